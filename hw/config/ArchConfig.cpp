@@ -1,0 +1,31 @@
+#include "hw/config/ArchConfig.h"
+
+namespace wsesim::config {
+
+ArchConfig ArchConfig::read(ParamReader& p) {
+  ArchConfig a;
+  a.preset = p.text("arch.preset", std::string());
+  a.description = p.text("arch.description", std::string());
+  // Coordinates travel in 16-bit wavelet fields.
+  a.mesh.width = std::uint32_t(p.integer("arch.mesh.width", 1, 65535));
+  a.mesh.height = std::uint32_t(p.integer("arch.mesh.height", 1, 65535));
+  a.clockHz = p.real("arch.clock_hz", 1.0, 1.0e12);
+  a.pe.sramBytes = std::uint64_t(p.integer("arch.pe.sram_bytes", 1, std::int64_t(1) << 32));
+
+  // The per-port color bitmasks of the kernel hold 32 colors, i.e. 5 bits.
+  a.fabric.colorBits = unsigned(p.integer("arch.fabric.color_bits", 1, 5));
+  const std::int64_t colorLimit = std::int64_t(1) << a.fabric.colorBits;
+  a.fabric.colors = unsigned(p.integer("arch.fabric.colors", 1, colorLimit, std::nullopt,
+                                       "the " + std::to_string(a.fabric.colorBits) +
+                                           "-bit color field of arch.fabric.color_bits holds " +
+                                           std::to_string(colorLimit) + " colors"));
+  // Queue counts are 8-bit.
+  a.fabric.queueDepth = unsigned(p.integer("arch.fabric.queue_depth", 1, 255));
+  a.fabric.hopLatencyCycles = unsigned(p.integer("arch.fabric.hop_latency_cycles", 1, 1024));
+  a.fabric.rampLatencyCycles = unsigned(p.integer("arch.fabric.ramp_latency_cycles", 0, 1024));
+  a.fabric.routing =
+      p.choice("arch.fabric.routing", {"color", "xy"}) == "xy" ? fabric::RoutingMode::Xy : fabric::RoutingMode::Color;
+  return a;
+}
+
+}  // namespace wsesim::config

@@ -1,0 +1,148 @@
+#include "hw/config/ConfigTree.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "hw/config/ConfigError.h"
+
+namespace wsesim::config {
+namespace {
+
+const std::set<std::string> kSections = {"arch", "workload", "run"};
+
+void flatten(const YAML::Node& node, const std::string& prefix, const std::string& origin,
+             std::map<std::string, ConfigValue>& out) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      for (const auto& item : node) {
+        const std::string key = item.first.as<std::string>();
+        if (key.empty() || key.find('.') != std::string::npos)
+          throw ConfigError(origin + ": invalid key '" + key + "' under '" + prefix + "'");
+        flatten(item.second, prefix.empty() ? key : prefix + "." + key, origin, out);
+      }
+      break;
+    case YAML::NodeType::Scalar:
+      out[prefix] = ConfigValue{node.Scalar(), origin};
+      break;
+    case YAML::NodeType::Null:
+      throw ConfigError(prefix + " (" + origin + "): has no value");
+    case YAML::NodeType::Sequence:
+      throw ConfigError(prefix + " (" + origin + "): lists are not accepted here; give a single value");
+    case YAML::NodeType::Undefined:
+      break;
+  }
+}
+
+YAML::Node parseYaml(const std::string& text, const std::string& origin) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(origin + ": not valid YAML: " + e.what());
+  }
+}
+
+std::string readFile(const std::filesystem::path& file, const std::string& what) {
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (!f) throw ConfigError("cannot open " + what + " '" + file.string() + "'");
+  std::string text;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+
+}  // namespace
+
+ConfigTree ConfigTree::fromText(const std::string& yaml, const std::string& origin) {
+  const YAML::Node root = parseYaml(yaml, origin);
+  ConfigTree tree;
+  if (!root || root.IsNull()) return tree;
+  if (!root.IsMap()) throw ConfigError(origin + ": expected a mapping with sections arch, workload, run");
+  for (const auto& item : root) {
+    const std::string section = item.first.as<std::string>();
+    if (!kSections.count(section))
+      throw ConfigError(origin + ": unknown section '" + section + "' (allowed: arch, workload, run)");
+    flatten(item.second, section, origin, tree.values_);
+  }
+  return tree;
+}
+
+ConfigTree ConfigTree::fromFile(const std::filesystem::path& file) {
+  return fromText(readFile(file, "configuration file"), file.filename().string());
+}
+
+void ConfigTree::set(const std::string& key, const std::string& text, const std::string& origin) {
+  const std::string section = key.substr(0, key.find('.'));
+  if (!kSections.count(section) || key.find('.') == std::string::npos)
+    throw ConfigError(origin + ": key '" + key + "' must start with arch., workload. or run.");
+  values_[key] = ConfigValue{text, origin};
+}
+
+void ConfigTree::applyOverride(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError("--set " + assignment + ": expected dotted.key=value");
+  const std::string key = assignment.substr(0, eq);
+  const YAML::Node value = parseYaml(assignment.substr(eq + 1), "--set " + key);
+  if (!value.IsScalar()) throw ConfigError("--set " + key + ": the value must be a single scalar");
+  set(key, value.Scalar(), "--set");
+}
+
+void ConfigTree::applyPreset(const std::filesystem::path& presetDir) {
+  const ConfigValue* named = find("arch.preset");
+  if (!named) return;
+  std::string name = named->text;
+  std::vector<std::string> chain;
+  while (!name.empty()) {
+    if (std::find(chain.begin(), chain.end(), name) != chain.end())
+      throw ConfigError("preset '" + name + "' is based on itself");
+    chain.push_back(name);
+    const std::filesystem::path file = presetDir / (name + ".yaml");
+    if (!std::filesystem::exists(file)) {
+      std::string known;
+      for (const std::string& p : presetNames(presetDir)) known += (known.empty() ? "" : ", ") + p;
+      throw ConfigError("arch.preset = " + name + " (" + named->origin + "): no such preset in " +
+                        presetDir.string() + " (known: " + known + ")");
+    }
+    const std::string origin = "preset " + name;
+    const YAML::Node root = parseYaml(readFile(file, "preset"), origin);
+    if (!root.IsMap()) throw ConfigError(origin + ": expected a mapping of arch parameters");
+    std::string base;
+    std::map<std::string, ConfigValue> flat;
+    for (const auto& item : root) {
+      const std::string key = item.first.as<std::string>();
+      if (key == "base") {
+        base = item.second.as<std::string>();
+        continue;
+      }
+      flatten(item.second, "arch." + key, origin, flat);
+    }
+    // Values already present come from a more specific layer and win.
+    for (auto& [key, value] : flat) values_.emplace(key, value);
+    name = base;
+  }
+}
+
+const ConfigValue* ConfigTree::find(const std::string& key) const {
+  const auto it = values_.find(key);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> presetNames(const std::filesystem::path& presetDir) {
+  std::vector<std::string> names;
+  if (!std::filesystem::is_directory(presetDir)) return names;
+  for (const auto& entry : std::filesystem::directory_iterator(presetDir))
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::filesystem::path defaultPresetDir() {
+  if (const char* dir = std::getenv("WSESIM_PRESET_DIR"); dir && *dir) return dir;
+  return WSESIM_PRESET_DIR;
+}
+
+}  // namespace wsesim::config

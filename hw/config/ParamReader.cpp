@@ -1,0 +1,125 @@
+#include "hw/config/ParamReader.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "hw/config/ConfigError.h"
+
+namespace wsesim::config {
+namespace {
+
+std::string where(const std::string& key, const ConfigValue& v) {
+  return key + " = '" + v.text + "' (" + v.origin + ")";
+}
+
+std::optional<double> parseNumber(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::string formatReal(double v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
+const ConfigValue* ParamReader::lookup(const std::string& key, bool hasFallback) const {
+  const ConfigValue* v = tree_.find(key);
+  if (!v && !hasFallback)
+    throw ConfigError(key + ": missing; set it in the configuration, with --set " + key +
+                      "=..., or choose a preset (arch.preset) that defines it");
+  return v;
+}
+
+void ParamReader::record(const std::string& key, ResolvedParam::Kind kind, std::string text) {
+  resolved_[key] = ResolvedParam{kind, std::move(text)};
+}
+
+std::int64_t ParamReader::integer(const std::string& key, std::int64_t min, std::int64_t max,
+                                  std::optional<std::int64_t> fallback, const std::string& note) {
+  const std::string range = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]" +
+                            (note.empty() ? "" : " (" + note + ")");
+  std::int64_t value;
+  if (const ConfigValue* v = lookup(key, fallback.has_value())) {
+    const std::optional<double> number = parseNumber(v->text);
+    if (!number || std::floor(*number) != *number || std::fabs(*number) > 9.0e18)
+      throw ConfigError(where(key, *v) + ": expected " + range);
+    value = std::int64_t(*number);
+    if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
+  } else {
+    value = *fallback;
+  }
+  record(key, ResolvedParam::Kind::Integer, std::to_string(value));
+  return value;
+}
+
+double ParamReader::real(const std::string& key, double min, double max, std::optional<double> fallback) {
+  const std::string range = "a number in [" + formatReal(min) + ", " + formatReal(max) + "]";
+  double value;
+  if (const ConfigValue* v = lookup(key, fallback.has_value())) {
+    const std::optional<double> number = parseNumber(v->text);
+    if (!number) throw ConfigError(where(key, *v) + ": expected " + range);
+    value = *number;
+    if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
+  } else {
+    value = *fallback;
+  }
+  record(key, ResolvedParam::Kind::Real, formatReal(value));
+  return value;
+}
+
+std::string ParamReader::text(const std::string& key, std::optional<std::string> fallback) {
+  const ConfigValue* v = lookup(key, fallback.has_value());
+  std::string value = v ? v->text : *fallback;
+  record(key, ResolvedParam::Kind::Text, value);
+  return value;
+}
+
+std::string ParamReader::choice(const std::string& key, const std::vector<std::string>& options,
+                                std::optional<std::string> fallback) {
+  const ConfigValue* v = lookup(key, fallback.has_value());
+  const std::string value = v ? v->text : *fallback;
+  bool known = false;
+  std::string list;
+  for (const std::string& o : options) {
+    known = known || o == value;
+    list += (list.empty() ? "" : ", ") + o;
+  }
+  if (!known) throw ConfigError(where(key, *v) + ": must be one of " + list);
+  record(key, ResolvedParam::Kind::Text, value);
+  return value;
+}
+
+bool ParamReader::flag(const std::string& key, std::optional<bool> fallback) {
+  bool value;
+  if (const ConfigValue* v = lookup(key, fallback.has_value())) {
+    const std::string& t = v->text;
+    if (t == "true" || t == "yes" || t == "on") value = true;
+    else if (t == "false" || t == "no" || t == "off") value = false;
+    else throw ConfigError(where(key, *v) + ": expected true or false");
+  } else {
+    value = *fallback;
+  }
+  record(key, ResolvedParam::Kind::Flag, value ? "true" : "false");
+  return value;
+}
+
+void ParamReader::rejectUnknownKeys(const std::string& prefix) const {
+  std::string unknown;
+  for (const auto& [key, value] : tree_.values()) {
+    if (key.compare(0, prefix.size(), prefix) != 0 || resolved_.count(key)) continue;
+    unknown += "\n  " + key + " (" + value.origin + ")";
+  }
+  if (!unknown.empty()) throw ConfigError("unknown configuration key(s):" + unknown);
+}
+
+}  // namespace wsesim::config

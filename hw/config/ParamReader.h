@@ -1,0 +1,52 @@
+#pragma once
+// Typed, validated access to a ConfigTree. Every read names its key and its
+// allowed range; a missing, mistyped or out-of-range value throws a
+// ConfigError that says so. Keys nobody read are reported as unknown, and
+// everything read can be listed back as the resolved configuration.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hw/config/ConfigTree.h"
+
+namespace wsesim::config {
+
+struct ResolvedParam {
+  enum class Kind { Integer, Real, Text, Flag };
+  Kind kind;
+  std::string text;  // canonical text of the value
+};
+
+class ParamReader {
+ public:
+  explicit ParamReader(const ConfigTree& tree) : tree_(tree) {}
+
+  // `note` (optional) is appended to range errors, to say why the range is what it is.
+  std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max,
+                       std::optional<std::int64_t> fallback = std::nullopt, const std::string& note = "");
+  double real(const std::string& key, double min, double max, std::optional<double> fallback = std::nullopt);
+  std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt);
+  std::string choice(const std::string& key, const std::vector<std::string>& options,
+                     std::optional<std::string> fallback = std::nullopt);
+  bool flag(const std::string& key, std::optional<bool> fallback = std::nullopt);
+
+  bool has(const std::string& key) const { return tree_.find(key) != nullptr; }
+
+  // Throws naming every key under `prefix` ("" for all) that no read consumed.
+  void rejectUnknownKeys(const std::string& prefix = "") const;
+
+  const std::map<std::string, ResolvedParam>& resolved() const { return resolved_; }
+
+ private:
+  const ConfigValue* lookup(const std::string& key, bool hasFallback) const;
+  void record(const std::string& key, ResolvedParam::Kind kind, std::string text);
+
+  const ConfigTree& tree_;
+  std::map<std::string, ResolvedParam> resolved_;
+};
+
+}  // namespace wsesim::config

@@ -1,0 +1,23 @@
+#include "hw/config/RunConfig.h"
+
+#include <algorithm>
+
+namespace wsesim::config {
+
+RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {
+  RunConfig r;
+  // Long enough for a wavelet to cross the largest wafer under heavy load.
+  r.watchdogCycles = std::uint64_t(p.integer("run.watchdog_cycles", 1, std::int64_t(1) << 40, 100000));
+
+  // A VCD of a full wafer would be terabytes: only a rectangle is traced.
+  const std::int64_t w = arch.mesh.width, h = arch.mesh.height;
+  r.vcdRegion.x0 = std::uint32_t(p.integer("run.vcd.region.x0", 0, w - 1, 0));
+  r.vcdRegion.y0 = std::uint32_t(p.integer("run.vcd.region.y0", 0, h - 1, 0));
+  r.vcdRegion.x1 = std::uint32_t(
+      p.integer("run.vcd.region.x1", r.vcdRegion.x0, w - 1, std::min<std::int64_t>(w - 1, r.vcdRegion.x0 + 3)));
+  r.vcdRegion.y1 = std::uint32_t(
+      p.integer("run.vcd.region.y1", r.vcdRegion.y0, h - 1, std::min<std::int64_t>(h - 1, r.vcdRegion.y0 + 3)));
+  return r;
+}
+
+}  // namespace wsesim::config

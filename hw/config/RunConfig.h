@@ -1,0 +1,23 @@
+#pragma once
+// How a run is carried out (`run.*`): watchdog, waveform region.
+
+#include <cstdint>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/config/ParamReader.h"
+
+namespace wsesim::config {
+
+struct Region {
+  std::uint32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // inclusive corners
+  bool contains(std::uint32_t x, std::uint32_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
+};
+
+struct RunConfig {
+  std::uint64_t watchdogCycles = 0;
+  Region vcdRegion;
+
+  static RunConfig read(ParamReader& params, const ArchConfig& arch);
+};
+
+}  // namespace wsesim::config

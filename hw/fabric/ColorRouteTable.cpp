@@ -1,0 +1,37 @@
+#include "hw/fabric/ColorRouteTable.h"
+
+#include <string>
+
+#include "hw/fabric/FabricError.h"
+
+namespace wsesim::fabric {
+
+ColorRouteTable::ColorRouteTable(MeshGeometry mesh, unsigned colors)
+    : mesh_(mesh), colors_(colors), routes_(std::size_t(mesh.routers()) * colors) {}
+
+void ColorRouteTable::set(std::uint32_t x, std::uint32_t y, unsigned color, PortMask accept,
+                          PortMask forward) {
+  if (!mesh_.contains(x, y))
+    throw FabricError("route for color " + std::to_string(color) + " at (" + std::to_string(x) + "," +
+                      std::to_string(y) + ") is outside the " + std::to_string(mesh_.width) + "x" +
+                      std::to_string(mesh_.height) + " mesh");
+  const RouterId r = mesh_.id(x, y);
+  if (color >= colors_)
+    throw FabricError("route at router " + mesh_.name(r) + " uses color " + std::to_string(color) +
+                      " but the fabric has " + std::to_string(colors_) + " colors (0.." +
+                      std::to_string(colors_ - 1) + ")");
+  for (unsigned i = 0; i < kPortCount; ++i) {
+    const Port p = Port(i);
+    if (p == Port::Ramp || mesh_.neighbour(r, p) != kNoRouter) continue;
+    if (forward & bit(p))
+      throw FabricError("route for color " + std::to_string(color) + " at router " + mesh_.name(r) +
+                        " forwards to " + portName(p) + ", which leaves the mesh");
+    if (accept & bit(p))
+      throw FabricError("route for color " + std::to_string(color) + " at router " + mesh_.name(r) +
+                        " accepts from " + portName(p) + ", which is outside the mesh");
+  }
+  routes_[std::size_t(r) * colors_ + color] = ColorRoute{accept, forward};
+  if (accept | forward) colorsInUse_ |= 1u << color;
+}
+
+}  // namespace wsesim::fabric

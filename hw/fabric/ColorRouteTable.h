@@ -1,0 +1,39 @@
+#pragma once
+// Static per-color routes, as the firmware programs them into each router:
+// for every (router, color) the input ports a wavelet may arrive on and the
+// output ports it is forwarded to (several outputs = multicast).
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/fabric/MeshGeometry.h"
+#include "hw/fabric/Port.h"
+
+namespace wsesim::fabric {
+
+struct ColorRoute {
+  PortMask accept = 0;
+  PortMask forward = 0;
+};
+
+class ColorRouteTable {
+ public:
+  ColorRouteTable(MeshGeometry mesh, unsigned colors);
+
+  // Throws FabricError if the color is out of range or an output leaves the mesh.
+  void set(std::uint32_t x, std::uint32_t y, unsigned color, PortMask accept, PortMask forward);
+
+  const ColorRoute& at(RouterId r, unsigned color) const { return routes_[std::size_t(r) * colors_ + color]; }
+  unsigned colors() const { return colors_; }
+  const MeshGeometry& mesh() const { return mesh_; }
+  // Colors with at least one route programmed anywhere.
+  std::uint32_t colorsInUse() const { return colorsInUse_; }
+
+ private:
+  MeshGeometry mesh_;
+  unsigned colors_;
+  std::uint32_t colorsInUse_ = 0;
+  std::vector<ColorRoute> routes_;
+};
+
+}  // namespace wsesim::fabric

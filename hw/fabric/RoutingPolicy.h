@@ -1,0 +1,49 @@
+#pragma once
+// How a router chooses the outputs of the wavelet at the head of a queue.
+// The kernel is instantiated once per policy so the hot loop has no
+// indirect call: color routing is the WSE's static per-color tables,
+// XY routing is the address-routed "packet mode" of classic NoC studies.
+
+#include <string>
+
+#include "hw/fabric/ColorRouteTable.h"
+#include "hw/fabric/FabricError.h"
+#include "hw/fabric/MeshGeometry.h"
+#include "hw/fabric/Wavelet.h"
+
+namespace wsesim::fabric {
+
+enum class RoutingMode { Color, Xy };
+
+struct XyRouting {
+  MeshGeometry mesh;
+
+  PortMask forward(RouterId, std::uint32_t x, std::uint32_t y, const Wavelet& w) const {
+    if (w.destX != x) return bit(w.destX > x ? Port::East : Port::West);
+    if (w.destY != y) return bit(w.destY > y ? Port::South : Port::North);
+    return bit(Port::Ramp);
+  }
+  // Dimension-order routing accepts whatever its neighbours send it.
+  void checkArrival(RouterId, Port, const Wavelet&) const {}
+};
+
+struct ColorRouting {
+  const ColorRouteTable* table;
+
+  PortMask forward(RouterId r, std::uint32_t, std::uint32_t, const Wavelet& w) const {
+    return table->at(r, w.color).forward;
+  }
+
+  void checkArrival(RouterId r, Port in, const Wavelet& w) const {
+    const ColorRoute& route = table->at(r, w.color);
+    if ((route.accept & bit(in)) && route.forward) return;
+    const MeshGeometry& mesh = table->mesh();
+    std::string why = route.accept & bit(in)
+                          ? "but its route for that color forwards nowhere"
+                          : "but its route for that color accepts only " + portMaskName(route.accept);
+    throw FabricError("router " + mesh.name(r) + " received a wavelet of color " + std::to_string(w.color) +
+                      " on input " + portName(in) + ", " + why);
+  }
+};
+
+}  // namespace wsesim::fabric

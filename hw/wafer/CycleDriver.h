@@ -1,0 +1,26 @@
+#pragma once
+// What feeds the wafer's cycle kernel: a traffic generator for NoC studies,
+// later the PEs' compute engines. The wafer calls it once per simulated
+// cycle and asks it when it next has work, to jump over idle stretches.
+
+#include <cstdint>
+#include <limits>
+
+#include "hw/fabric/FabricKernel.h"
+
+namespace wsesim::wafer {
+
+inline constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
+
+class CycleDriver {
+ public:
+  virtual ~CycleDriver() = default;
+  // Called at cycle `now` before the fabric moves: inject, consume, compute.
+  virtual void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) = 0;
+  // Earliest cycle >= now at which beginCycle has anything to do (kNever: none).
+  virtual std::uint64_t nextActivity(std::uint64_t now) const = 0;
+  // True once the workload is complete at cycle `now`.
+  virtual bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const = 0;
+};
+
+}  // namespace wsesim::wafer

@@ -1,0 +1,67 @@
+#include "hw/wafer/Wafer.h"
+
+#include <algorithm>
+
+#include "hw/trace/FabricVcdTracer.h"
+
+namespace wsesim::wafer {
+namespace {
+
+fabric::FabricParams fabricParams(const config::ArchConfig& arch, const config::RunConfig& run) {
+  fabric::FabricParams p;
+  p.mesh = arch.mesh;
+  p.colors = arch.fabric.colors;
+  p.queueDepth = arch.fabric.queueDepth;
+  p.hopLatency = arch.fabric.hopLatencyCycles;
+  p.rampLatency = arch.fabric.rampLatencyCycles;
+  p.routing = arch.fabric.routing;
+  p.watchdogCycles = run.watchdogCycles;
+  return p;
+}
+
+}  // namespace
+
+Wafer::Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const config::RunConfig& run,
+             const fabric::ColorRouteTable* routes)
+    : sc_module(name),
+      arch_(arch),
+      runConfig_(run),
+      fabric_(fabricParams(arch, run), routes),
+      period_(sc_core::sc_time::from_seconds(arch.secondsPerCycle())) {
+  SC_THREAD(run);
+}
+
+Wafer::~Wafer() = default;
+
+void Wafer::traceTo(sc_core::sc_trace_file* file) {
+  tracer_ = std::make_unique<trace::FabricVcdTracer>(file, std::string(name()), arch_, runConfig_.vcdRegion);
+  fabric_.setObserver(tracer_.get());
+}
+
+void Wafer::run() {
+  try {
+    std::uint64_t synced = 0;  // cycle SystemC time corresponds to
+    while (driver_ && !driver_->finished(now_, fabric_)) {
+      if (fabric_.idle()) {
+        const std::uint64_t next = driver_->nextActivity(now_);
+        if (next == kNever) break;
+        now_ = std::max(now_, next);
+      }
+      if (tracer_) {
+        if (now_ > synced) wait(period_ * double(now_ - synced));
+        synced = now_;
+        tracer_->beginCycle();
+      }
+      driver_->beginCycle(now_, fabric_);
+      fabric_.step(now_);
+      if (tracer_) tracer_->sample(fabric_);
+      ++now_;
+    }
+    wait(period_ * double(now_ - synced));
+  } catch (...) {
+    error_ = std::current_exception();
+  }
+  sc_core::sc_stop();
+}
+
+}  // namespace wsesim::wafer

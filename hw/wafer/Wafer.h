@@ -1,0 +1,59 @@
+#pragma once
+// The wafer as a SystemC module. Its single thread steps the flat fabric
+// kernel cycle by cycle (no process or signal per router) and keeps SystemC
+// time in step with the kernel, so TLM parts and VCD tracing see the right
+// simulated time. Idle stretches are skipped in one wait().
+
+#include <systemc>
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/config/RunConfig.h"
+#include "hw/fabric/FabricKernel.h"
+#include "hw/wafer/CycleDriver.h"
+
+namespace wsesim::trace {
+class FabricVcdTracer;
+}
+
+namespace wsesim::wafer {
+
+class Wafer : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Wafer);
+
+  // `routes` is needed in color routing mode and must outlive the wafer.
+  Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const config::RunConfig& run,
+        const fabric::ColorRouteTable* routes);
+  ~Wafer() override;
+
+  void setDriver(CycleDriver* driver) { driver_ = driver; }
+  // Traces the routers of run.vcd.region into `file`, one sample per cycle.
+  void traceTo(sc_core::sc_trace_file* file);
+
+  fabric::FabricKernel& fabric() { return fabric_; }
+  const fabric::FabricKernel& fabric() const { return fabric_; }
+  // Cycles simulated so far (the cycle after the last one stepped).
+  std::uint64_t cycles() const { return now_; }
+  // An error raised inside the simulation thread, rethrown after sc_start().
+  void rethrowError() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void run();
+
+  config::ArchConfig arch_;
+  config::RunConfig runConfig_;
+  fabric::FabricKernel fabric_;
+  CycleDriver* driver_ = nullptr;
+  std::unique_ptr<trace::FabricVcdTracer> tracer_;
+  sc_core::sc_time period_;
+  std::uint64_t now_ = 0;
+  std::exception_ptr error_;
+};
+
+}  // namespace wsesim::wafer

@@ -1,0 +1,36 @@
+#include "testbench/cli/Cli.h"
+
+#include <ostream>
+#include <string>
+
+namespace wsesim::cli {
+namespace {
+
+const char* kUsage =
+    "wsesim " WSESIM_VERSION ": cycle-approximate model of a wafer-scale engine\n"
+    "\n"
+    "usage:\n"
+    "  wsesim run CONFIG.yaml [--set key=value]... [--out RESULT.json] [--vcd TRACE.vcd]\n"
+    "      simulate the run CONFIG describes (sections arch, workload, run);\n"
+    "      --set overrides any dotted key, e.g. --set arch.pe.sram_bytes=98304\n"
+    "  wsesim presets\n"
+    "      list the architecture presets (arch.preset) with their key numbers\n"
+    "  wsesim --help\n"
+    "\n"
+    "exit status: 0 ok, 1 usage, 2 configuration error, 3 simulation failed, 4 cannot write output\n";
+
+}  // namespace
+
+int main(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  const std::string command = argc > 1 ? argv[1] : "";
+  if (command == "--help" || command == "-h" || command == "help") {
+    out << kUsage;
+    return kOk;
+  }
+  if (command == "run") return runCommand(argc - 1, argv + 1, out, err);
+  if (command == "presets") return presetsCommand(out, err);
+  err << (command.empty() ? "wsesim: missing command\n" : "wsesim: unknown command '" + command + "'\n") << kUsage;
+  return kUsageError;
+}
+
+}  // namespace wsesim::cli

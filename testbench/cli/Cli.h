@@ -1,0 +1,22 @@
+#pragma once
+// The `wsesim` command line: run, presets, help.
+
+#include <iosfwd>
+
+namespace wsesim::cli {
+
+// Exit statuses, so scripts can tell a bad configuration from a failed run.
+enum ExitStatus : int {
+  kOk = 0,
+  kUsageError = 1,
+  kConfigError = 2,
+  kSimulationError = 3,
+  kOutputError = 4,
+};
+
+int main(int argc, char** argv, std::ostream& out, std::ostream& err);
+
+int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
+int presetsCommand(std::ostream& out, std::ostream& err);
+
+}  // namespace wsesim::cli

@@ -1,0 +1,43 @@
+#pragma once
+// A workload is what a run simulates: NoC traffic today, GEMMs and training
+// steps later. Each type reads its own `workload.*` keys, elaborates the
+// hardware it needs, runs it, and reports type-specific results.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/config/ParamReader.h"
+#include "hw/config/RunConfig.h"
+
+namespace wsesim::workload {
+
+struct RunOptions {
+  // Waveform file name without its extension (SystemC appends ".vcd"); empty: none.
+  std::string vcdBaseName;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Elaborates, simulates to completion (sc_start), and keeps the results.
+  // Throws on a failed simulation (deadlock, misrouted wavelet).
+  virtual void run(const RunOptions& options) = 0;
+  virtual std::uint64_t cycles() const = 0;
+  virtual nlohmann::json results() const = 0;
+  // A few human-readable lines for the terminal.
+  virtual std::string summary() const = 0;
+};
+
+using WorkloadFactory = std::function<std::unique_ptr<Workload>(
+    config::ParamReader& params, const config::ArchConfig& arch, const config::RunConfig& run)>;
+
+// Workload types by the name used in `workload.type`.
+const std::map<std::string, WorkloadFactory>& workloadTypes();
+
+}  // namespace wsesim::workload
