@@ -1,6 +1,7 @@
 #include "hw/fabric/FabricKernel.h"
 
 #include <sstream>
+#include <utility>
 
 #include "hw/fabric/FabricError.h"
 
@@ -11,28 +12,24 @@ inline unsigned lowestBit(std::uint32_t m) { return unsigned(__builtin_ctz(m)); 
 
 // Round-robin over (input, color) pairs in input-major order, starting just
 // after the last grant. `requests[i]` holds the requesting colors of input i.
-inline bool pickRoundRobin(const std::uint32_t (&requests)[kPortCount], unsigned lastInput,
-                           unsigned lastColor, unsigned& input, unsigned& color) {
+inline void pickRoundRobin(const std::uint32_t (&requests)[kPortCount], unsigned lastInput, unsigned lastColor,
+                           unsigned& input, unsigned& color) {
   const std::uint32_t after = lastColor >= 31 ? 0u : ~0u << (lastColor + 1);
   if (std::uint32_t m = requests[lastInput] & after) {
     input = lastInput;
     color = lowestBit(m);
-    return true;
+    return;
   }
   for (unsigned k = 1; k < kPortCount; ++k) {
-    const unsigned i = (lastInput + k) % kPortCount;
+    const unsigned i = lastInput + k < kPortCount ? lastInput + k : lastInput + k - kPortCount;
     if (requests[i]) {
       input = i;
       color = lowestBit(requests[i]);
-      return true;
+      return;
     }
   }
-  if (std::uint32_t m = requests[lastInput] & ~after) {
-    input = lastInput;
-    color = lowestBit(m);
-    return true;
-  }
-  return false;
+  input = lastInput;
+  color = lowestBit(requests[lastInput] & ~after);
 }
 
 }  // namespace
@@ -40,64 +37,43 @@ inline bool pickRoundRobin(const std::uint32_t (&requests)[kPortCount], unsigned
 FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* routes)
     : params_(params),
       routes_(routes),
-      pool_(params.queueDepth),
-      handleBase_(params.mesh.routers(), kNoRouter),
-      nonEmpty_(std::size_t(params.mesh.routers()) * kPortCount, 0),
-      lastGrant_(std::size_t(params.mesh.routers()) * kPortCount),
-      transfers_(std::size_t(params.mesh.routers()) * kPortCount, 0),
-      lastInjectPlusOne_(params.mesh.routers(), 0),
-      isActive_(params.mesh.routers(), 0) {
+      routers_(params.mesh.routers()),
+      queues_(std::size_t(params.mesh.routers()) * kPortCount * params.colors,
+              std::size_t(params.mesh.routers()) * kPortCount, params.queueDepth),
+      current_(params.mesh.routers()),
+      next_(params.mesh.routers()) {
   if (params.routing == RoutingMode::Color && routes == nullptr)
     throw FabricError("color routing needs a color route table");
   if (params.colors == 0 || params.colors > 32)
     throw FabricError("the fabric supports 1..32 colors, got " + std::to_string(params.colors));
   if (params.hopLatency == 0) throw FabricError("hop latency must be at least one cycle");
-}
-
-FabricKernel::Handle FabricKernel::queueForPush(RouterId r, Port in, unsigned color) {
-  if (handleBase_[r] == kNoRouter) {
-    handleBase_[r] = std::uint32_t(handles_.size());
-    handles_.resize(handles_.size() + std::size_t(kPortCount) * params_.colors, WaveletQueuePool::kNone);
+  for (RouterId r = 0; r < routers_.size(); ++r) {
+    RouterState& s = routers_[r];
+    s.x = std::uint16_t(params.mesh.xOf(r));
+    s.y = std::uint16_t(params.mesh.yOf(r));
+    for (unsigned o = 0; o < kPortCount; ++o) {
+      s.lastGrantInput[o] = kPortCount - 1;
+      s.lastGrantColor[o] = 31;
+    }
   }
-  Handle& h = handles_[handleBase_[r] + unsigned(in) * params_.colors + color];
-  if (h == WaveletQueuePool::kNone) h = pool_.acquire();
-  return h;
 }
 
 void FabricKernel::push(RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt) {
-  pool_.push(queueForPush(r, in, w.color), w, readyAt);
-  nonEmpty_[std::size_t(r) * kPortCount + unsigned(in)] |= 1u << w.color;
+  queues_.push(queue(r, in, w.color), w, readyAt);
+  routers_[r].nonEmpty[unsigned(in)] |= 1u << w.color;
   ++counters_.queued;
   markActive(r);
-}
-
-void FabricKernel::popHead(RouterId r, Port in, unsigned color, Handle h, std::uint64_t now) {
-  pool_.pop(h, now);
-  --counters_.queued;
-  if (pool_.empty(h)) {
-    nonEmpty_[std::size_t(r) * kPortCount + unsigned(in)] &= ~(1u << color);
-    drained_.push_back(handleBase_[r] + unsigned(in) * params_.colors + color);
-  }
-}
-
-void FabricKernel::markActive(RouterId r) {
-  if (isActive_[r]) return;
-  isActive_[r] = 1;
-  active_.push_back(r);
-}
-
-bool FabricKernel::holdsWavelets(RouterId r) const {
-  const std::uint32_t* m = &nonEmpty_[std::size_t(r) * kPortCount];
-  return (m[0] | m[1] | m[2] | m[3] | m[4]) != 0;
 }
 
 bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
   if (w.color >= params_.colors)
     throw FabricError("PE " + params_.mesh.name(r) + " sent color " + std::to_string(w.color) +
                       " but the fabric has " + std::to_string(params_.colors) + " colors");
-  if (lastInjectPlusOne_[r] == now + 1 || !hasSpace(r, Port::Ramp, w.color, now)) return false;
+  RouterState& s = routers_[r];
+  // A router that injected this cycle is active, so step() clears the flag.
+  if (s.injected || !queues_.hasSpace(queue(r, Port::Ramp, w.color))) return false;
   if (params_.routing == RoutingMode::Color) ColorRouting{routes_}.checkArrival(r, Port::Ramp, w);
-  lastInjectPlusOne_[r] = now + 1;
+  s.injected = 1;
   push(r, Port::Ramp, w, now + params_.rampLatency);
   ++counters_.injected;
   lastProgress_ = now;
@@ -113,61 +89,59 @@ void FabricKernel::step(std::uint64_t now) {
 
 template <class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
-  visiting_.swap(active_);
-  active_.clear();
-  for (RouterId r : visiting_) isActive_[r] = 0;
-  for (RouterId r : visiting_) {
+  std::swap(current_, next_);
+  current_.drain([&](RouterId r) {
+    RouterState& s = routers_[r];
+    s.injected = 0;
     routeRouter(routing, r, now);
-    if (holdsWavelets(r)) markActive(r);
-  }
-  // Queues emptied this cycle go back to the pool only now, so that their
-  // pop stays visible to hasSpace() for the rest of the cycle.
-  for (std::uint32_t slot : drained_) {
-    const Handle h = handles_[slot];
-    if (h == WaveletQueuePool::kNone || !pool_.empty(h)) continue;
-    pool_.release(h);
-    handles_[slot] = WaveletQueuePool::kNone;
-  }
-  drained_.clear();
+    if (holdsWavelets(s)) markActive(r);
+  });
+  queues_.endCycle();
   if (counters_.queued != 0) checkWatchdog(now);
 }
 
 template <class Routing>
 void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
   const MeshGeometry& mesh = params_.mesh;
-  const std::uint32_t x = mesh.xOf(r), y = mesh.yOf(r);
-  RouterId neighbour[kPortCount];
-  for (unsigned o = 0; o < kPortCount; ++o) neighbour[o] = mesh.neighbour(r, Port(o));
+  RouterState& state = routers_[r];
+  const std::uint32_t x = state.x, y = state.y;
+  const RouterId neighbour[kPortCount] = {
+      y == 0 ? kNoRouter : r - mesh.width, x + 1 == mesh.width ? kNoRouter : r + 1,
+      y + 1 == mesh.height ? kNoRouter : r + mesh.width, x == 0 ? kNoRouter : r - 1, kNoRouter};
 
-  std::uint32_t requests[kPortCount][kPortCount] = {};  // [output][input] -> colors
+  std::uint32_t requests[kPortCount][kPortCount];  // [output][input] -> colors
   PortMask requested = 0;
-  const std::uint32_t* nonEmpty = &nonEmpty_[std::size_t(r) * kPortCount];
   for (unsigned in = 0; in < kPortCount; ++in) {
-    for (std::uint32_t m = nonEmpty[in]; m; m &= m - 1) {
+    for (std::uint32_t m = state.nonEmpty[in]; m; m &= m - 1) {
       const unsigned color = lowestBit(m);
-      const Handle h = queue(r, Port(in), color);
-      const QueuedWavelet& head = pool_.front(h);
+      const QueueId q = queue(r, Port(in), color);
+      const QueuedWavelet& head = queues_.front(q);
       if (head.readyAt > now) continue;
-      PortMask wanted = PortMask(routing.forward(r, x, y, head.wavelet) & ~pool_.sent(h));
-      for (; wanted; wanted &= PortMask(wanted - 1)) {
+      for (PortMask wanted = PortMask(routing.forward(r, x, y, head.wavelet) & ~queues_.sent(q)); wanted;
+           wanted &= PortMask(wanted - 1)) {
         const unsigned o = lowestBit(wanted);
-        if (o != unsigned(Port::Ramp) && !hasSpace(neighbour[o], opposite(Port(o)), color, now)) continue;
-        requests[o][in] |= 1u << color;
-        requested |= PortMask(1u << o);
+        if (o != unsigned(Port::Ramp) && !queues_.hasSpace(queue(neighbour[o], opposite(Port(o)), color))) continue;
+        const std::uint32_t colorBit = 1u << color;
+        if (requested & (1u << o)) {
+          requests[o][in] |= colorBit;
+        } else {
+          requested |= PortMask(1u << o);
+          for (unsigned i = 0; i < kPortCount; ++i) requests[o][i] = 0;
+          requests[o][in] = colorBit;
+        }
       }
     }
   }
 
   for (; requested; requested &= PortMask(requested - 1)) {
     const unsigned o = lowestBit(requested);
-    LastGrant& last = lastGrant_[std::size_t(r) * kPortCount + o];
     unsigned in = 0, color = 0;
-    pickRoundRobin(requests[o], last.input, last.color, in, color);
-    last.input = std::uint8_t(in);
-    last.color = std::uint8_t(color);
+    pickRoundRobin(requests[o], state.lastGrantInput[o], state.lastGrantColor[o], in, color);
+    state.lastGrantInput[o] = std::uint8_t(in);
+    state.lastGrantColor[o] = std::uint8_t(color);
 
-    const Handle h = queue(r, Port(in), color);
-    const Wavelet w = pool_.front(h).wavelet;  // copy: pushing may grow the pool
+    const QueueId q = queue(r, Port(in), color);
+    const Wavelet w = queues_.front(q).wavelet;  // copy: pushing may grow the slot pool
     if (o == unsigned(Port::Ramp)) {
       ++counters_.delivered;
       lastProgress_ = now;
@@ -178,11 +152,15 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
       push(neighbour[o], arrival, w, now + params_.hopLatency);
       ++counters_.hops;
     }
-    ++transfers_[std::size_t(r) * kPortCount + o];
+    ++state.transfers[o];
     if (observer_) observer_->onTransfer(r, Port(o), color);
 
-    pool_.markSent(h, PortMask(1u << o));
-    if (pool_.sent(h) == routing.forward(r, x, y, w)) popHead(r, Port(in), color, h, now);
+    queues_.markSent(q, PortMask(1u << o));
+    if (queues_.sent(q) == routing.forward(r, x, y, w)) {
+      queues_.pop(q);
+      --counters_.queued;
+      if (queues_.empty(q)) state.nonEmpty[in] &= ~(1u << color);
+    }
   }
 }
 
@@ -192,59 +170,54 @@ void FabricKernel::checkWatchdog(std::uint64_t now) const {
   msg << "deadlock: no wavelet delivered or injected for " << (now - lastProgress_) << " cycles (cycle " << now
       << ", watchdog run.watchdog_cycles=" << params_.watchdogCycles << "), " << counters_.queued
       << " wavelets still in the fabric\n"
-      << blockedQueuesReport(now, 40);
+      << blockedQueuesReport(40);
   throw DeadlockError(msg.str());
 }
 
 unsigned FabricKernel::occupancy(RouterId r, Port in) const {
   unsigned total = 0;
-  for (std::uint32_t m = nonEmpty_[std::size_t(r) * kPortCount + unsigned(in)]; m; m &= m - 1)
-    total += pool_.size(queue(r, in, lowestBit(m)));
+  for (std::uint32_t m = routers_[r].nonEmpty[unsigned(in)]; m; m &= m - 1)
+    total += queues_.size(queue(r, in, lowestBit(m)));
   return total;
 }
 
 std::size_t FabricKernel::hostBytes() const {
-  return pool_.bytesReserved() + handleBase_.capacity() * sizeof(std::uint32_t) +
-         handles_.capacity() * sizeof(Handle) + nonEmpty_.capacity() * sizeof(std::uint32_t) +
-         lastGrant_.capacity() * sizeof(LastGrant) + transfers_.capacity() * sizeof(std::uint64_t) +
-         lastInjectPlusOne_.capacity() * sizeof(std::uint64_t) + isActive_.capacity() +
-         (active_.capacity() + visiting_.capacity()) * sizeof(RouterId);
+  return routers_.capacity() * sizeof(RouterState) + queues_.hostBytes() +
+         current_.hostBytes() + next_.hostBytes();
 }
 
-std::string FabricKernel::blockedQueuesReport(std::uint64_t now, std::size_t maxLines) const {
+std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
   const MeshGeometry& mesh = params_.mesh;
   std::ostringstream out;
   std::size_t lines = 0, omitted = 0;
-  for (RouterId r : active_) {
+  next_.forEach([&](RouterId r) {
     for (unsigned in = 0; in < kPortCount; ++in) {
-      for (std::uint32_t m = nonEmpty_[std::size_t(r) * kPortCount + in]; m; m &= m - 1) {
+      for (std::uint32_t m = routers_[r].nonEmpty[in]; m; m &= m - 1) {
         if (lines == maxLines) {
           ++omitted;
           continue;
         }
         const unsigned color = lowestBit(m);
-        const Handle h = queue(r, Port(in), color);
-        const QueuedWavelet& head = pool_.front(h);
-        const PortMask wanted =
-            params_.routing == RoutingMode::Color
-                ? routes_->at(r, color).forward
-                : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), head.wavelet);
+        const QueueId q = queue(r, Port(in), color);
+        const PortMask wanted = params_.routing == RoutingMode::Color
+                                    ? routes_->at(r, color).forward
+                                    : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q).wavelet);
         out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
-            << pool_.size(h) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
-            << portMaskName(pool_.sent(h));
+            << queues_.size(q) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
+            << portMaskName(queues_.sent(q));
         for (unsigned o = 0; o < kPortCount; ++o) {
-          if (!(wanted & (1u << o)) || (pool_.sent(h) & (1u << o)) || o == unsigned(Port::Ramp)) continue;
+          if (!(wanted & (1u << o)) || (queues_.sent(q) & (1u << o)) || o == unsigned(Port::Ramp)) continue;
           const RouterId n = mesh.neighbour(r, Port(o));
-          const Handle d = queue(n, opposite(Port(o)), color);
-          if (d != WaveletQueuePool::kNone && !pool_.hasSpace(d, now))
-            out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(opposite(Port(o)))
-                << " (" << pool_.size(d) << "/" << pool_.depth() << ")";
+          const QueueId d = queue(n, opposite(Port(o)), color);
+          if (!queues_.hasSpace(d))
+            out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(opposite(Port(o))) << " ("
+                << queues_.size(d) << "/" << queues_.depth() << ")";
         }
         out << "\n";
         ++lines;
       }
     }
-  }
+  });
   if (omitted) out << "  ... and " << omitted << " more non-empty queues\n";
   return out.str();
 }

@@ -17,10 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "hw/fabric/ActiveSet.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/fabric/MeshGeometry.h"
 #include "hw/fabric/RoutingPolicy.h"
-#include "hw/fabric/WaveletQueuePool.h"
+#include "hw/fabric/WaveletQueues.h"
 
 namespace wsesim::fabric {
 
@@ -75,44 +76,49 @@ class FabricKernel {
   // when the watchdog expires, FabricError on a misrouted wavelet.
   void step(std::uint64_t now);
 
-  bool idle() const { return active_.empty(); }
+  bool idle() const { return next_.empty(); }
   const FabricCounters& counters() const { return counters_; }
   const FabricParams& params() const { return params_; }
-  std::size_t activeRouters() const { return active_.size(); }
+  std::size_t activeRouters() const { return next_.size(); }
 
-  // Wavelets that left router r through `output` since construction.
-  std::uint64_t transfers(RouterId r, Port output) const {
-    return transfers_[std::size_t(r) * kPortCount + unsigned(output)];
-  }
+  // Wavelets that left router r through `output` since construction,
+  // modulo 2^32: differences over any window shorter than 2^32 cycles are exact.
+  std::uint32_t transfers(RouterId r, Port output) const { return routers_[r].transfers[unsigned(output)]; }
   // Wavelets waiting in router r's queues of input `in`, all colors.
   unsigned occupancy(RouterId r, Port in) const;
   std::size_t hostBytes() const;
 
   // The non-empty queues, why each head cannot move, at most `maxLines`.
-  std::string blockedQueuesReport(std::uint64_t now, std::size_t maxLines) const;
+  std::string blockedQueuesReport(std::size_t maxLines) const;
 
  private:
-  using Handle = WaveletQueuePool::Handle;
+  using QueueId = WaveletQueues::QueueId;
+
+  // The hot per-router state, one cache line per router.
+  struct alignas(64) RouterState {
+    std::uint32_t nonEmpty[kPortCount] = {};   // per input port: colors with a non-empty queue
+    std::uint32_t transfers[kPortCount] = {};  // per output port, wrapping
+    std::uint16_t x = 0, y = 0;
+    std::uint8_t lastGrantInput[kPortCount];  // per output: last (input, color) granted,
+    std::uint8_t lastGrantColor[kPortCount];  // for round-robin
+    std::uint8_t injected = 0;  // the RAMP carried a wavelet in this cycle
+  };
 
   template <class Routing>
   void stepWith(const Routing& routing, std::uint64_t now);
   template <class Routing>
   void routeRouter(const Routing& routing, RouterId r, std::uint64_t now);
 
-  Handle queue(RouterId r, Port in, unsigned color) const {
-    const std::uint32_t base = handleBase_[r];
-    return base == kNoRouter ? WaveletQueuePool::kNone
-                             : handles_[base + unsigned(in) * params_.colors + color];
-  }
-  Handle queueForPush(RouterId r, Port in, unsigned color);
-  bool hasSpace(RouterId r, Port in, unsigned color, std::uint64_t now) const {
-    const Handle h = queue(r, in, color);
-    return h == WaveletQueuePool::kNone || pool_.hasSpace(h, now);
+  // Color-major: a router's five input queues of one color share a cache
+  // line, and traffic on few colors touches a compact slice of the headers.
+  QueueId queue(RouterId r, Port in, unsigned color) const {
+    return (QueueId(color) * routers_.size() + r) * kPortCount + unsigned(in);
   }
   void push(RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt);
-  void popHead(RouterId r, Port in, unsigned color, Handle h, std::uint64_t now);
-  void markActive(RouterId r);
-  bool holdsWavelets(RouterId r) const;
+  void markActive(RouterId r) { next_.insert(r); }
+  bool holdsWavelets(const RouterState& s) const {
+    return (s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]) != 0;
+  }
   void checkWatchdog(std::uint64_t now) const;
 
   FabricParams params_;
@@ -120,26 +126,10 @@ class FabricKernel {
   WaveletSink* sink_ = nullptr;
   LinkObserver* observer_ = nullptr;
 
-  WaveletQueuePool pool_;
-  // Per router: offset of its (port x color) handle block in handles_,
-  // allocated when the router first holds a wavelet.
-  std::vector<std::uint32_t> handleBase_;
-  std::vector<Handle> handles_;
-  // Per router and input port: colors whose queue is non-empty.
-  std::vector<std::uint32_t> nonEmpty_;
-  // Per router and output: last (input, color) granted, for round-robin.
-  struct LastGrant {
-    std::uint8_t input = kPortCount - 1;
-    std::uint8_t color = 31;
-  };
-  std::vector<LastGrant> lastGrant_;
-  std::vector<std::uint64_t> transfers_;
-  std::vector<std::uint64_t> lastInjectPlusOne_;
-
-  std::vector<std::uint8_t> isActive_;
-  std::vector<RouterId> active_;
-  std::vector<RouterId> visiting_;
-  std::vector<std::uint32_t> drained_;  // handles_ slots emptied this cycle
+  std::vector<RouterState> routers_;
+  WaveletQueues queues_;
+  ActiveSet current_;  // routers being stepped this cycle
+  ActiveSet next_;     // routers holding wavelets after it
 
   FabricCounters counters_;
   std::uint64_t lastProgress_ = 0;

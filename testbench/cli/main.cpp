@@ -1,9 +1,20 @@
-// The wsesim executable. SystemC's library provides main(), which sets up
-// the simulation kernel and calls sc_main.
+// The wsesim executable. main() is ours rather than libsystemc's so the
+// banner can be switched off before the SystemC kernel starts; it then hands
+// over to SystemC, which calls sc_main.
 #include <systemc>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "testbench/cli/Cli.h"
 
-int sc_main(int argc, char* argv[]) { return wsesim::cli::main(argc, argv, std::cout, std::cerr); }
+int sc_main(int argc, char* argv[]) {
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  return wsesim::cli::main(argc, argv, std::cout, std::cerr);
+}
+
+int main(int argc, char* argv[]) {
+  // stdout carries results only.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
