@@ -1,0 +1,260 @@
+// ConfigTree: YAML loading, presets and their `base:` chains, and the
+// precedence preset < file < --set; structural errors (bad YAML, unknown
+// sections, unknown or self-based presets) as ConfigErrors.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/config/ConfigTree.h"
+#include "hw/config/ParamReader.h"
+#include "testbench/tests/config/ConfigTestUtil.h"
+
+namespace wsesim::config {
+namespace {
+
+using testing::configErrorOf;
+using testing::expectMentions;
+using testing::layered;
+using testing::ScratchDir;
+
+std::string originOf(const ConfigTree& tree, const std::string& key) {
+  const ConfigValue* v = tree.find(key);
+  return v ? v->origin : "<missing>";
+}
+std::string textOf(const ConfigTree& tree, const std::string& key) {
+  const ConfigValue* v = tree.find(key);
+  return v ? v->text : "<missing>";
+}
+
+TEST(Presets, TheSourceTreeHoldsWse2Wse3TinyAndSmall) {
+  // hw/config/presets/{small,tiny,wse2,wse3}.yaml, listed sorted by name.
+  EXPECT_EQ(presetNames(defaultPresetDir()), (std::vector<std::string>{"small", "tiny", "wse2", "wse3"}));
+}
+
+TEST(Presets, Wse2MatchesTheWseFactsSheet) {
+  ConfigTree tree = layered("arch:\n  preset: wse2\n");
+  ParamReader params(tree);
+  const ArchConfig a = ArchConfig::read(params);
+  // shared/docs/WSE-FACTS.md: largest user rectangle 750 x 994; SRAM per PE
+  // 48 KiB = 49,152 B; 24 routable colors; wavelet has a 5-bit color; clock
+  // 1.1 GHz (WaferLLM); hop ~1 cycle, ramp on/off ~2 cycles; static per-color routes.
+  EXPECT_EQ(a.mesh.width, 750u);
+  EXPECT_EQ(a.mesh.height, 994u);
+  EXPECT_EQ(a.pe.sramBytes, 49152u);
+  EXPECT_EQ(a.fabric.colors, 24u);
+  EXPECT_EQ(a.fabric.colorBits, 5u);
+  EXPECT_DOUBLE_EQ(a.clockHz, 1.1e9);
+  EXPECT_EQ(a.fabric.hopLatencyCycles, 1u);
+  EXPECT_EQ(a.fabric.rampLatencyCycles, 2u);
+  EXPECT_EQ(a.fabric.routing, fabric::RoutingMode::Color);
+  EXPECT_EQ(originOf(tree, "arch.mesh.width"), "preset wse2");
+}
+
+TEST(Presets, TinyInheritsEverythingButItsMeshFromWse2) {
+  ConfigTree tree = layered("arch:\n  preset: tiny\n");
+  ParamReader params(tree);
+  const ArchConfig a = ArchConfig::read(params);
+  // tiny.yaml sets description and an 8 x 8 mesh; `base: wse2` supplies the rest.
+  EXPECT_EQ(a.mesh.width, 8u);
+  EXPECT_EQ(a.mesh.height, 8u);
+  EXPECT_EQ(a.description, "8x8 WSE-2 fabric for tests");
+  EXPECT_EQ(originOf(tree, "arch.mesh.width"), "preset tiny");
+  EXPECT_EQ(originOf(tree, "arch.description"), "preset tiny");
+  // Inherited wse2 values, and their origin says so.
+  EXPECT_EQ(a.pe.sramBytes, 49152u);
+  EXPECT_EQ(a.fabric.colors, 24u);
+  EXPECT_EQ(a.fabric.colorBits, 5u);
+  EXPECT_EQ(a.fabric.queueDepth, 4u);
+  EXPECT_DOUBLE_EQ(a.clockHz, 1.1e9);
+  EXPECT_EQ(originOf(tree, "arch.pe.sram_bytes"), "preset wse2");
+  EXPECT_EQ(originOf(tree, "arch.fabric.queue_depth"), "preset wse2");
+  // `base` itself is not a parameter.
+  EXPECT_EQ(tree.find("arch.base"), nullptr);
+}
+
+TEST(Presets, Wse3OverridesTheMeshOfItsWse2Base) {
+  ConfigTree tree = layered("arch:\n  preset: wse3\n");
+  ParamReader params(tree);
+  const ArchConfig a = ArchConfig::read(params);
+  // WSE-FACTS: WSE-3 fabric the SDK exposes is 762 x 1172; colors come from wse2.
+  EXPECT_EQ(a.mesh.width, 762u);
+  EXPECT_EQ(a.mesh.height, 1172u);
+  EXPECT_EQ(a.fabric.colors, 24u);
+  EXPECT_EQ(originOf(tree, "arch.mesh.height"), "preset wse3");
+  EXPECT_EQ(originOf(tree, "arch.fabric.colors"), "preset wse2");
+}
+
+TEST(Layering, FileValuesOverrideThePreset) {
+  ConfigTree tree = layered(
+      "arch:\n"
+      "  preset: tiny\n"
+      "  mesh:\n"
+      "    width: 16\n"
+      "  fabric:\n"
+      "    queue_depth: 8\n");
+  // width: file 16 beats tiny's 8; queue_depth: file 8 beats wse2's 4;
+  // height is still tiny's 8.
+  EXPECT_EQ(textOf(tree, "arch.mesh.width"), "16");
+  EXPECT_EQ(originOf(tree, "arch.mesh.width"), "test.yaml");
+  EXPECT_EQ(textOf(tree, "arch.fabric.queue_depth"), "8");
+  EXPECT_EQ(originOf(tree, "arch.fabric.queue_depth"), "test.yaml");
+  EXPECT_EQ(textOf(tree, "arch.mesh.height"), "8");
+  EXPECT_EQ(originOf(tree, "arch.mesh.height"), "preset tiny");
+}
+
+TEST(Layering, SetOverridesTheFileAndThePreset) {
+  ConfigTree tree = layered("arch:\n  preset: tiny\n  mesh:\n    width: 16\n",
+                            {"arch.mesh.width=32", "arch.fabric.colors=7", "workload.injection_rate=0.02"});
+  // width: --set 32 beats the file's 16; colors: --set 7 beats wse2's 24.
+  EXPECT_EQ(textOf(tree, "arch.mesh.width"), "32");
+  EXPECT_EQ(originOf(tree, "arch.mesh.width"), "--set");
+  EXPECT_EQ(textOf(tree, "arch.fabric.colors"), "7");
+  EXPECT_EQ(originOf(tree, "arch.fabric.colors"), "--set");
+  EXPECT_EQ(textOf(tree, "workload.injection_rate"), "0.02");
+  EXPECT_EQ(textOf(tree, "arch.mesh.height"), "8");
+}
+
+TEST(Layering, SetCanChooseThePresetItself) {
+  // --set is applied before the preset chain, so it picks the chain: wse3
+  // instead of the file's tiny gives 762 x 1172.
+  ConfigTree tree = layered("arch:\n  preset: tiny\n", {"arch.preset=wse3"});
+  EXPECT_EQ(textOf(tree, "arch.mesh.width"), "762");
+  EXPECT_EQ(textOf(tree, "arch.mesh.height"), "1172");
+}
+
+TEST(Layering, SetValuesAreYamlScalars) {
+  ConfigTree tree;
+  tree.applyOverride("arch.description='quoted # text'");
+  tree.applyOverride("arch.mesh.width=12 # trailing comment");
+  EXPECT_EQ(textOf(tree, "arch.description"), "quoted # text");
+  EXPECT_EQ(textOf(tree, "arch.mesh.width"), "12");
+}
+
+TEST(Layering, MalformedSetIsAConfigErrorNamingTheKey) {
+  ConfigTree tree;
+  expectMentions(configErrorOf([&] { tree.applyOverride("arch.mesh.width"); }),
+                 {"arch.mesh.width", "dotted.key=value"});
+  expectMentions(configErrorOf([&] { tree.applyOverride("=5"); }), {"dotted.key=value"});
+  expectMentions(configErrorOf([&] { tree.applyOverride("arch.mesh.width=[1, 2]"); }),
+                 {"arch.mesh.width", "single scalar"});
+  expectMentions(configErrorOf([&] { tree.applyOverride("mesh.width=4"); }),
+                 {"mesh.width", "arch., workload. or run."});
+}
+
+TEST(YamlErrors, UnknownTopLevelSection) {
+  expectMentions(configErrorOf([] { ConfigTree::fromText("arhc:\n  preset: tiny\n", "test.yaml"); }),
+                 {"test.yaml", "unknown section 'arhc'", "arch, workload, run"});
+}
+
+TEST(YamlErrors, InvalidYamlNamesTheFileAndTheLine) {
+  // The flow sequence opened on line 1 is never closed.
+  expectMentions(configErrorOf([] { ConfigTree::fromText("arch:\n  mesh: [1\n", "test.yaml"); }),
+                 {"test.yaml", "not valid YAML", "line"});
+}
+
+TEST(YamlErrors, TopLevelMustBeAMapping) {
+  expectMentions(configErrorOf([] { ConfigTree::fromText("- arch\n- run\n", "test.yaml"); }),
+                 {"test.yaml", "arch, workload, run"});
+}
+
+TEST(YamlErrors, EmptyValuesAndListsNameTheirKey) {
+  expectMentions(configErrorOf([] { ConfigTree::fromText("arch:\n  mesh:\n    width:\n", "test.yaml"); }),
+                 {"arch.mesh.width", "test.yaml", "no value"});
+  expectMentions(configErrorOf([] { ConfigTree::fromText("arch:\n  mesh:\n    width: [8, 16]\n", "test.yaml"); }),
+                 {"arch.mesh.width", "lists are not accepted"});
+}
+
+TEST(YamlErrors, DottedKeysInTheFileAreRejected) {
+  expectMentions(configErrorOf([] { ConfigTree::fromText("arch:\n  mesh.width: 8\n", "test.yaml"); }),
+                 {"mesh.width", "test.yaml"});
+}
+
+TEST(YamlErrors, NonScalarMappingKeyIsAConfigError) {
+  // BUG: a mapping key that is not a scalar (a YAML flow sequence used as a
+  // key) makes ConfigTree::fromText call item.first.as<std::string>(), which
+  // throws YAML::TypedBadConversion instead of a ConfigError. `wsesim run`
+  // catches only ConfigError, so the exception escapes sc_main: exit status 1
+  // (usage) instead of 2, and SystemC prints "Error: (E549) uncaught
+  // exception: yaml-cpp: error at line 1, column 2: bad conversion" on stdout.
+  // Repro: printf '{[1, 2]: 3}\n' > k.yaml && build/wsesim run k.yaml; echo $?
+  GTEST_SKIP() << "BUG: non-scalar YAML mapping key escapes as YAML::BadConversion, not ConfigError";
+  expectMentions(configErrorOf([] { ConfigTree::fromText("{[1, 2]: 3}\n", "test.yaml"); }), {"test.yaml"});
+  expectMentions(configErrorOf([] { ConfigTree::fromText("arch:\n  {[1]: 2}\n", "test.yaml"); }),
+                 {"test.yaml", "arch"});
+}
+
+TEST(PresetErrors, UnknownPresetListsTheKnownOnes) {
+  expectMentions(configErrorOf([] { layered("arch:\n  preset: wse9\n"); }),
+                 {"arch.preset", "wse9", "test.yaml", "known: small, tiny, wse2, wse3"});
+}
+
+TEST(PresetErrors, PresetBasedOnItself) {
+  ScratchDir dir;
+  dir.write("loop.yaml", "base: loop\nmesh:\n  width: 4\n");
+  expectMentions(configErrorOf([&] { layered("arch:\n  preset: loop\n", {}, dir.path()); }),
+                 {"preset 'loop'", "based on itself"});
+}
+
+TEST(PresetErrors, CycleOfTwoPresetsIsAConfigError) {
+  ScratchDir dir;
+  dir.write("pa.yaml", "base: pb\n");
+  dir.write("pb.yaml", "base: pa\n");
+  // Must terminate with an error rather than follow pa -> pb -> pa forever.
+  expectMentions(configErrorOf([&] { layered("arch:\n  preset: pa\n", {}, dir.path()); }), {"pa"});
+}
+
+TEST(PresetErrors, CycleOfTwoPresetsNamesTheWholeChain) {
+  // BUG (message): pa -> pb -> pa is reported as "preset 'pa' is based on
+  // itself"; pb, the preset that closes the loop, is not named, and neither is
+  // the key (`base`) or the file it came from.
+  // Repro: presets pa.yaml "base: pb", pb.yaml "base: pa"; arch.preset: pa.
+  GTEST_SKIP() << "BUG: a preset cycle through another preset is reported as 'based on itself' without the chain";
+  ScratchDir dir;
+  dir.write("pa.yaml", "base: pb\n");
+  dir.write("pb.yaml", "base: pa\n");
+  expectMentions(configErrorOf([&] { layered("arch:\n  preset: pa\n", {}, dir.path()); }), {"pa", "pb", "base"});
+}
+
+TEST(PresetErrors, MissingBasePresetIsBlamedOnThePresetThatNamesIt) {
+  // BUG (message): when a preset's `base:` names a preset that does not
+  // exist, the error reads "arch.preset = wse9 (test.yaml): no such preset",
+  // i.e. it claims the user's file set arch.preset to wse9, while the user
+  // wrote arch.preset: child and `base: wse9` is in preset child. (A `base:`
+  // with no value is likewise reported as "arch.preset = null (test.yaml)".)
+  // Repro: presets child.yaml "base: wse9"; arch.preset: child.
+  GTEST_SKIP() << "BUG: a missing base preset is reported as the user's arch.preset value";
+  ScratchDir dir;
+  dir.write("child.yaml", "base: wse9\n");
+  const std::string message = configErrorOf([&] { layered("arch:\n  preset: child\n", {}, dir.path()); });
+  expectMentions(message, {"wse9", "preset child", "base"});
+  EXPECT_EQ(message.find("arch.preset = wse9"), std::string::npos) << message;
+}
+
+TEST(PresetErrors, NonScalarBaseIsAConfigError) {
+  // BUG: `base: [wse2]` in a preset makes applyPreset call
+  // item.second.as<std::string>() on a sequence, which throws
+  // YAML::TypedBadConversion, not ConfigError: `wsesim run` exits 1 with
+  // "Error: (E549) uncaught exception ... bad conversion" on stdout, and
+  // `wsesim presets` crashes the same way instead of reporting the invalid preset.
+  // Repro: WSESIM_PRESET_DIR=D with D/listbase.yaml "base: [wse2]"; wsesim presets; echo $?
+  GTEST_SKIP() << "BUG: a non-scalar `base:` in a preset escapes as YAML::BadConversion, not ConfigError";
+  ScratchDir dir;
+  dir.write("listbase.yaml", "base: [wse2]\n");
+  expectMentions(configErrorOf([&] { layered("arch:\n  preset: listbase\n", {}, dir.path()); }),
+                 {"listbase", "base"});
+}
+
+TEST(PresetErrors, PresetsFillOnlyArchKeys) {
+  ScratchDir dir;
+  dir.write("p.yaml", "mesh:\n  width: 4\n  height: 2\n");
+  ConfigTree tree = layered("arch:\n  preset: p\nworkload:\n  type: noc\n", {}, dir.path());
+  // Preset keys are placed under arch.; nothing else is added.
+  EXPECT_EQ(textOf(tree, "arch.mesh.width"), "4");
+  EXPECT_EQ(originOf(tree, "arch.mesh.width"), "preset p");
+  EXPECT_EQ(tree.values().size(), 4u);  // arch.preset, arch.mesh.width, arch.mesh.height, workload.type
+}
+
+}  // namespace
+}  // namespace wsesim::config

@@ -1,0 +1,290 @@
+// ParamReader, ArchConfig and RunConfig: typed and range-checked reads,
+// unknown-key rejection, and the resolved parameter list. Every bad value
+// must be a ConfigError naming the key and what would be allowed.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/config/ParamReader.h"
+#include "hw/config/RunConfig.h"
+#include "testbench/noc/NocConfig.h"
+#include "testbench/tests/config/ConfigTestUtil.h"
+
+namespace wsesim::config {
+namespace {
+
+using testing::configErrorOf;
+using testing::expectMentions;
+using testing::layered;
+
+// tiny preset plus `extra` YAML lines under arch:
+std::string tinyArch(const std::string& extra) { return "arch:\n  preset: tiny\n" + extra; }
+
+// The message of reading the arch section of `yaml` (after --set `overrides`).
+std::string archError(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  return configErrorOf([&] {
+    ConfigTree tree = layered(yaml, overrides);
+    ParamReader params(tree);
+    ArchConfig::read(params);
+  });
+}
+
+TEST(TypedReads, TextWhereAnIntegerIsExpected) {
+  expectMentions(archError(tinyArch("  mesh:\n    width: wide\n")),
+                 {"arch.mesh.width", "'wide'", "test.yaml", "an integer in [1, 65535]"});
+}
+
+TEST(TypedReads, FractionWhereAnIntegerIsExpected) {
+  expectMentions(archError(tinyArch("  fabric:\n    queue_depth: 1.5\n")),
+                 {"arch.fabric.queue_depth", "'1.5'", "an integer in [1, 255]"});
+}
+
+TEST(TypedReads, TextWhereANumberIsExpected) {
+  // Range [1 Hz, 1 THz], printed with up to 17 significant digits.
+  expectMentions(archError(tinyArch("  clock_hz: fast\n")),
+                 {"arch.clock_hz", "'fast'", "a number in [1, 1000000000000]"});
+}
+
+TEST(TypedReads, UnknownChoiceListsTheOptions) {
+  expectMentions(archError(tinyArch("  fabric:\n    routing: mesh\n")),
+                 {"arch.fabric.routing", "'mesh'", "one of color, xy"});
+}
+
+TEST(TypedReads, OriginOfABadValueIsReported) {
+  // The same bad width from --set is blamed on --set, not on the file.
+  expectMentions(archError(tinyArch(""), {"arch.mesh.width=abc"}), {"arch.mesh.width", "'abc'", "(--set)"});
+}
+
+TEST(Ranges, MeshWidthZero) {
+  // Coordinates are 16-bit: 1 .. 65535.
+  expectMentions(archError(tinyArch("  mesh:\n    width: 0\n")),
+                 {"arch.mesh.width", "'0'", "out of range", "[1, 65535]"});
+  expectMentions(archError(tinyArch("  mesh:\n    height: 65536\n")), {"arch.mesh.height", "[1, 65535]"});
+}
+
+TEST(Ranges, QueueDepthZero) {
+  expectMentions(archError(tinyArch("  fabric:\n    queue_depth: 0\n")),
+                 {"arch.fabric.queue_depth", "out of range", "[1, 255]"});
+}
+
+TEST(Ranges, MoreColorsThanTheFiveBitColorFieldHolds) {
+  // 5 bits hold 2^5 = 32 colors, so 40 is out of [1, 32].
+  expectMentions(archError(tinyArch("  fabric:\n    color_bits: 5\n    colors: 40\n")),
+                 {"arch.fabric.colors", "'40'", "[1, 32]", "5-bit", "arch.fabric.color_bits"});
+}
+
+TEST(Ranges, MoreColorsThanTheThreeBitColorFieldHolds) {
+  // 3 bits hold 2^3 = 8 colors, so 9 is out of [1, 8] ...
+  expectMentions(archError(tinyArch("  fabric:\n    color_bits: 3\n    colors: 9\n")),
+                 {"arch.fabric.colors", "'9'", "[1, 8]", "3-bit"});
+  // ... and so is the preset's 24 once only color_bits is lowered.
+  expectMentions(archError(tinyArch(""), {"arch.fabric.color_bits=3"}), {"arch.fabric.colors", "'24'", "[1, 8]"});
+}
+
+TEST(Ranges, ColorCountsAtTheLimitAreAccepted) {
+  for (const auto& [bits, colors] : std::map<int, int>{{3, 8}, {5, 32}, {1, 2}}) {
+    ConfigTree tree = layered(tinyArch(""), {"arch.fabric.color_bits=" + std::to_string(bits),
+                                             "arch.fabric.colors=" + std::to_string(colors)});
+    ParamReader params(tree);
+    EXPECT_EQ(ArchConfig::read(params).fabric.colors, unsigned(colors)) << bits << " bits";
+  }
+}
+
+TEST(Ranges, ColorBitsBeyondTheKernelsFiveBits) {
+  expectMentions(archError(tinyArch("  fabric:\n    color_bits: 6\n")), {"arch.fabric.color_bits", "[1, 5]"});
+}
+
+TEST(Ranges, NegativeInjectionRate) {
+  const std::string message = configErrorOf([] {
+    ConfigTree tree = layered(tinyArch("  fabric:\n    routing: xy\n") +
+                              "workload:\n  type: noc\n  injection_rate: -0.1\n");
+    ParamReader params(tree);
+    const ArchConfig arch = ArchConfig::read(params);
+    noc::NocConfig::read(params, arch);
+  });
+  expectMentions(message, {"workload.injection_rate", "'-0.1'", "out of range", "a number in [0, 1]"});
+}
+
+TEST(Ranges, VcdRegionMustLieInTheMeshAndBeOrdered) {
+  auto runError = [](const std::vector<std::string>& overrides) {
+    return configErrorOf([&] {
+      ConfigTree tree = layered(tinyArch(""), overrides);
+      ParamReader params(tree);
+      const ArchConfig arch = ArchConfig::read(params);
+      RunConfig::read(params, arch);
+    });
+  };
+  // tiny is 8 wide: x0 in [0, 7].
+  expectMentions(runError({"run.vcd.region.x0=8"}), {"run.vcd.region.x0", "[0, 7]"});
+  // x1 may not lie left of x0 = 5: [5, 7].
+  expectMentions(runError({"run.vcd.region.x0=5", "run.vcd.region.x1=4"}), {"run.vcd.region.x1", "[5, 7]"});
+  expectMentions(runError({"run.watchdog_cycles=0"}), {"run.watchdog_cycles", "[1, "});
+}
+
+TEST(RunConfig, DefaultsAreAFourByFourRegionAndA100kWatchdog) {
+  ConfigTree tree = layered(tinyArch(""), {"run.vcd.region.x0=6"});
+  ParamReader params(tree);
+  const ArchConfig arch = ArchConfig::read(params);
+  const RunConfig run = RunConfig::read(params, arch);
+  EXPECT_EQ(run.watchdogCycles, 100000u);
+  // x1 defaults to min(width - 1, x0 + 3) = min(7, 9) = 7; y: 0 .. 3.
+  EXPECT_EQ(run.vcdRegion.x0, 6u);
+  EXPECT_EQ(run.vcdRegion.x1, 7u);
+  EXPECT_EQ(run.vcdRegion.y0, 0u);
+  EXPECT_EQ(run.vcdRegion.y1, 3u);
+}
+
+TEST(MissingKeys, RequiredKeyWithoutAPresetNamesTheKeyAndTheWaysToSetIt) {
+  // No arch.preset: nothing supplies the mesh, which ArchConfig reads first.
+  expectMentions(archError("arch:\n  fabric:\n    routing: xy\n"),
+                 {"arch.mesh.width", "missing", "--set arch.mesh.width=", "arch.preset"});
+}
+
+TEST(MissingKeys, EveryRequiredArchKeyIsReportedWhenItAloneIsMissing) {
+  // A complete arch section without a preset, minus one key at a time.
+  const std::map<std::string, std::string> complete = {
+      {"arch.mesh.width", "4"},         {"arch.mesh.height", "4"},
+      {"arch.clock_hz", "1e9"},         {"arch.pe.sram_bytes", "1024"},
+      {"arch.fabric.color_bits", "5"},  {"arch.fabric.colors", "8"},
+      {"arch.fabric.queue_depth", "2"}, {"arch.fabric.hop_latency_cycles", "1"},
+      {"arch.fabric.ramp_latency_cycles", "0"}, {"arch.fabric.routing", "xy"}};
+  for (const auto& [missing, unused] : complete) {
+    ConfigTree tree;
+    for (const auto& [key, value] : complete)
+      if (key != missing) tree.set(key, value, "test");
+    const std::string message = configErrorOf([&] {
+      ParamReader params(tree);
+      ArchConfig::read(params);
+    });
+    expectMentions(message, {missing.c_str(), "missing"});
+  }
+}
+
+TEST(MissingKeys, TheMessageForAWorkloadKeyDoesNotSendTheUserToAPreset) {
+  // BUG (message): ParamReader::lookup ends every "missing" message with "or
+  // choose a preset (arch.preset) that defines it", also for workload.* and
+  // run.* keys, which presets never define (applyPreset fills only arch.*).
+  // Repro: a config with an arch section but no workload section:
+  //   wsesim run x.yaml -> "workload.type: missing; ... or choose a preset (arch.preset) that defines it"
+  GTEST_SKIP() << "BUG: 'missing' message for non-arch keys suggests a preset";
+  const std::string message = configErrorOf([] {
+    ConfigTree tree = layered(tinyArch(""));
+    ParamReader params(tree);
+    params.text("workload.type");
+  });
+  expectMentions(message, {"workload.type", "missing"});
+  EXPECT_EQ(message.find("arch.preset"), std::string::npos) << message;
+}
+
+TEST(UnknownKeys, TypoInsideArchIsRejectedWithItsOrigin) {
+  ConfigTree tree = layered(tinyArch("  fabric:\n    queue_dept: 8\n"));
+  ParamReader params(tree);
+  ArchConfig::read(params);  // every known arch key reads fine
+  expectMentions(configErrorOf([&] { params.rejectUnknownKeys("arch."); }),
+                 {"unknown configuration key", "arch.fabric.queue_dept", "test.yaml"});
+}
+
+TEST(UnknownKeys, EveryUnreadKeyIsListedAndOnlyUnderThePrefix) {
+  ConfigTree tree = layered(tinyArch("  mesh:\n    depth: 3\n") + "workload:\n  tpye: noc\n",
+                            {"run.vcd.regoin.x0=1"});
+  ParamReader params(tree);
+  ArchConfig::read(params);
+  const std::string message = configErrorOf([&] { params.rejectUnknownKeys(); });
+  expectMentions(message, {"arch.mesh.depth (test.yaml)", "workload.tpye (test.yaml)", "run.vcd.regoin.x0 (--set)"});
+  // With the arch prefix, only the arch typo is reported.
+  const std::string archOnly = configErrorOf([&] { params.rejectUnknownKeys("arch."); });
+  EXPECT_NE(archOnly.find("arch.mesh.depth"), std::string::npos) << archOnly;
+  EXPECT_EQ(archOnly.find("workload.tpye"), std::string::npos) << archOnly;
+}
+
+TEST(UnknownKeys, ACompleteRunHasNone) {
+  ConfigTree tree = layered(tinyArch("  fabric:\n    routing: xy\n") + "workload:\n  type: noc\n");
+  ParamReader params(tree);
+  const ArchConfig arch = ArchConfig::read(params);
+  RunConfig::read(params, arch);
+  params.choice("workload.type", {"noc"});
+  noc::NocConfig::read(params, arch);
+  EXPECT_NO_THROW(params.rejectUnknownKeys());
+}
+
+TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
+  // Non-canonical spellings on purpose: each must come back canonical.
+  ConfigTree tree = layered(tinyArch(
+      "  mesh:\n    width: 1.6e1\n"      // integer 16
+      "  clock_hz: 850e6\n"              // real 850000000
+      "  fabric:\n    queue_depth: 8.0\n"  // integer 8
+      "    routing: xy\n"));
+  ParamReader params(tree);
+  ArchConfig::read(params);
+
+  using Kind = ResolvedParam::Kind;
+  const std::map<std::string, std::pair<Kind, std::string>> expected = {
+      {"arch.preset", {Kind::Text, "tiny"}},
+      {"arch.description", {Kind::Text, "8x8 WSE-2 fabric for tests"}},
+      {"arch.mesh.width", {Kind::Integer, "16"}},
+      {"arch.mesh.height", {Kind::Integer, "8"}},
+      {"arch.clock_hz", {Kind::Real, "850000000"}},
+      {"arch.pe.sram_bytes", {Kind::Integer, "49152"}},
+      {"arch.fabric.color_bits", {Kind::Integer, "5"}},
+      {"arch.fabric.colors", {Kind::Integer, "24"}},
+      {"arch.fabric.queue_depth", {Kind::Integer, "8"}},
+      {"arch.fabric.hop_latency_cycles", {Kind::Integer, "1"}},
+      {"arch.fabric.ramp_latency_cycles", {Kind::Integer, "2"}},
+      {"arch.fabric.routing", {Kind::Text, "xy"}},
+  };
+  std::map<std::string, std::pair<Kind, std::string>> actual;
+  for (const auto& [key, param] : params.resolved()) actual[key] = {param.kind, param.text};
+  EXPECT_EQ(actual, expected);
+}
+
+TEST(Resolved, FallbacksAreRecordedToo) {
+  // A key nobody set still appears, with the value the run used.
+  ConfigTree tree = layered(tinyArch(""));
+  ParamReader params(tree);
+  const ArchConfig arch = ArchConfig::read(params);
+  RunConfig::read(params, arch);
+  ASSERT_EQ(params.resolved().count("run.watchdog_cycles"), 1u);
+  EXPECT_EQ(params.resolved().at("run.watchdog_cycles").text, "100000");
+  EXPECT_EQ(params.resolved().at("run.vcd.region.x1").text, "3");
+}
+
+TEST(TypedReads, FlagsAcceptYamlBooleansCanonically) {
+  ConfigTree tree;
+  tree.set("run.a", "yes", "test");
+  tree.set("run.b", "off", "test");
+  tree.set("run.c", "maybe", "test");
+  ParamReader params(tree);
+  EXPECT_TRUE(params.flag("run.a"));
+  EXPECT_FALSE(params.flag("run.b"));
+  EXPECT_EQ(params.resolved().at("run.a").text, "true");
+  EXPECT_EQ(params.resolved().at("run.b").text, "false");
+  expectMentions(configErrorOf([&] { params.flag("run.c"); }), {"run.c", "'maybe'", "true or false"});
+}
+
+TEST(TypedReads, IntegersBeyondDoublePrecisionAreReadExactlyOrRejected) {
+  // BUG: ParamReader::integer parses through strtod, so integers above 2^53
+  // lose their low bits silently. workload.seed accepts [0, 2^62]; the seed
+  // 9007199254740993 (2^53 + 1) is read as 9007199254740992 (2^53), so the
+  // two seeds produce identical runs and the result JSON records a seed the
+  // user did not give.
+  // Repro: wsesim run noc_small.yaml --set workload.seed=9007199254740993 --out r.json
+  //        -> r.json config.workload.seed == 9007199254740992
+  GTEST_SKIP() << "BUG: integers above 2^53 are rounded through double";
+  ConfigTree tree;
+  tree.set("workload.seed", "9007199254740993", "test");
+  ParamReader params(tree);
+  std::int64_t value = 0;
+  try {
+    value = params.integer("workload.seed", 0, std::int64_t(1) << 62);
+  } catch (const ConfigError&) {
+    return;  // rejecting a value it cannot represent would also be correct
+  }
+  EXPECT_EQ(value, 9007199254740993LL);
+  EXPECT_EQ(params.resolved().at("workload.seed").text, "9007199254740993");
+}
+
+}  // namespace
+}  // namespace wsesim::config
