@@ -1,5 +1,6 @@
 #include "hw/fabric/FabricKernel.h"
 
+#include <algorithm>
 #include <sstream>
 #include <utility>
 
@@ -69,9 +70,13 @@ bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
   if (w.color >= params_.colors)
     throw FabricError("PE " + params_.mesh.name(r) + " sent color " + std::to_string(w.color) +
                       " but the fabric has " + std::to_string(params_.colors) + " colors");
+  if (params_.routing == RoutingMode::Xy && !params_.mesh.contains(w.destX, w.destY))
+    throw FabricError("PE " + params_.mesh.name(r) + " sent a wavelet to (" + std::to_string(w.destX) + "," +
+                      std::to_string(w.destY) + "), outside the " + std::to_string(params_.mesh.width) + "x" +
+                      std::to_string(params_.mesh.height) + " mesh");
   RouterState& s = routers_[r];
   // A router that injected this cycle is active, so step() clears the flag.
-  if (s.injected || !queues_.hasSpace(queue(r, Port::Ramp, w.color))) return false;
+  if (s.injected || !queues_.hasSpace(queue(r, Port::Ramp, w.color), now)) return false;
   if (params_.routing == RoutingMode::Color) ColorRouting{routes_}.checkArrival(r, Port::Ramp, w);
   s.injected = 1;
   push(r, Port::Ramp, w, now + params_.rampLatency);
@@ -90,76 +95,118 @@ void FabricKernel::step(std::uint64_t now) {
 template <class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
-  current_.drain([&](RouterId r) {
+  visiting_.clear();
+  current_.drain([&](RouterId r) { visiting_.push_back(r); });
+  // Routers are independent within a cycle, so their state can be fetched
+  // ahead: router state kDistance routers ahead, queue headers half as far.
+  constexpr std::size_t kDistance = 8;
+  const std::size_t n = visiting_.size();
+  for (std::size_t i = 0; i < std::min(n, kDistance); ++i) __builtin_prefetch(&routers_[visiting_[i]]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kDistance < n) __builtin_prefetch(&routers_[visiting_[i + kDistance]]);
+    if (i + kDistance / 2 < n) prefetchQueues(visiting_[i + kDistance / 2]);
+    const RouterId r = visiting_[i];
     RouterState& s = routers_[r];
     s.injected = 0;
     routeRouter(routing, r, now);
     if (holdsWavelets(s)) markActive(r);
-  });
-  queues_.endCycle();
+  }
   if (counters_.queued != 0) checkWatchdog(now);
+}
+
+void FabricKernel::prefetchQueues(RouterId r) const {
+  const RouterState& s = routers_[r];
+  for (unsigned in = 0; in < kPortCount; ++in)
+    for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) queues_.prefetchFront(queue(r, Port(in), lowestBit(m)));
 }
 
 template <class Routing>
 void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
-  const MeshGeometry& mesh = params_.mesh;
   RouterState& state = routers_[r];
   const std::uint32_t x = state.x, y = state.y;
-  const RouterId neighbour[kPortCount] = {
-      y == 0 ? kNoRouter : r - mesh.width, x + 1 == mesh.width ? kNoRouter : r + 1,
-      y + 1 == mesh.height ? kNoRouter : r + mesh.width, x == 0 ? kNoRouter : r - 1, kNoRouter};
+  const std::uint32_t width = params_.mesh.width;
+  // Routes never point off the mesh (XY by construction, color routes are
+  // validated when set), so neighbours need no edge checks here.
+  const RouterId neighbour[kPortCount] = {r - width, r + 1, r + width, r - 1, r};
+  const QueueId colorStride = QueueId(routers_.size()) * kPortCount;
 
-  std::uint32_t requests[kPortCount][kPortCount];  // [output][input] -> colors
-  PortMask requested = 0;
+  // The ready heads and the outputs each may take this cycle.
+  struct Candidate {
+    QueueId queue;
+    std::uint8_t input, color;
+    PortMask eligible;  // wanted outputs whose downstream queue has room
+    PortMask forward;   // every output the head goes to
+  };
+  Candidate candidates[kPortCount * 32];
+  unsigned count = 0;
+  PortMask claimed = 0, contended = 0;
   for (unsigned in = 0; in < kPortCount; ++in) {
     for (std::uint32_t m = state.nonEmpty[in]; m; m &= m - 1) {
       const unsigned color = lowestBit(m);
       const QueueId q = queue(r, Port(in), color);
       const QueuedWavelet& head = queues_.front(q);
       if (head.readyAt > now) continue;
-      for (PortMask wanted = PortMask(routing.forward(r, x, y, head.wavelet) & ~queues_.sent(q)); wanted;
-           wanted &= PortMask(wanted - 1)) {
+      const PortMask forward = routing.forward(r, x, y, head.wavelet);
+      PortMask eligible = 0;
+      for (PortMask wanted = PortMask(forward & ~queues_.sent(q)); wanted; wanted &= PortMask(wanted - 1)) {
         const unsigned o = lowestBit(wanted);
-        if (o != unsigned(Port::Ramp) && !queues_.hasSpace(queue(neighbour[o], opposite(Port(o)), color))) continue;
-        const std::uint32_t colorBit = 1u << color;
-        if (requested & (1u << o)) {
-          requests[o][in] |= colorBit;
-        } else {
-          requested |= PortMask(1u << o);
-          for (unsigned i = 0; i < kPortCount; ++i) requests[o][i] = 0;
-          requests[o][in] = colorBit;
-        }
+        if (o == unsigned(Port::Ramp) ||
+            queues_.hasSpace(QueueId(color) * colorStride + QueueId(neighbour[o]) * kPortCount +
+                                 unsigned(opposite(Port(o))),
+                             now))
+          eligible |= PortMask(1u << o);
       }
+      if (!eligible) continue;
+      contended |= claimed & eligible;
+      claimed |= eligible;
+      candidates[count++] = Candidate{q, std::uint8_t(in), std::uint8_t(color), eligible, forward};
+    }
+  }
+  if (count == 0) return;
+
+  // Without contention every candidate takes all its eligible outputs;
+  // otherwise each contended output grants one (input, color) round-robin.
+  if (contended) {
+    std::uint32_t requests[kPortCount][kPortCount] = {};  // [output][input] -> colors
+    for (unsigned i = 0; i < count; ++i)
+      for (PortMask e = PortMask(candidates[i].eligible & contended); e; e &= PortMask(e - 1))
+        requests[lowestBit(e)][candidates[i].input] |= 1u << candidates[i].color;
+    for (unsigned i = 0; i < count; ++i) candidates[i].eligible &= PortMask(~contended);
+    for (PortMask c = contended; c; c &= PortMask(c - 1)) {
+      const unsigned o = lowestBit(c);
+      unsigned in = 0, color = 0;
+      pickRoundRobin(requests[o], state.lastGrantInput[o], state.lastGrantColor[o], in, color);
+      for (unsigned i = 0; i < count; ++i)
+        if (candidates[i].input == in && candidates[i].color == color) candidates[i].eligible |= PortMask(1u << o);
     }
   }
 
-  for (; requested; requested &= PortMask(requested - 1)) {
-    const unsigned o = lowestBit(requested);
-    unsigned in = 0, color = 0;
-    pickRoundRobin(requests[o], state.lastGrantInput[o], state.lastGrantColor[o], in, color);
-    state.lastGrantInput[o] = std::uint8_t(in);
-    state.lastGrantColor[o] = std::uint8_t(color);
-
-    const QueueId q = queue(r, Port(in), color);
-    const Wavelet w = queues_.front(q).wavelet;  // copy: pushing may grow the slot pool
-    if (o == unsigned(Port::Ramp)) {
-      ++counters_.delivered;
-      lastProgress_ = now;
-      if (sink_) sink_->deliver(r, w, now + params_.rampLatency);
-    } else {
-      const Port arrival = opposite(Port(o));
-      routing.checkArrival(neighbour[o], arrival, w);
-      push(neighbour[o], arrival, w, now + params_.hopLatency);
-      ++counters_.hops;
+  for (unsigned i = 0; i < count; ++i) {
+    const Candidate& c = candidates[i];
+    if (!c.eligible) continue;
+    const Wavelet w = queues_.front(c.queue).wavelet;  // copy: pushing may reuse the slot
+    for (PortMask g = c.eligible; g; g &= PortMask(g - 1)) {
+      const unsigned o = lowestBit(g);
+      state.lastGrantInput[o] = c.input;
+      state.lastGrantColor[o] = c.color;
+      if (o == unsigned(Port::Ramp)) {
+        ++counters_.delivered;
+        lastProgress_ = now;
+        if (sink_) sink_->deliver(r, w, now + params_.rampLatency);
+      } else {
+        const Port arrival = opposite(Port(o));
+        routing.checkArrival(neighbour[o], arrival, w);
+        push(neighbour[o], arrival, w, now + params_.hopLatency);
+        ++counters_.hops;
+      }
+      ++state.transfers[o];
+      if (observer_) observer_->onTransfer(r, Port(o), c.color);
     }
-    ++state.transfers[o];
-    if (observer_) observer_->onTransfer(r, Port(o), color);
-
-    queues_.markSent(q, PortMask(1u << o));
-    if (queues_.sent(q) == routing.forward(r, x, y, w)) {
-      queues_.pop(q);
+    queues_.markSent(c.queue, c.eligible);
+    if (queues_.sent(c.queue) == c.forward) {
+      queues_.pop(c.queue, now);
       --counters_.queued;
-      if (queues_.empty(q)) state.nonEmpty[in] &= ~(1u << color);
+      if (queues_.empty(c.queue)) state.nonEmpty[c.input] &= ~(1u << c.color);
     }
   }
 }
@@ -170,7 +217,7 @@ void FabricKernel::checkWatchdog(std::uint64_t now) const {
   msg << "deadlock: no wavelet delivered or injected for " << (now - lastProgress_) << " cycles (cycle " << now
       << ", watchdog run.watchdog_cycles=" << params_.watchdogCycles << "), " << counters_.queued
       << " wavelets still in the fabric\n"
-      << blockedQueuesReport(40);
+      << blockedQueuesReport(now, 40);
   throw DeadlockError(msg.str());
 }
 
@@ -186,7 +233,7 @@ std::size_t FabricKernel::hostBytes() const {
          current_.hostBytes() + next_.hostBytes();
 }
 
-std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
+std::string FabricKernel::blockedQueuesReport(std::uint64_t now, std::size_t maxLines) const {
   const MeshGeometry& mesh = params_.mesh;
   std::ostringstream out;
   std::size_t lines = 0, omitted = 0;
@@ -209,7 +256,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
           if (!(wanted & (1u << o)) || (queues_.sent(q) & (1u << o)) || o == unsigned(Port::Ramp)) continue;
           const RouterId n = mesh.neighbour(r, Port(o));
           const QueueId d = queue(n, opposite(Port(o)), color);
-          if (!queues_.hasSpace(d))
+          if (!queues_.hasSpace(d, now))
             out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(opposite(Port(o))) << " ("
                 << queues_.size(d) << "/" << queues_.depth() << ")";
         }

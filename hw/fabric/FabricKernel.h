@@ -89,7 +89,7 @@ class FabricKernel {
   std::size_t hostBytes() const;
 
   // The non-empty queues, why each head cannot move, at most `maxLines`.
-  std::string blockedQueuesReport(std::size_t maxLines) const;
+  std::string blockedQueuesReport(std::uint64_t now, std::size_t maxLines) const;
 
  private:
   using QueueId = WaveletQueues::QueueId;
@@ -119,6 +119,7 @@ class FabricKernel {
   bool holdsWavelets(const RouterState& s) const {
     return (s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]) != 0;
   }
+  void prefetchQueues(RouterId r) const;
   void checkWatchdog(std::uint64_t now) const;
 
   FabricParams params_;
@@ -130,6 +131,7 @@ class FabricKernel {
   WaveletQueues queues_;
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it
+  std::vector<RouterId> visiting_;  // current_ as a list, for prefetching ahead
 
   FabricCounters counters_;
   std::uint64_t lastProgress_ = 0;

@@ -2,7 +2,8 @@
 // Every (router, input port, color) wavelet queue of the mesh.
 //
 // A full wafer has 745k routers x 5 ports x 24 colors = 89M queues, almost
-// all empty at any moment. Each queue has an 8-byte header, always there;
+// all empty at any moment. Each queue has a 12-byte header, always there,
+// the five of one (router, color) sharing a cache line;
 // its `depth` wavelet slots are a block taken when the queue first holds a
 // wavelet and given back when it drains. Each (router, input port) has a
 // home block beside its neighbours' (used by the first of its colors to
@@ -10,13 +11,15 @@
 // same port take blocks from a shared overflow pool. Home blocks live in
 // lazily zeroed memory: a router that never sees traffic costs nothing.
 //
-// Queue ids must be laid out so that id % homes() is the (router, port).
+// Queue ids are group * 5 + port, a group being one (router, color), and
+// id % homes is the (router, port) whose home block the queue may use.
 
 #include <cstdint>
 #include <vector>
 
 #include "hw/fabric/Port.h"
 #include "hw/fabric/Wavelet.h"
+#include "hw/fabric/ZeroedArray.h"
 
 namespace wsesim::fabric {
 
@@ -32,81 +35,109 @@ class WaveletQueues {
 
   // `homes` = routers x ports; `queues` a multiple of it.
   WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth);
-  ~WaveletQueues();
-  WaveletQueues(const WaveletQueues&) = delete;
-  WaveletQueues& operator=(const WaveletQueues&) = delete;
 
   unsigned depth() const { return depth_; }
-  unsigned size(QueueId q) const { return headers_[q].count; }
-  bool empty(QueueId q) const { return headers_[q].count == 0; }
+  unsigned size(QueueId q) const { return header(q).count; }
+  bool empty(QueueId q) const { return header(q).count == 0; }
 
   // A slot freed by a pop becomes usable by the upstream router only in the
   // next cycle (the credit travels back over the link), so the answer does
   // not depend on the order in which routers are visited within a cycle.
-  bool hasSpace(QueueId q) const {
-    const Header& h = headers_[q];
-    return unsigned(h.count) + h.popped < depth_;
+  bool hasSpace(QueueId q, std::uint64_t now) const {
+    const Header& h = header(q);
+    return unsigned(h.count) + (h.poppedAtPlusOne == std::uint32_t(now + 1) ? 1u : 0u) < depth_;
   }
 
-  const QueuedWavelet& front(QueueId q) const { return slot(headers_[q].block, headers_[q].head); }
+  const QueuedWavelet& front(QueueId q) const { return slot(header(q).block, header(q).head); }
   const QueuedWavelet& at(QueueId q, unsigned i) const {
-    const Header& h = headers_[q];
-    return slot(h.block, (h.head + i) % depth_);
+    const Header& h = header(q);
+    return slot(h.block, (h.head + i) % depth_);  // off the hot path
   }
 
   void push(QueueId q, const Wavelet& w, std::uint64_t readyAt) {
-    Header& h = headers_[q];
-    if (h.block == kNoBlock) h.block = takeBlock(q % homes_);
-    slot(h.block, (h.head + h.count) % depth_) = QueuedWavelet{w, readyAt};
+    Header& h = header(q);
+    if (h.count == 0) {
+      h.block = takeBlock(q % homes_);
+      h.head = 0;
+    }
+    unsigned tail = h.head + h.count;
+    if (tail >= depth_) tail -= depth_;
+    slot(h.block, tail) = QueuedWavelet{w, readyAt};
     ++h.count;
   }
 
-  void pop(QueueId q) {
-    Header& h = headers_[q];
+  void pop(QueueId q, std::uint64_t now) {
+    Header& h = header(q);
     h.head = std::uint8_t(h.head + 1u == depth_ ? 0 : h.head + 1);
-    --h.count;
     h.sent = 0;
-    h.popped = 1;
-    popped_.push_back(q);
+    h.poppedAtPlusOne = std::uint32_t(now + 1);
+    if (--h.count == 0) giveBack(h.block);
   }
 
   // Outputs the head wavelet has already been copied to (a multicast head
   // leaves the queue only once every listed output has taken its copy).
-  PortMask sent(QueueId q) const { return headers_[q].sent; }
-  void markSent(QueueId q, PortMask outputs) { headers_[q].sent |= outputs; }
+  PortMask sent(QueueId q) const { return header(q).sent; }
+  void markSent(QueueId q, PortMask outputs) { header(q).sent |= outputs; }
 
-  // Ends the cycle: pops become visible upstream, drained queues give their
-  // slots back to the pool.
-  void endCycle();
+  // Hints the memory system that queue q's header will be needed soon.
+  void prefetchHeader(QueueId q) const { __builtin_prefetch(&header(q)); }
+  // Same for q's head wavelet (its header must be in cache to find it).
+  void prefetchFront(QueueId q) const {
+    const Header& h = header(q);
+    if (h.count) __builtin_prefetch(&slot(h.block, h.head));
+  }
 
   std::size_t hostBytes() const;
 
  private:
-  static constexpr std::uint32_t kNoBlock = ~std::uint32_t(0);
-  struct Header {
-    std::uint32_t block = kNoBlock;
-    std::uint8_t head = 0;
-    std::uint8_t count = 0;
-    PortMask sent = 0;
-    std::uint8_t popped = 0;  // popped this cycle
+  struct Header {  // all-zero is an empty queue
+    std::uint32_t block;  // valid while count > 0
+    // Low 32 bits of (last pop cycle + 1); a stale match needs a queue idle
+    // for exactly a multiple of 2^32 cycles.
+    std::uint32_t poppedAtPlusOne;
+    std::uint8_t head;
+    std::uint8_t count;
+    PortMask sent;
+    // Used in the first header of each (router, port) only: its home block is taken.
+    std::uint8_t homeTaken;
+  };
+  struct alignas(64) HeaderGroup {
+    Header port[kPortCount];
   };
 
-  std::uint32_t takeBlock(std::size_t home);
-  void giveBack(std::uint32_t block);
-  // Blocks below homes_ are home blocks, the rest index the overflow pool.
-  QueuedWavelet& slot(std::uint32_t block, unsigned i) const {
-    return block < homes_ ? home_[std::size_t(block) * depth_ + i]
-                          : overflow_[std::size_t(block - homes_) * depth_ + i];
+  Header& header(QueueId q) const { return headers_[q / kPortCount].port[q % kPortCount]; }
+  Header& homeHeader(std::size_t home) const { return header(home); }
+  QueuedWavelet& slot(std::uint32_t block, unsigned i) const { return slots_[std::size_t(block) * depth_ + i]; }
+
+  // Blocks [0, homes_) are the home blocks; overflow blocks follow, handed
+  // out from a free list and then by bumping `overflowEnd_`.
+  std::uint32_t takeBlock(std::size_t home) {
+    Header& owner = homeHeader(home);
+    if (!owner.homeTaken) {
+      owner.homeTaken = 1;
+      return std::uint32_t(home);
+    }
+    if (!freeOverflow_.empty()) {
+      const std::uint32_t b = freeOverflow_.back();
+      freeOverflow_.pop_back();
+      return b;
+    }
+    return overflowEnd_++;
+  }
+  void giveBack(std::uint32_t block) {
+    if (block < homes_)
+      homeHeader(block).homeTaken = 0;
+    else
+      freeOverflow_.push_back(block);
   }
 
   unsigned depth_;
   std::size_t homes_;
-  std::vector<Header> headers_;
-  QueuedWavelet* home_;  // homes_ x depth_ slots, calloc'd
-  std::vector<std::uint8_t> homeTaken_;
-  mutable std::vector<QueuedWavelet> overflow_;
+  ZeroedArray<HeaderGroup> headers_;
+  // Room for every queue to hold a block at once; only touched pages are backed.
+  ZeroedArray<QueuedWavelet> slots_;
+  std::uint32_t overflowEnd_;
   std::vector<std::uint32_t> freeOverflow_;
-  std::vector<QueueId> popped_;
 };
 
 }  // namespace wsesim::fabric

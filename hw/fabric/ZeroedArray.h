@@ -1,0 +1,42 @@
+#pragma once
+// A fixed-size array of zero-initialised trivial objects whose memory the OS
+// backs only when first touched (anonymous mmap). State for every router of
+// a full wafer can be declared up front and cost only what traffic touches.
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <new>
+#include <type_traits>
+
+namespace wsesim::fabric {
+
+template <class T>
+class ZeroedArray {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "all-zero bytes must be a valid T");
+  static_assert(alignof(T) <= 4096, "mmap memory is page aligned");
+
+ public:
+  explicit ZeroedArray(std::size_t size) : size_(size) {
+    if (size == 0) return;
+    void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    data_ = static_cast<T*>(p);
+  }
+  ~ZeroedArray() {
+    if (data_) ::munmap(data_, bytes());
+  }
+  ZeroedArray(const ZeroedArray&) = delete;
+  ZeroedArray& operator=(const ZeroedArray&) = delete;
+
+  T& operator[](std::size_t i) const { return data_[i]; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_;
+};
+
+}  // namespace wsesim::fabric

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""Fabric kernel benchmark: simulation speed and memory on one core.
+
+Runs `wsesim run` once per scenario (SystemC elaborates once per process, and
+peak memory is per process), collects router-cycles/s and wavelet-hops/s from
+each result, and writes one JSON document atomically.
+
+    testbench/bench/fabric_bench.py [--wsesim build/wsesim] [--out bench.json] [--only NAME]...
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CONFIG = os.path.join(ROOT, "testbench", "configs", "noc_small.yaml")
+
+# (name, overrides). Targets from the fabric issue: >= 100 M router-cycles/s at
+# 64x64 / 0.01, >= 40 M wavelet-hops/s at 256x256 at every load, in packet
+# mode (xy) and with 24 colors in use; full wse2 fabric built in < 60 s, < 8 GiB.
+def uniform(name, mesh, rate, colors, measure):
+    return (name, {
+        "arch.preset": "wse2", "arch.mesh.width": mesh, "arch.mesh.height": mesh,
+        "arch.fabric.routing": "xy", "arch.fabric.colors": 24,
+        "workload.pattern": "uniform_random", "workload.injection_rate": rate,
+        "workload.colors": colors, "workload.warmup_cycles": 1000,
+        "workload.measure_cycles": measure, "workload.drain_cycles": 0,
+    })
+
+SCENARIOS = [
+    uniform("uniform_64x64_r0.01_packet", 64, 0.01, 1, 20000),
+    uniform("uniform_64x64_r0.01_24colors", 64, 0.01, 24, 20000),
+    uniform("uniform_256x256_r0.005_packet", 256, 0.005, 1, 3000),
+    uniform("uniform_256x256_r0.005_24colors", 256, 0.005, 24, 3000),
+    uniform("uniform_256x256_r0.1_packet", 256, 0.1, 1, 1000),
+    uniform("uniform_256x256_r0.1_24colors", 256, 0.1, 24, 1000),
+    ("row_broadcast_256x256_24colors", {
+        "arch.preset": "wse2", "arch.mesh.width": 256, "arch.mesh.height": 256,
+        "arch.fabric.routing": "color", "workload.pattern": "row_broadcast",
+        "workload.broadcast_sources": 24, "workload.injection_rate": 0.01,
+        "workload.warmup_cycles": 500, "workload.measure_cycles": 2000, "workload.drain_cycles": 0,
+    }),
+    ("wse2_full_fabric_elaboration", {
+        "arch.preset": "wse2", "arch.fabric.routing": "xy", "workload.pattern": "uniform_random",
+        "workload.injection_rate": 0.0, "workload.warmup_cycles": 0, "workload.measure_cycles": 1,
+    }),
+]
+
+
+def run(wsesim, name, overrides):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "result.json")
+        cmd = [wsesim, "run", CONFIG, "--out", out]
+        for key, value in overrides.items():
+            cmd += ["--set", f"{key}={value}"]
+        started = time.monotonic()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.monotonic() - started
+        if proc.returncode != 0:
+            raise RuntimeError(f"{name}: wsesim exited {proc.returncode}: {proc.stderr.strip()}")
+        with open(out) as f:
+            result = json.load(f)
+    w = result["workload"]
+    return {
+        "name": name,
+        "overrides": overrides,
+        "mesh": f'{overrides.get("arch.mesh.width", 750)}x{overrides.get("arch.mesh.height", 994)}',
+        "cycles": result["cycles"],
+        "wavelet_hops": w["wavelet_hops"],
+        "router_cycles_per_second": w["router_cycles_per_second"],
+        "wavelet_hops_per_second": w["wavelet_hops_per_second"],
+        "accepted_rate": w["accepted_rate"],
+        "elaboration_seconds": w["host"]["elaboration_seconds"],
+        "simulation_seconds": w["host"]["simulation_seconds"],
+        "process_wall_seconds": wall,
+        "peak_rss_bytes": result["host"]["peak_rss_bytes"],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--wsesim", default=os.path.join(ROOT, "build", "wsesim"))
+    parser.add_argument("--out", default="fabric_bench.json")
+    parser.add_argument("--only", action="append", help="run only these scenarios")
+    args = parser.parse_args()
+
+    rows = []
+    for name, overrides in SCENARIOS:
+        if args.only and name not in args.only:
+            continue
+        row = run(args.wsesim, name, overrides)
+        rows.append(row)
+        print(f'{name:36s} {row["router_cycles_per_second"]/1e6:8.1f} M router-cycles/s '
+              f'{row["wavelet_hops_per_second"]/1e6:7.1f} M hops/s  elab {row["elaboration_seconds"]:6.2f} s  '
+              f'RSS {row["peak_rss_bytes"]/2**20:7.0f} MiB', flush=True)
+
+    doc = {"benchmark": "fabric", "host": os.uname().nodename, "cpus": os.cpu_count(),
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "scenarios": rows}
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
