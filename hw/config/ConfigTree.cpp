@@ -13,12 +13,19 @@ namespace {
 
 const std::set<std::string> kSections = {"arch", "workload", "run"};
 
+std::string scalarKey(const YAML::Node& key, const std::string& under, const std::string& origin) {
+  if (!key.IsScalar())
+    throw ConfigError(origin + ": a key under '" + (under.empty() ? "(top level)" : under) +
+                      "' is not a plain name (line " + std::to_string(key.Mark().line + 1) + ")");
+  return key.Scalar();
+}
+
 void flatten(const YAML::Node& node, const std::string& prefix, const std::string& origin,
              std::map<std::string, ConfigValue>& out) {
   switch (node.Type()) {
     case YAML::NodeType::Map:
       for (const auto& item : node) {
-        const std::string key = item.first.as<std::string>();
+        const std::string key = scalarKey(item.first, prefix, origin);
         if (key.empty() || key.find('.') != std::string::npos)
           throw ConfigError(origin + ": invalid key '" + key + "' under '" + prefix + "'");
         flatten(item.second, prefix.empty() ? key : prefix + "." + key, origin, out);
@@ -62,7 +69,7 @@ ConfigTree ConfigTree::fromText(const std::string& yaml, const std::string& orig
   if (!root || root.IsNull()) return tree;
   if (!root.IsMap()) throw ConfigError(origin + ": expected a mapping with sections arch, workload, run");
   for (const auto& item : root) {
-    const std::string section = item.first.as<std::string>();
+    const std::string section = scalarKey(item.first, "", origin);
     if (!kSections.count(section))
       throw ConfigError(origin + ": unknown section '" + section + "' (allowed: arch, workload, run)");
     flatten(item.second, section, origin, tree.values_);
@@ -95,17 +102,22 @@ void ConfigTree::applyPreset(const std::filesystem::path& presetDir) {
   const ConfigValue* named = find("arch.preset");
   if (!named) return;
   std::string name = named->text;
+  // Who named the preset being loaded, for error messages.
+  std::string namedBy = "arch.preset = " + name + " (" + named->origin + ")";
   std::vector<std::string> chain;
   while (!name.empty()) {
-    if (std::find(chain.begin(), chain.end(), name) != chain.end())
-      throw ConfigError("preset '" + name + "' is based on itself");
     chain.push_back(name);
+    if (std::find(chain.begin(), chain.end() - 1, name) != chain.end() - 1) {
+      std::string cycle;
+      for (const std::string& p : chain) cycle += (cycle.empty() ? "" : " -> ") + p;
+      if (chain.size() == 2) throw ConfigError("preset '" + name + "' is based on itself (its 'base' key)");
+      throw ConfigError("presets are based on each other in a cycle (" + cycle + "): check their 'base' keys");
+    }
     const std::filesystem::path file = presetDir / (name + ".yaml");
     if (!std::filesystem::exists(file)) {
       std::string known;
       for (const std::string& p : presetNames(presetDir)) known += (known.empty() ? "" : ", ") + p;
-      throw ConfigError("arch.preset = " + name + " (" + named->origin + "): no such preset in " +
-                        presetDir.string() + " (known: " + known + ")");
+      throw ConfigError(namedBy + ": no such preset in " + presetDir.string() + " (known: " + known + ")");
     }
     const std::string origin = "preset " + name;
     const YAML::Node root = parseYaml(readFile(file, "preset"), origin);
@@ -113,15 +125,18 @@ void ConfigTree::applyPreset(const std::filesystem::path& presetDir) {
     std::string base;
     std::map<std::string, ConfigValue> flat;
     for (const auto& item : root) {
-      const std::string key = item.first.as<std::string>();
+      const std::string key = scalarKey(item.first, "", origin);
       if (key == "base") {
-        base = item.second.as<std::string>();
+        if (!item.second.IsScalar() || item.second.Scalar().empty())
+          throw ConfigError(origin + ": base must name one preset");
+        base = item.second.Scalar();
         continue;
       }
       flatten(item.second, "arch." + key, origin, flat);
     }
     // Values already present come from a more specific layer and win.
     for (auto& [key, value] : flat) values_.emplace(key, value);
+    namedBy = origin + ": base = " + base;
     name = base;
   }
 }

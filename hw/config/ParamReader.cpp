@@ -1,6 +1,7 @@
 #include "hw/config/ParamReader.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -23,6 +24,18 @@ std::optional<double> parseNumber(const std::string& text) {
   return value;
 }
 
+// Plain integers are read exactly; "1e6"-style values are accepted while a
+// double represents them exactly (up to 2^53).
+std::optional<std::int64_t> parseInteger(const std::string& text) {
+  std::int64_t value = 0;
+  const char* begin = text.data() + (text.size() > 1 && text[0] == '+' ? 1 : 0);
+  const auto [end, error] = std::from_chars(begin, text.data() + text.size(), value);
+  if (error == std::errc() && end == text.data() + text.size()) return value;
+  const std::optional<double> number = parseNumber(text);
+  if (!number || std::floor(*number) != *number || std::fabs(*number) > 9007199254740992.0) return std::nullopt;
+  return std::int64_t(*number);
+}
+
 std::string formatReal(double v) {
   std::ostringstream out;
   out.precision(17);
@@ -35,8 +48,8 @@ std::string formatReal(double v) {
 const ConfigValue* ParamReader::lookup(const std::string& key, bool hasFallback) const {
   const ConfigValue* v = tree_.find(key);
   if (!v && !hasFallback)
-    throw ConfigError(key + ": missing; set it in the configuration, with --set " + key +
-                      "=..., or choose a preset (arch.preset) that defines it");
+    throw ConfigError(key + ": missing; set it in the configuration or with --set " + key + "=..." +
+                      (key.rfind("arch.", 0) == 0 ? ", or choose a preset (arch.preset) that defines it" : ""));
   return v;
 }
 
@@ -50,10 +63,9 @@ std::int64_t ParamReader::integer(const std::string& key, std::int64_t min, std:
                             (note.empty() ? "" : " (" + note + ")");
   std::int64_t value;
   if (const ConfigValue* v = lookup(key, fallback.has_value())) {
-    const std::optional<double> number = parseNumber(v->text);
-    if (!number || std::floor(*number) != *number || std::fabs(*number) > 9.0e18)
-      throw ConfigError(where(key, *v) + ": expected " + range);
-    value = std::int64_t(*number);
+    const std::optional<std::int64_t> number = parseInteger(v->text);
+    if (!number) throw ConfigError(where(key, *v) + ": expected " + range);
+    value = *number;
     if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
   } else {
     value = *fallback;

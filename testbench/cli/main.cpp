@@ -9,7 +9,9 @@
 #include "testbench/cli/Cli.h"
 
 int sc_main(int argc, char* argv[]) {
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  // stdout carries results only: SystemC's notices (simulation stopped,
+  // trace timescale) are not for the user.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   return wsesim::cli::main(argc, argv, std::cout, std::cerr);
 }
 

@@ -307,12 +307,6 @@ INSTANTIATE_TEST_SUITE_P(Cases, CliBadConfig, ::testing::ValuesIn(badConfigs()),
                          [](const ::testing::TestParamInfo<BadConfig>& info) { return info.param.name; });
 
 TEST_F(Cli, NonScalarYamlKeyIsAConfigurationError) {
-  // BUG: a YAML mapping key that is not a scalar escapes ConfigTree as
-  // YAML::TypedBadConversion (not ConfigError); `wsesim run` exits 1 (usage)
-  // instead of 2 and SystemC prints "Error: (E549) uncaught exception:
-  // yaml-cpp: error at line 1, column 2: bad conversion" on stdout, stderr empty.
-  // Repro: printf '{[1, 2]: 3}\n' > k.yaml && build/wsesim run k.yaml; echo $?   -> 1
-  GTEST_SKIP() << "BUG: non-scalar YAML key makes wsesim exit 1 with an uncaught yaml-cpp exception";
   writeFile(work("run.yaml"), "{[1, 2]: 3}\n");
   const Outcome o = wsesim("run run.yaml --out result.json");
   EXPECT_EQ(o.status, 2);
@@ -383,12 +377,6 @@ TEST_F(Cli, VcdTracesTheRoutersOfTheRegion) {
 }
 
 TEST_F(Cli, VcdRunKeepsStdoutForResults) {
-  // BUG: main.cpp silences SystemC's SC_INFO reports only for the message
-  // type "/OSCI/SystemC", so a --vcd run prints "Info: (I703) tracing
-  // timescale unit set: 1 ps (trace.vcd.partial.vcd)" on stdout (main.cpp:
-  // "stdout carries results only"), exposing the internal .partial name.
-  // Repro: build/wsesim run testbench/configs/noc_small.yaml --vcd t.vcd 2>/dev/null | head -2
-  GTEST_SKIP() << "BUG: SystemC info I703 is printed on stdout in --vcd runs";
   writeFile(work("run.yaml"), kSmallRun);
   const Outcome o = wsesim("run run.yaml --vcd trace.vcd");
   ASSERT_EQ(o.status, 0) << o.err;
