@@ -6,8 +6,15 @@ namespace wsesim::config {
 
 RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {
   RunConfig r;
-  // Long enough for a wavelet to cross the largest wafer under heavy load.
-  r.watchdogCycles = std::uint64_t(p.integer("run.watchdog_cycles", 1, std::int64_t(1) << 40, 100000));
+  // The watchdog must outlast a lone wavelet crossing the mesh corner to
+  // corner, or a healthy run with little traffic would be declared deadlocked.
+  const std::int64_t crossing =
+      (std::int64_t(arch.mesh.width) + arch.mesh.height - 2) * arch.fabric.hopLatencyCycles +
+      2 * std::int64_t(arch.fabric.rampLatencyCycles);
+  r.watchdogCycles = std::uint64_t(p.integer("run.watchdog_cycles", crossing + 1, std::int64_t(1) << 40,
+                                             std::max<std::int64_t>(100000, 10 * crossing),
+                                             "longer than a zero-load corner-to-corner crossing, " +
+                                                 std::to_string(crossing) + " cycles"));
 
   // A VCD of a full wafer would be terabytes: only a rectangle is traced.
   const std::int64_t w = arch.mesh.width, h = arch.mesh.height;

@@ -86,7 +86,7 @@ std::uint64_t NocTraffic::nextActivity(std::uint64_t now) const {
 
 bool NocTraffic::finished(std::uint64_t now, const fabric::FabricKernel&) const {
   if (!windowClosed_) return false;
-  return measuredPacketsUndelivered() == 0 || now >= measureEnd() + config_.drainCycles;
+  return measuredDeliveriesMissing() == 0 || now >= measureEnd() + config_.drainCycles;
 }
 
 void NocTraffic::deliver(fabric::RouterId, const fabric::Wavelet& w, std::uint64_t arrivalCycle) {

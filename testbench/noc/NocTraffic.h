@@ -41,7 +41,8 @@ class NocTraffic : public wafer::CycleDriver, public fabric::WaveletSink {
   // Wavelets created by the sources during the measurement window.
   std::uint64_t measuredWaveletsCreated() const { return measuredPackets_ * config_.packetWavelets; }
   std::uint64_t measuredPackets() const { return measuredPackets_; }
-  std::uint64_t measuredPacketsUndelivered() const { return measuredPackets_ * fanout_ - measuredTailsArrived_; }
+  // Copies of measured packets not delivered (a packet has `fanout` copies).
+  std::uint64_t measuredDeliveriesMissing() const { return measuredPackets_ * fanout_ - measuredTailsArrived_; }
   // Deliveries arriving within the measurement window (every copy counts).
   std::uint64_t windowDeliveries() const { return windowDeliveries_; }
   LatencyStats latency() const;

@@ -102,7 +102,7 @@ void NocWorkload::run(const workload::RunOptions& options) {
   r["wavelets_in_flight"] = counters.queued;
   r["wavelet_hops"] = counters.hops;
   r["measured_packets"] = traffic.measuredPackets();
-  r["measured_packets_undelivered"] = traffic.measuredPacketsUndelivered() / fanout;
+  r["measured_deliveries_missing"] = traffic.measuredDeliveriesMissing();
   r["router_cycles_per_second"] = simSeconds > 0 ? double(mesh.routers()) * double(cycles_) / simSeconds : 0.0;
   r["wavelet_hops_per_second"] = simSeconds > 0 ? double(counters.hops) / simSeconds : 0.0;
   r["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
@@ -151,12 +151,12 @@ std::string NocWorkload::summary() const {
                 config_.packetWavelets);
   out << line;
   std::snprintf(line, sizeof line,
-                "  latency   avg %.1f  p50 %llu  p99 %llu  max %llu cycles (%llu packets measured, %llu undelivered)\n",
+                "  latency   avg %.1f  p50 %llu  p99 %llu  max %llu cycles (%llu packets measured, %llu deliveries missing)\n",
                 r["latency_avg"].get<double>(), (unsigned long long)r["latency_p50"].get<std::uint64_t>(),
                 (unsigned long long)r["latency_p99"].get<std::uint64_t>(),
                 (unsigned long long)r["latency_max"].get<std::uint64_t>(),
                 (unsigned long long)r["measured_packets"].get<std::uint64_t>(),
-                (unsigned long long)r["measured_packets_undelivered"].get<std::uint64_t>());
+                (unsigned long long)r["measured_deliveries_missing"].get<std::uint64_t>());
   out << line;
   std::snprintf(line, sizeof line, "  rate      offered %.5f  accepted %.5f wavelets/source/cycle\n",
                 r["offered_rate"].get<double>(), r["accepted_rate"].get<double>());

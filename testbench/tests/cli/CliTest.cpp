@@ -386,21 +386,19 @@ TEST_F(Cli, VcdRunKeepsStdoutForResults) {
 
 // --------------------------------------------------------- failed simulations
 
-TEST_F(Cli, WatchdogDeadlockExitsThreeAndWritesNothing) {
-  // Dimension-order (XY) routing and the broadcast trees are deadlock-free, so
-  // no routing configuration deadlocks. The watchdog declares a deadlock when
-  // no PE injects or receives a wavelet for run.watchdog_cycles cycles while
-  // wavelets are in the fabric; with 100-cycle hops and a 50-cycle watchdog
-  // that happens as soon as the fabric holds only wavelets on links, because
-  // at 64 x 0.0001 = 0.0064 injections per cycle a 50-cycle gap without
-  // injections comes within the first few packets.
+TEST_F(Cli, WatchdogShorterThanACrossingIsAConfigError) {
+  // XY routing and the broadcast trees are deadlock-free, so a healthy run
+  // must never trip the watchdog: it has to outlast a lone wavelet crossing
+  // the mesh. tiny is 8 x 8 with 100-cycle hops and 2-cycle ramps, so a
+  // corner-to-corner crossing takes (7 + 7) * 100 + 2 * 2 = 1404 cycles and
+  // the smallest allowed watchdog is 1405. (A real deadlock is exercised on
+  // the kernel in tests/fabric/DeadlockTest.cpp.)
   writeFile(work("run.yaml"), kSmallRun);
   const Outcome o = wsesim(
-      "run run.yaml --set arch.fabric.hop_latency_cycles=100 --set run.watchdog_cycles=50 "
-      "--set workload.injection_rate=0.0001 --out result.json --vcd trace.vcd");
-  EXPECT_EQ(o.status, 3) << o.out << o.err;  // Cli.h: kSimulationError
-  expectMentions(o.err, {"simulation failed", "deadlock", "run.watchdog_cycles=50", "router ("});
-  // Neither the result nor the waveform (nor its .partial) is left behind.
+      "run run.yaml --set arch.fabric.hop_latency_cycles=100 --set run.watchdog_cycles=1404 "
+      "--out result.json --vcd trace.vcd");
+  EXPECT_EQ(o.status, 2) << o.out << o.err;  // Cli.h: kConfigError
+  expectMentions(o.err, {"run.watchdog_cycles", "1404", "[1405,", "1404 cycles"});
   EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"});
 }
 

@@ -121,7 +121,8 @@ TEST(Ranges, VcdRegionMustLieInTheMeshAndBeOrdered) {
   expectMentions(runError({"run.vcd.region.x0=8"}), {"run.vcd.region.x0", "[0, 7]"});
   // x1 may not lie left of x0 = 5: [5, 7].
   expectMentions(runError({"run.vcd.region.x0=5", "run.vcd.region.x1=4"}), {"run.vcd.region.x1", "[5, 7]"});
-  expectMentions(runError({"run.watchdog_cycles=0"}), {"run.watchdog_cycles", "[1, "});
+  // tiny: (7 + 7) * 1 + 2 * 2 = 18-cycle crossing, so the watchdog must be >= 19.
+  expectMentions(runError({"run.watchdog_cycles=0"}), {"run.watchdog_cycles", "[19, ", "18 cycles"});
 }
 
 TEST(RunConfig, DefaultsAreAFourByFourRegionAndA100kWatchdog) {

@@ -104,7 +104,7 @@ TEST(NocUniformRandom, LowLoadAcceptsWhatIsOfferedAtHopCountPlusRampsLatency) {
       "           warmup_cycles: 1000, measure_cycles: 20000, seed: 1}\n");
   const double sources = 64, window = 20000, rate = 0.005;
   ASSERT_EQ(count(r, "sources"), 64u);
-  ASSERT_EQ(count(r, "measured_packets_undelivered"), 0u);
+  ASSERT_EQ(count(r, "measured_deliveries_missing"), 0u);
   EXPECT_EQ(count(r, "latency_samples"), count(r, "measured_packets"));
 
   // Offered: packets created in the window ~ Binomial(64 x 20000, 0.005),
@@ -152,7 +152,7 @@ TEST(NocTranspose, ZeroLoadLatenciesOnASquareMesh) {
       "arch: {preset: tiny, mesh: {width: 4, height: 4}, fabric: {routing: xy}}\n"
       "workload: {type: noc, pattern: transpose, injection_rate: 0.005,\n"
       "           warmup_cycles: 1000, measure_cycles: 40000, seed: 1}\n");
-  ASSERT_EQ(count(r, "measured_packets_undelivered"), 0u);
+  ASSERT_EQ(count(r, "measured_deliveries_missing"), 0u);
   // PE (x, y) sends to (y, x): |x - y| hops east or west, then |x - y| north
   // or south, so 2 |x - y| hops; the diagonal sends to itself (0 hops, both
   // ramps only). On 4 x 4, |x - y| = 0, 1, 2, 3 for 4, 6, 4, 2 PEs, so the
@@ -192,7 +192,7 @@ TEST(NocRowBroadcast, EveryWaveletReachesTheOtherPesOfItsRow) {
   EXPECT_EQ(r.at("routing"), "color");
   EXPECT_EQ(count(r, "sources"), 8u);
   EXPECT_EQ(count(r, "fanout"), 7u);
-  ASSERT_EQ(count(r, "measured_packets_undelivered"), 0u);
+  ASSERT_EQ(count(r, "measured_deliveries_missing"), 0u);
   // Every measured packet yields one latency sample per receiving PE.
   EXPECT_EQ(count(r, "latency_samples"), 7 * count(r, "measured_packets"));
   // From x = 0 a wavelet crosses the 7 links of its row once and is copied to
