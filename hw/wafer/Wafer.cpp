@@ -41,15 +41,28 @@ void Wafer::traceTo(sc_core::sc_trace_file* file) {
 void Wafer::run() {
   try {
     std::uint64_t synced = 0;  // cycle SystemC time corresponds to
+    auto advanceTo = [&](std::uint64_t cycle) {
+      if (cycle > synced) wait(period_ * double(cycle - synced));
+      synced = cycle;
+    };
     while (driver_ && !driver_->finished(now_, fabric_)) {
       if (fabric_.idle()) {
         const std::uint64_t next = driver_->nextActivity(now_);
         if (next == kNever) break;
-        now_ = std::max(now_, next);
+        if (next > now_) {
+          // The waveform shows the mesh going quiet right after its last
+          // busy cycle, not the last transfers held across the gap.
+          if (tracer_ && now_ > synced) {
+            advanceTo(now_);
+            tracer_->beginCycle();
+            tracer_->sample(fabric_);
+          }
+          now_ = next;
+          advanceTo(now_);
+        }
       }
       if (tracer_) {
-        if (now_ > synced) wait(period_ * double(now_ - synced));
-        synced = now_;
+        advanceTo(now_);
         tracer_->beginCycle();
       }
       driver_->beginCycle(now_, fabric_);
@@ -57,7 +70,7 @@ void Wafer::run() {
       if (tracer_) tracer_->sample(fabric_);
       ++now_;
     }
-    wait(period_ * double(now_ - synced));
+    advanceTo(now_);
   } catch (...) {
     error_ = std::current_exception();
   }

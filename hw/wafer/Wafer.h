@@ -1,8 +1,9 @@
 #pragma once
 // The wafer as a SystemC module. Its single thread steps the flat fabric
-// kernel cycle by cycle (no process or signal per router) and keeps SystemC
-// time in step with the kernel, so TLM parts and VCD tracing see the right
-// simulated time. Idle stretches are skipped in one wait().
+// kernel cycle by cycle (no process or signal per router). SystemC time
+// follows the kernel at every idle stretch it skips (one wait() each), at
+// the end of the run, and at every cycle while a waveform is traced; busy
+// stretches run without yielding to the SystemC scheduler.
 
 #include <systemc>
 

@@ -5,7 +5,7 @@ Runs `wsesim run` once per scenario (SystemC elaborates once per process, and
 peak memory is per process), collects router-cycles/s and wavelet-hops/s from
 each result, and writes one JSON document atomically.
 
-    testbench/bench/fabric_bench.py [--wsesim build/wsesim] [--out bench.json] [--only NAME]...
+    testbench/bench/fabric_bench.py [--wsesim build/wsesim] [--out fabric_bench.json] [--only NAME]...
 """
 import argparse
 import json

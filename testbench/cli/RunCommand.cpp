@@ -1,6 +1,9 @@
 #include <boost/program_options.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <ostream>
 #include <systemc>
@@ -73,6 +76,15 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
 
   const std::string vcdBase = args.vcdFile.empty() ? "" : partialVcdBase(args.vcdFile);
+  // Find out now, not after a long run, that the waveform cannot be written.
+  if (!vcdBase.empty()) {
+    if (std::FILE* probe = std::fopen((vcdBase + ".vcd").c_str(), "w")) {
+      std::fclose(probe);
+    } else {
+      err << "wsesim: cannot write the waveform " << args.vcdFile << ": " << std::strerror(errno) << "\n";
+      return kOutputError;
+    }
+  }
   try {
     work->run(workload::RunOptions{vcdBase});
   } catch (const std::exception& e) {

@@ -9,6 +9,9 @@
 #include "testbench/cli/Cli.h"
 
 int sc_main(int argc, char* argv[]) {
+  // 1 fs keeps the clock period (909.09 ps at 1.1 GHz) within 1e-6 of exact
+  // in SystemC time and waveforms.
+  sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   // stdout carries results only: SystemC's notices (simulation stopped,
   // trace timescale) are not for the user.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);

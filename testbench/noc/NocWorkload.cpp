@@ -66,7 +66,7 @@ void NocWorkload::run(const workload::RunOptions& options) {
   sc_core::sc_trace_file* vcd = nullptr;
   if (!options.vcdBaseName.empty()) {
     vcd = sc_core::sc_create_vcd_trace_file(options.vcdBaseName.c_str());
-    vcd->set_time_unit(1, sc_core::SC_PS);
+    vcd->set_time_unit(sc_core::sc_get_time_resolution().to_seconds() * 1e15, sc_core::SC_FS);
     wafer.traceTo(vcd);
   }
   const auto elaborated = std::chrono::steady_clock::now();

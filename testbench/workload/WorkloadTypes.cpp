@@ -3,7 +3,8 @@
 
 namespace wsesim::workload {
 
-// Adding a workload type is one file and one line here.
+// Adding a workload type: its source file (listed in testbench/CMakeLists.txt),
+// its factory's header included above, and one line here.
 const std::map<std::string, WorkloadFactory>& workloadTypes() {
   static const std::map<std::string, WorkloadFactory> types = {
       {"noc", noc::makeNocWorkload},
