@@ -57,7 +57,7 @@ class WaveletQueues {
   void push(QueueId q, const Wavelet& w, std::uint64_t readyAt) {
     Header& h = header(q);
     if (h.count == 0) {
-      h.block = takeBlock(q % homes_);
+      h.block = takeBlock(homeOf(q));
       h.head = 0;
     }
     unsigned tail = h.head + h.count;
@@ -107,6 +107,11 @@ class WaveletQueues {
 
   Header& header(QueueId q) const { return headers_[q / kPortCount].port[q % kPortCount]; }
   Header& homeHeader(std::size_t home) const { return header(home); }
+  // q % homes_ without a division instruction (Lemire's fastmod; ids < 2^32).
+  std::size_t homeOf(QueueId q) const {
+    const std::uint64_t low = homesReciprocal_ * std::uint32_t(q);
+    return std::size_t((static_cast<unsigned __int128>(low) * homes_) >> 64);
+  }
   QueuedWavelet& slot(std::uint32_t block, unsigned i) const { return slots_[std::size_t(block) * depth_ + i]; }
 
   // Blocks [0, homes_) are the home blocks; overflow blocks follow, handed
@@ -133,6 +138,7 @@ class WaveletQueues {
 
   unsigned depth_;
   std::size_t homes_;
+  std::uint64_t homesReciprocal_;
   ZeroedArray<HeaderGroup> headers_;
   // Room for every queue to hold a block at once; only touched pages are backed.
   ZeroedArray<QueuedWavelet> slots_;
