@@ -97,14 +97,15 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
   visiting_.clear();
   current_.drain([&](RouterId r) { visiting_.push_back(r); });
-  // Routers are independent within a cycle, so their state can be fetched
-  // ahead: router state kDistance routers ahead, queue headers half as far.
-  constexpr std::size_t kDistance = 8;
+  // Routers are independent within a cycle, so their memory is fetched
+  // ahead in three stages, each using what the previous one brought in:
+  // router state, the headers of its non-empty queues, their head wavelets.
+  constexpr std::size_t kState = 12, kHeaders = 8, kHeads = 4;
   const std::size_t n = visiting_.size();
-  for (std::size_t i = 0; i < std::min(n, kDistance); ++i) __builtin_prefetch(&routers_[visiting_[i]]);
   for (std::size_t i = 0; i < n; ++i) {
-    if (i + kDistance < n) __builtin_prefetch(&routers_[visiting_[i + kDistance]]);
-    if (i + kDistance / 2 < n) prefetchQueues(visiting_[i + kDistance / 2]);
+    if (i + kState < n) __builtin_prefetch(&routers_[visiting_[i + kState]]);
+    if (i + kHeaders < n) prefetchQueues(visiting_[i + kHeaders], false);
+    if (i + kHeads < n) prefetchQueues(visiting_[i + kHeads], true);
     const RouterId r = visiting_[i];
     RouterState& s = routers_[r];
     s.injected = 0;
@@ -114,10 +115,16 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   if (counters_.queued != 0) checkWatchdog(now);
 }
 
-void FabricKernel::prefetchQueues(RouterId r) const {
+void FabricKernel::prefetchQueues(RouterId r, bool heads) const {
   const RouterState& s = routers_[r];
   for (unsigned in = 0; in < kPortCount; ++in)
-    for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) queues_.prefetchFront(queue(r, Port(in), lowestBit(m)));
+    for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) {
+      const QueueId q = queue(r, Port(in), lowestBit(m));
+      if (heads)
+        queues_.prefetchFront(q);
+      else
+        queues_.prefetchHeader(q);
+    }
 }
 
 template <class Routing>

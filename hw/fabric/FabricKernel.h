@@ -119,7 +119,8 @@ class FabricKernel {
   bool holdsWavelets(const RouterState& s) const {
     return (s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]) != 0;
   }
-  void prefetchQueues(RouterId r) const;
+  // Hints the headers (heads = false) or head wavelets (true) of r's queues.
+  void prefetchQueues(RouterId r, bool heads) const;
   void checkWatchdog(std::uint64_t now) const;
 
   FabricParams params_;
