@@ -59,14 +59,42 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
   }
 }
 
-void FabricKernel::push(RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt) {
-  queues_.push(queue(r, in, w.color), w, readyAt);
-  routers_[r].nonEmpty[unsigned(in)] |= 1u << w.color;
+template <class Routing>
+void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt) {
+  const QueueId q = queue(r, in, w.color);
+  RouterState& s = routers_[r];
+  const std::uint32_t colorBit = 1u << w.color;
+  if (queues_.empty(q)) setWants(s, unsigned(in), w.color, routing.forward(r, s.x, s.y, w));
+  queues_.push(q, w, readyAt);
+  s.nonEmpty[unsigned(in)] |= colorBit;
+  if (queues_.size(q) == queues_.depth()) s.noSpace[unsigned(in)] |= colorBit;
   ++counters_.queued;
   markActive(r);
 }
 
+template <class Routing>
+void FabricKernel::pop(const Routing& routing, RouterId r, unsigned in, unsigned color) {
+  const QueueId q = queue(r, Port(in), color);
+  RouterState& s = routers_[r];
+  // A slot freed by a pop becomes usable by the upstream router only in the
+  // next cycle (the credit travels back over the link), so the outcome does
+  // not depend on the order in which routers are visited within a cycle.
+  if (queues_.size(q) == queues_.depth()) releases_.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
+  queues_.pop(q);
+  --counters_.queued;
+  if (queues_.empty(q))
+    s.nonEmpty[in] &= ~(1u << color);
+  else
+    setWants(s, in, color, routing.forward(r, s.x, s.y, queues_.front(q).wavelet));
+}
+
 bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
+  if (params_.routing == RoutingMode::Color) return inject(ColorRouting{routes_}, r, w, now);
+  return inject(XyRouting{params_.mesh}, r, w, now);
+}
+
+template <class Routing>
+bool FabricKernel::inject(const Routing& routing, RouterId r, const Wavelet& w, std::uint64_t now) {
   if (w.color >= params_.colors)
     throw FabricError("PE " + params_.mesh.name(r) + " sent color " + std::to_string(w.color) +
                       " but the fabric has " + std::to_string(params_.colors) + " colors");
@@ -76,10 +104,10 @@ bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
                       std::to_string(params_.mesh.height) + " mesh");
   RouterState& s = routers_[r];
   // A router that injected this cycle is active, so step() clears the flag.
-  if (s.injected || !queues_.hasSpace(queue(r, Port::Ramp, w.color), now)) return false;
-  if (params_.routing == RoutingMode::Color) ColorRouting{routes_}.checkArrival(r, Port::Ramp, w);
+  if (s.injected || (s.noSpace[unsigned(Port::Ramp)] & (1u << w.color))) return false;
+  routing.checkArrival(r, Port::Ramp, w);
   s.injected = 1;
-  push(r, Port::Ramp, w, now + params_.rampLatency);
+  push(routing, r, Port::Ramp, w, now + params_.rampLatency);
   ++counters_.injected;
   lastProgress_ = now;
   return true;
@@ -112,6 +140,10 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     routeRouter(routing, r, now);
     if (holdsWavelets(s)) markActive(r);
   }
+  for (const Release& rel : releases_)
+    if (queues_.size(queue(rel.router, Port(rel.input), rel.color)) < queues_.depth())
+      routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
+  releases_.clear();
   if (counters_.queued != 0) checkWatchdog(now);
 }
 
@@ -130,91 +162,68 @@ void FabricKernel::prefetchQueues(RouterId r, bool heads) const {
 template <class Routing>
 void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
   RouterState& state = routers_[r];
-  const std::uint32_t x = state.x, y = state.y;
   const std::uint32_t width = params_.mesh.width;
   // Routes never point off the mesh (XY by construction, color routes are
-  // validated when set), so neighbours need no edge checks here.
+  // validated when set), so an output that is wanted has a neighbour.
   const RouterId neighbour[kPortCount] = {r - width, r + 1, r + width, r - 1, r};
-  const QueueId colorStride = QueueId(routers_.size()) * kPortCount;
 
-  // The ready heads and the outputs each may take this cycle.
-  struct Candidate {
-    QueueId queue;
-    std::uint8_t input, color;
-    PortMask eligible;  // wanted outputs whose downstream queue has room
-    PortMask forward;   // every output the head goes to
+  // Per output, the (input, color) heads that want it and whose downstream
+  // queue has room; each output grants one, round-robin.
+  struct Grant {
+    std::uint8_t output, input, color;
   };
-  Candidate candidates[kPortCount * 32];
-  unsigned count = 0;
-  PortMask claimed = 0, contended = 0;
-  for (unsigned in = 0; in < kPortCount; ++in) {
-    for (std::uint32_t m = state.nonEmpty[in]; m; m &= m - 1) {
-      const unsigned color = lowestBit(m);
-      const QueueId q = queue(r, Port(in), color);
-      const QueuedWavelet& head = queues_.front(q);
-      if (head.readyAt > now) continue;
-      const PortMask forward = routing.forward(r, x, y, head.wavelet);
-      PortMask eligible = 0;
-      for (PortMask wanted = PortMask(forward & ~queues_.sent(q)); wanted; wanted &= PortMask(wanted - 1)) {
-        const unsigned o = lowestBit(wanted);
-        if (o == unsigned(Port::Ramp) ||
-            queues_.hasSpace(QueueId(color) * colorStride + QueueId(neighbour[o]) * kPortCount +
-                                 unsigned(opposite(Port(o))),
-                             now))
-          eligible |= PortMask(1u << o);
-      }
-      if (!eligible) continue;
-      contended |= claimed & eligible;
-      claimed |= eligible;
-      candidates[count++] = Candidate{q, std::uint8_t(in), std::uint8_t(color), eligible, forward};
+  Grant grants[kPortCount];
+  unsigned granted = 0;
+  for (unsigned o = 0; o < kPortCount; ++o) {
+    std::uint32_t candidates[kPortCount];
+    std::uint32_t any = 0;
+    for (unsigned in = 0; in < kPortCount; ++in) any |= candidates[in] = state.wants[o][in];
+    if (!any) continue;
+    if (o != unsigned(Port::Ramp)) {  // the PE always takes what its RAMP delivers
+      const std::uint32_t full = routers_[neighbour[o]].noSpace[unsigned(opposite(Port(o)))];
+      any = 0;
+      for (unsigned in = 0; in < kPortCount; ++in) any |= candidates[in] &= ~full;
     }
-  }
-  if (count == 0) return;
-
-  // Without contention every candidate takes all its eligible outputs;
-  // otherwise each contended output grants one (input, color) round-robin.
-  if (contended) {
-    std::uint32_t requests[kPortCount][kPortCount] = {};  // [output][input] -> colors
-    for (unsigned i = 0; i < count; ++i)
-      for (PortMask e = PortMask(candidates[i].eligible & contended); e; e &= PortMask(e - 1))
-        requests[lowestBit(e)][candidates[i].input] |= 1u << candidates[i].color;
-    for (unsigned i = 0; i < count; ++i) candidates[i].eligible &= PortMask(~contended);
-    for (PortMask c = contended; c; c &= PortMask(c - 1)) {
-      const unsigned o = lowestBit(c);
+    while (any) {
       unsigned in = 0, color = 0;
-      pickRoundRobin(requests[o], state.lastGrantInput[o], state.lastGrantColor[o], in, color);
-      for (unsigned i = 0; i < count; ++i)
-        if (candidates[i].input == in && candidates[i].color == color) candidates[i].eligible |= PortMask(1u << o);
+      pickRoundRobin(candidates, state.lastGrantInput[o], state.lastGrantColor[o], in, color);
+      // Heads still on the link or ramp are not ready; rare, so checked last.
+      if (queues_.front(queue(r, Port(in), color)).readyAt > now) {
+        candidates[in] &= ~(1u << color);
+        any = 0;
+        for (unsigned i = 0; i < kPortCount; ++i) any |= candidates[i];
+        continue;
+      }
+      state.lastGrantInput[o] = std::uint8_t(in);
+      state.lastGrantColor[o] = std::uint8_t(color);
+      grants[granted++] = Grant{std::uint8_t(o), std::uint8_t(in), std::uint8_t(color)};
+      break;
     }
   }
 
-  for (unsigned i = 0; i < count; ++i) {
-    const Candidate& c = candidates[i];
-    if (!c.eligible) continue;
-    const Wavelet w = queues_.front(c.queue).wavelet;  // copy: pushing may reuse the slot
-    for (PortMask g = c.eligible; g; g &= PortMask(g - 1)) {
-      const unsigned o = lowestBit(g);
-      state.lastGrantInput[o] = c.input;
-      state.lastGrantColor[o] = c.color;
-      if (o == unsigned(Port::Ramp)) {
-        ++counters_.delivered;
-        lastProgress_ = now;
-        if (sink_) sink_->deliver(r, w, now + params_.rampLatency);
-      } else {
-        const Port arrival = opposite(Port(o));
-        routing.checkArrival(neighbour[o], arrival, w);
-        push(neighbour[o], arrival, w, now + params_.hopLatency);
-        ++counters_.hops;
-      }
-      ++state.transfers[o];
-      if (observer_) observer_->onTransfer(r, Port(o), c.color);
+  // Move the granted copies, then retire heads every output has taken.
+  for (unsigned g = 0; g < granted; ++g) {
+    const unsigned o = grants[g].output, in = grants[g].input, color = grants[g].color;
+    const Wavelet w = queues_.front(queue(r, Port(in), color)).wavelet;  // copy: pushing may reuse the slot
+    if (o == unsigned(Port::Ramp)) {
+      ++counters_.delivered;
+      lastProgress_ = now;
+      if (sink_) sink_->deliver(r, w, now + params_.rampLatency);
+    } else {
+      const Port arrival = opposite(Port(o));
+      routing.checkArrival(neighbour[o], arrival, w);
+      push(routing, neighbour[o], arrival, w, now + params_.hopLatency);
+      ++counters_.hops;
     }
-    queues_.markSent(c.queue, c.eligible);
-    if (queues_.sent(c.queue) == c.forward) {
-      queues_.pop(c.queue, now);
-      --counters_.queued;
-      if (queues_.empty(c.queue)) state.nonEmpty[c.input] &= ~(1u << c.color);
-    }
+    ++state.transfers[o];
+    if (observer_) observer_->onTransfer(r, Port(o), color);
+    state.wants[o][in] &= ~(1u << color);
+  }
+  for (unsigned g = 0; g < granted; ++g) {
+    const unsigned in = grants[g].input, color = grants[g].color;
+    bool seen = false;  // a multicast head granted on several outputs retires once
+    for (unsigned e = 0; e < g; ++e) seen = seen || (grants[e].input == in && grants[e].color == color);
+    if (!seen && !(wantsAny(state, in) & (1u << color))) pop(routing, r, in, color);
   }
 }
 
@@ -224,7 +233,7 @@ void FabricKernel::checkWatchdog(std::uint64_t now) const {
   msg << "deadlock: no wavelet delivered or injected for " << (now - lastProgress_) << " cycles (cycle " << now
       << ", watchdog run.watchdog_cycles=" << params_.watchdogCycles << "), " << counters_.queued
       << " wavelets still in the fabric\n"
-      << blockedQueuesReport(now, 40);
+      << blockedQueuesReport(40);
   throw DeadlockError(msg.str());
 }
 
@@ -240,7 +249,7 @@ std::size_t FabricKernel::hostBytes() const {
          current_.hostBytes() + next_.hostBytes();
 }
 
-std::string FabricKernel::blockedQueuesReport(std::uint64_t now, std::size_t maxLines) const {
+std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
   const MeshGeometry& mesh = params_.mesh;
   std::ostringstream out;
   std::size_t lines = 0, omitted = 0;
@@ -256,16 +265,19 @@ std::string FabricKernel::blockedQueuesReport(std::uint64_t now, std::size_t max
         const PortMask wanted = params_.routing == RoutingMode::Color
                                     ? routes_->at(r, color).forward
                                     : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q).wavelet);
+        PortMask pending = 0;
+        for (unsigned o = 0; o < kPortCount; ++o)
+          if (routers_[r].wants[o][in] & (1u << color)) pending |= PortMask(1u << o);
         out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
             << queues_.size(q) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
-            << portMaskName(queues_.sent(q));
+            << portMaskName(PortMask(wanted & ~pending));
         for (unsigned o = 0; o < kPortCount; ++o) {
-          if (!(wanted & (1u << o)) || (queues_.sent(q) & (1u << o)) || o == unsigned(Port::Ramp)) continue;
+          if (!(pending & (1u << o)) || o == unsigned(Port::Ramp)) continue;
           const RouterId n = mesh.neighbour(r, Port(o));
-          const QueueId d = queue(n, opposite(Port(o)), color);
-          if (!queues_.hasSpace(d, now))
-            out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(opposite(Port(o))) << " ("
-                << queues_.size(d) << "/" << queues_.depth() << ")";
+          const Port arrival = opposite(Port(o));
+          if (routers_[n].noSpace[unsigned(arrival)] & (1u << color))
+            out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(arrival) << " ("
+                << queues_.size(queue(n, arrival, color)) << "/" << queues_.depth() << ")";
         }
         out << "\n";
         ++lines;

@@ -89,19 +89,26 @@ class FabricKernel {
   std::size_t hostBytes() const;
 
   // The non-empty queues, why each head cannot move, at most `maxLines`.
-  std::string blockedQueuesReport(std::uint64_t now, std::size_t maxLines) const;
+  std::string blockedQueuesReport(std::size_t maxLines) const;
 
  private:
   using QueueId = WaveletQueues::QueueId;
 
-  // The hot per-router state, one cache line per router.
+  // The per-router state the routing decision is made from: a router
+  // decides which queue heads move from these bitmasks and its neighbours'
+  // `noSpace`, and reads queue storage only for the wavelets it moves.
   struct alignas(64) RouterState {
-    std::uint32_t nonEmpty[kPortCount] = {};   // per input port: colors with a non-empty queue
-    std::uint32_t transfers[kPortCount] = {};  // per output port, wrapping
+    std::uint32_t nonEmpty[kPortCount] = {};  // per input port: colors with a non-empty queue
+    // Per input port: colors whose queue has no room for the upstream router
+    // this cycle (full, or full until a pop in this cycle).
+    std::uint32_t noSpace[kPortCount] = {};
     std::uint16_t x = 0, y = 0;
+    std::uint8_t injected = 0;                // the RAMP carried a wavelet in this cycle
     std::uint8_t lastGrantInput[kPortCount];  // per output: last (input, color) granted,
     std::uint8_t lastGrantColor[kPortCount];  // for round-robin
-    std::uint8_t injected = 0;  // the RAMP carried a wavelet in this cycle
+    // [output][input]: colors whose head wavelet still has to go to that output.
+    std::uint32_t wants[kPortCount][kPortCount] = {};
+    std::uint32_t transfers[kPortCount] = {};  // per output port, wrapping
   };
 
   template <class Routing>
@@ -114,13 +121,25 @@ class FabricKernel {
   QueueId queue(RouterId r, Port in, unsigned color) const {
     return (QueueId(color) * routers_.size() + r) * kPortCount + unsigned(in);
   }
-  void push(RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt);
+  template <class Routing>
+  void push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt);
+  template <class Routing>
+  void pop(const Routing& routing, RouterId r, unsigned in, unsigned color);
+  // Records the outputs the head of (r, in, color) goes to.
+  void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
+    for (; outputs; outputs &= PortMask(outputs - 1)) s.wants[__builtin_ctz(outputs)][in] |= 1u << color;
+  }
+  std::uint32_t wantsAny(const RouterState& s, unsigned in) const {
+    return s.wants[0][in] | s.wants[1][in] | s.wants[2][in] | s.wants[3][in] | s.wants[4][in];
+  }
   void markActive(RouterId r) { next_.insert(r); }
   bool holdsWavelets(const RouterState& s) const {
     return (s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]) != 0;
   }
   // Hints the headers (heads = false) or head wavelets (true) of r's queues.
   void prefetchQueues(RouterId r, bool heads) const;
+  template <class Routing>
+  bool inject(const Routing& routing, RouterId r, const Wavelet& w, std::uint64_t now);
   void checkWatchdog(std::uint64_t now) const;
 
   FabricParams params_;
@@ -133,6 +152,12 @@ class FabricKernel {
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it
   std::vector<RouterId> visiting_;  // current_ as a list, for prefetching ahead
+  // Queues popped from full this cycle: their noSpace bit clears at its end.
+  struct Release {
+    RouterId router;
+    std::uint8_t input, color;
+  };
+  std::vector<Release> releases_;
 
   FabricCounters counters_;
   std::uint64_t lastProgress_ = 0;

@@ -2,7 +2,7 @@
 // Every (router, input port, color) wavelet queue of the mesh.
 //
 // A full wafer has 745k routers x 5 ports x 24 colors = 89M queues, almost
-// all empty at any moment. Each queue has a 12-byte header, always there,
+// all empty at any moment. Each queue has an 8-byte header, always there,
 // the five of one (router, color) sharing a cache line;
 // its `depth` wavelet slots are a block taken when the queue first holds a
 // wavelet and given back when it drains. Each (router, input port) has a
@@ -40,14 +40,6 @@ class WaveletQueues {
   unsigned size(QueueId q) const { return header(q).count; }
   bool empty(QueueId q) const { return header(q).count == 0; }
 
-  // A slot freed by a pop becomes usable by the upstream router only in the
-  // next cycle (the credit travels back over the link), so the answer does
-  // not depend on the order in which routers are visited within a cycle.
-  bool hasSpace(QueueId q, std::uint64_t now) const {
-    const Header& h = header(q);
-    return unsigned(h.count) + (h.poppedAtPlusOne == std::uint32_t(now + 1) ? 1u : 0u) < depth_;
-  }
-
   const QueuedWavelet& front(QueueId q) const { return slot(header(q).block, header(q).head); }
   const QueuedWavelet& at(QueueId q, unsigned i) const {
     const Header& h = header(q);
@@ -66,18 +58,11 @@ class WaveletQueues {
     ++h.count;
   }
 
-  void pop(QueueId q, std::uint64_t now) {
+  void pop(QueueId q) {
     Header& h = header(q);
     h.head = std::uint8_t(h.head + 1u == depth_ ? 0 : h.head + 1);
-    h.sent = 0;
-    h.poppedAtPlusOne = std::uint32_t(now + 1);
     if (--h.count == 0) giveBack(h.block);
   }
-
-  // Outputs the head wavelet has already been copied to (a multicast head
-  // leaves the queue only once every listed output has taken its copy).
-  PortMask sent(QueueId q) const { return header(q).sent; }
-  void markSent(QueueId q, PortMask outputs) { header(q).sent |= outputs; }
 
   // Hints the memory system that queue q's header will be needed soon.
   void prefetchHeader(QueueId q) const { __builtin_prefetch(&header(q)); }
@@ -92,12 +77,8 @@ class WaveletQueues {
  private:
   struct Header {  // all-zero is an empty queue
     std::uint32_t block;  // valid while count > 0
-    // Low 32 bits of (last pop cycle + 1); a stale match needs a queue idle
-    // for exactly a multiple of 2^32 cycles.
-    std::uint32_t poppedAtPlusOne;
     std::uint8_t head;
     std::uint8_t count;
-    PortMask sent;
     // Used in the first header of each (router, port) only: its home block is taken.
     std::uint8_t homeTaken;
   };
