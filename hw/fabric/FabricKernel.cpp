@@ -174,11 +174,11 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
   };
   Grant grants[kPortCount];
   unsigned granted = 0;
-  for (unsigned o = 0; o < kPortCount; ++o) {
+  for (PortMask todo = state.wantedOutputs; todo; todo &= PortMask(todo - 1)) {
+    const unsigned o = lowestBit(todo);
     std::uint32_t candidates[kPortCount];
     std::uint32_t any = 0;
     for (unsigned in = 0; in < kPortCount; ++in) any |= candidates[in] = state.wants[o][in];
-    if (!any) continue;
     if (o != unsigned(Port::Ramp)) {  // the PE always takes what its RAMP delivers
       const std::uint32_t full = routers_[neighbour[o]].noSpace[unsigned(opposite(Port(o)))];
       any = 0;
@@ -218,6 +218,8 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
     ++state.transfers[o];
     if (observer_) observer_->onTransfer(r, Port(o), color);
     state.wants[o][in] &= ~(1u << color);
+    const std::uint32_t* left = state.wants[o];
+    if (!(left[0] | left[1] | left[2] | left[3] | left[4])) state.wantedOutputs &= PortMask(~(1u << o));
   }
   for (unsigned g = 0; g < granted; ++g) {
     const unsigned in = grants[g].input, color = grants[g].color;

@@ -104,6 +104,7 @@ class FabricKernel {
     std::uint32_t noSpace[kPortCount] = {};
     std::uint16_t x = 0, y = 0;
     std::uint8_t injected = 0;                // the RAMP carried a wavelet in this cycle
+    PortMask wantedOutputs = 0;               // outputs with any bit set in `wants`
     std::uint8_t lastGrantInput[kPortCount];  // per output: last (input, color) granted,
     std::uint8_t lastGrantColor[kPortCount];  // for round-robin
     // [output][input]: colors whose head wavelet still has to go to that output.
@@ -127,6 +128,7 @@ class FabricKernel {
   void pop(const Routing& routing, RouterId r, unsigned in, unsigned color);
   // Records the outputs the head of (r, in, color) goes to.
   void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
+    s.wantedOutputs |= outputs;
     for (; outputs; outputs &= PortMask(outputs - 1)) s.wants[__builtin_ctz(outputs)][in] |= 1u << color;
   }
   std::uint32_t wantsAny(const RouterState& s, unsigned in) const {
