@@ -10,9 +10,10 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
     : depth_(depth),
       homes_(homes),
       homesReciprocal_(homes ? ~std::uint64_t(0) / homes + 1 : 0),
+      useHomes_(depth * sizeof(QueuedWavelet) <= 256),
       headers_(queues / kPortCount),
       slots_(queues * depth),
-      overflowEnd_(std::uint32_t(homes)) {
+      overflowEnd_(useHomes_ ? std::uint32_t(homes) : 0) {
   if (queues > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("too many fabric queues: " + std::to_string(queues) + " (at most 2^32)");
 }

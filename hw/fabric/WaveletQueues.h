@@ -8,7 +8,8 @@
 // wavelet and given back when it drains. Each (router, input port) has a
 // home block beside its neighbours' (used by the first of its colors to
 // need one), so traffic walks memory in router order; further colors on the
-// same port take blocks from a shared overflow pool. Home blocks live in
+// same port, and every queue when blocks are large, take blocks from a
+// shared overflow pool. Home blocks live in
 // lazily zeroed memory: a router that never sees traffic costs nothing.
 //
 // Queue ids are group * 5 + port, a group being one (router, color), and
@@ -95,11 +96,14 @@ class WaveletQueues {
   }
   QueuedWavelet& slot(std::uint32_t block, unsigned i) const { return slots_[std::size_t(block) * depth_ + i]; }
 
-  // Blocks [0, homes_) are the home blocks; overflow blocks follow, handed
-  // out from a free list and then by bumping `overflowEnd_`.
+  // With home blocks, blocks [0, homes_) are the homes and overflow blocks
+  // follow (at most queues - homes of them are ever in use at once: a port's
+  // home is free only when none of its queues needs an overflow block to be
+  // taken); without, every block is an overflow block. Overflow blocks come
+  // from a free list, then by bumping `overflowEnd_`.
   std::uint32_t takeBlock(std::size_t home) {
     Header& owner = homeHeader(home);
-    if (!owner.homeTaken) {
+    if (useHomes_ && !owner.homeTaken) {
       owner.homeTaken = 1;
       return std::uint32_t(home);
     }
@@ -111,7 +115,7 @@ class WaveletQueues {
     return overflowEnd_++;
   }
   void giveBack(std::uint32_t block) {
-    if (block < homes_)
+    if (useHomes_ && block < homes_)
       homeHeader(block).homeTaken = 0;
     else
       freeOverflow_.push_back(block);
@@ -120,6 +124,10 @@ class WaveletQueues {
   unsigned depth_;
   std::size_t homes_;
   std::uint64_t homesReciprocal_;
+  // Home blocks pay off while a block is a few cache lines; deep queues
+  // would spread one touched page per (router, port) over the wafer, so
+  // they take every block from the compact overflow pool instead.
+  bool useHomes_;
   ZeroedArray<HeaderGroup> headers_;
   // Room for every queue to hold a block at once; only touched pages are backed.
   ZeroedArray<QueuedWavelet> slots_;

@@ -72,20 +72,25 @@ TEST(WaveletQueues, PushPopIsFifoAcrossWrapAround) {
   }
 }
 
-// 3 routers x 5 ports x 4 colors: the four colors of one (router, port) share
-// its home; one queue gets the home block, the others overflow blocks. Every
-// queue must keep its own wavelets.
-TEST(WaveletQueues, QueuesSharingAHomeKeepTheirOwnWavelets) {
+// 3 routers x 5 ports x 4 colors, every queue filled at once. With depth 4
+// the four colors of one (router, port) share its home: one queue gets the
+// home block, the others overflow blocks. With depth 64 a block is too large
+// for homes and all come from the overflow pool. Either way every queue must
+// keep its own wavelets.
+void expectEveryQueueKeepsItsWavelets(unsigned depth) {
   const unsigned routers = 3, colors = 4;
-  WaveletQueues queues(routers * kPortCount * colors, routers * kPortCount, 4);
+  WaveletQueues queues(routers * kPortCount * colors, routers * kPortCount, depth);
   const QueueId n = QueueId(routers) * kPortCount * colors;
-  for (std::uint32_t round = 0; round < 4; ++round)
+  for (std::uint32_t round = 0; round < depth; ++round)
     for (QueueId q = 0; q < n; ++q) queues.push(q, tagged(std::uint32_t(q * 100 + round)), round);
   for (QueueId q = 0; q < n; ++q) {
-    ASSERT_EQ(queues.size(q), 4u);
-    for (unsigned i = 0; i < 4; ++i) EXPECT_EQ(queues.at(q, i).wavelet.payload, q * 100 + i) << "queue " << q;
+    ASSERT_EQ(queues.size(q), depth);
+    for (unsigned i = 0; i < depth; ++i) EXPECT_EQ(queues.at(q, i).wavelet.payload, q * 100 + i) << "queue " << q;
   }
 }
+
+TEST(WaveletQueues, QueuesSharingAHomeKeepTheirOwnWavelets) { expectEveryQueueKeepsItsWavelets(4); }
+TEST(WaveletQueues, DeepQueuesWithoutHomesKeepTheirOwnWavelets) { expectEveryQueueKeepsItsWavelets(64); }
 
 // Drained queues give their blocks back and later queues take them: the ten
 // colors of one (router, port) each cycle hold wavelets in a random subset,
