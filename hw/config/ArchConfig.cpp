@@ -10,7 +10,21 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.mesh.width = std::uint32_t(p.integer("arch.mesh.width", 1, 65535));
   a.mesh.height = std::uint32_t(p.integer("arch.mesh.height", 1, 65535));
   a.clockHz = p.real("arch.clock_hz", 1.0, 1.0e12);
-  a.pe.sramBytes = std::uint64_t(p.integer("arch.pe.sram_bytes", 1, std::int64_t(1) << 32));
+  // SRAM offsets are 32-bit in the micro-ISA.
+  a.pe.sramBytes = std::uint64_t(p.integer("arch.pe.sram_bytes", 1, (std::int64_t(1) << 32) - 1));
+  a.pe.sramBanks = unsigned(p.integer("arch.pe.sram_banks", 1, 64));
+  a.pe.sramBankWordBytes = unsigned(p.integer("arch.pe.sram_bank_word_bytes", 1, 64));
+  a.pe.sramReadPorts = unsigned(p.integer("arch.pe.sram_read_ports", 1, 3));
+  a.pe.threads = unsigned(p.integer("arch.pe.threads", 1, 32));
+  a.pe.tasks = unsigned(p.integer("arch.pe.tasks", 1, 64));
+  a.pe.dataTasks = unsigned(p.integer("arch.pe.data_tasks", 0, a.pe.tasks));
+  a.pe.opOverheadCycles = unsigned(p.integer("arch.pe.op_overhead_cycles", 0, 1024));
+  a.pe.taskStartCycles = unsigned(p.integer("arch.pe.task_start_cycles", 0, 1024));
+  for (unsigned prec = 0; prec < pe::kPrecisionCount; ++prec)
+    for (unsigned op = 0; op < pe::kOpcodeCount; ++op)
+      a.pe.lanes.lanes[prec][op] = unsigned(p.integer(std::string("arch.pe.lanes.") + pe::precisionName(pe::Precision(prec)) +
+                                                          "." + pe::opcodeName(pe::Opcode(op)),
+                                                      1, 64));
 
   // The per-port color bitmasks of the kernel hold 32 colors, i.e. 5 bits.
   a.fabric.colorBits = unsigned(p.integer("arch.fabric.color_bits", 1, 5));

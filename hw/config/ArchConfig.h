@@ -6,6 +6,7 @@
 
 #include "hw/config/ParamReader.h"
 #include "hw/fabric/FabricKernel.h"
+#include "hw/pe/OpKind.h"
 
 namespace wsesim::config {
 
@@ -16,6 +17,15 @@ struct ArchConfig {
   double clockHz = 0;
   struct Pe {
     std::uint64_t sramBytes = 0;
+    unsigned sramBanks = 0;          // interleaved banks
+    unsigned sramBankWordBytes = 0;  // consecutive words go to consecutive banks
+    unsigned sramReadPorts = 0;      // memory vectors an op can read per cycle at full rate
+    unsigned threads = 0;            // hardware threads for asynchronous ops
+    unsigned tasks = 0;              // task IDs
+    unsigned dataTasks = 0;          // tasks that can be bound to a color
+    unsigned opOverheadCycles = 0;   // per tensor op, before its first element
+    unsigned taskStartCycles = 0;    // from picking a task to issuing its first instruction
+    pe::LaneTable lanes;
   } pe;
   struct Fabric {
     unsigned colorBits = 0;

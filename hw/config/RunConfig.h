@@ -1,5 +1,5 @@
 #pragma once
-// How a run is carried out (`run.*`): watchdog, waveform region.
+// How a run is carried out (`run.*`): data mode, watchdog, waveform region.
 
 #include <cstdint>
 
@@ -13,7 +13,12 @@ struct Region {
   bool contains(std::uint32_t x, std::uint32_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
 };
 
+// functional: SRAM holds real bytes and ops compute real values.
+// timing: no data at all, the same programs and the same cycle counts.
+enum class DataMode { Functional, Timing };
+
 struct RunConfig {
+  DataMode mode = DataMode::Functional;
   std::uint64_t watchdogCycles = 0;
   Region vcdRegion;
 

@@ -178,12 +178,9 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
     const unsigned o = lowestBit(todo);
     std::uint32_t candidates[kPortCount];
     std::uint32_t any = 0;
-    for (unsigned in = 0; in < kPortCount; ++in) any |= candidates[in] = state.wants[o][in];
-    if (o != unsigned(Port::Ramp)) {  // the PE always takes what its RAMP delivers
-      const std::uint32_t full = routers_[neighbour[o]].noSpace[unsigned(opposite(Port(o)))];
-      any = 0;
-      for (unsigned in = 0; in < kPortCount; ++in) any |= candidates[in] &= ~full;
-    }
+    const std::uint32_t full = o == unsigned(Port::Ramp) ? state.rampNoSpace
+                                                         : routers_[neighbour[o]].noSpace[unsigned(opposite(Port(o)))];
+    for (unsigned in = 0; in < kPortCount; ++in) any |= candidates[in] = state.wants[o][in] & ~full;
     while (any) {
       unsigned in = 0, color = 0;
       pickRoundRobin(candidates, state.lastGrantInput[o], state.lastGrantColor[o], in, color);
@@ -273,6 +270,8 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
         out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
             << queues_.size(q) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
             << portMaskName(PortMask(wanted & ~pending));
+        if ((pending & bit(Port::Ramp)) && (routers_[r].rampNoSpace & (1u << color)))
+          out << "; blocked by the PE, which takes no more wavelets of color " << color;
         for (unsigned o = 0; o < kPortCount; ++o) {
           if (!(pending & (1u << o)) || o == unsigned(Port::Ramp)) continue;
           const RouterId n = mesh.neighbour(r, Port(o));

@@ -72,6 +72,18 @@ class FabricKernel {
   // or the RAMP already carried a wavelet this cycle.
   bool inject(RouterId r, const Wavelet& w, std::uint64_t now);
 
+  // Whether the PE at `r` can take another wavelet of `color` from its
+  // RAMP; while it cannot, the router holds such wavelets back.
+  void setRampAccepting(RouterId r, unsigned color, bool accepting) {
+    if (accepting)
+      routers_[r].rampNoSpace &= ~(1u << color);
+    else
+      routers_[r].rampNoSpace |= 1u << color;
+  }
+  // Work outside the fabric (PE compute) that will move wavelets later:
+  // counts as progress for the deadlock watchdog.
+  void noteProgress(std::uint64_t now) { lastProgress_ = now; }
+
   // Advances the fabric by the single cycle `now`. Throws DeadlockError
   // when the watchdog expires, FabricError on a misrouted wavelet.
   void step(std::uint64_t now);
@@ -110,6 +122,7 @@ class FabricKernel {
     // [output][input]: colors whose head wavelet still has to go to that output.
     std::uint32_t wants[kPortCount][kPortCount] = {};
     std::uint32_t transfers[kPortCount] = {};  // per output port, wrapping
+    std::uint32_t rampNoSpace = 0;             // colors the PE cannot take from the RAMP now
   };
 
   template <class Routing>

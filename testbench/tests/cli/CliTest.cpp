@@ -165,10 +165,15 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
   // tiny and wse2 presets' values, and every default the run used.
   const json expectedConfig = json::parse(R"({
     "arch": {"preset": "tiny", "description": "8x8 WSE-2 fabric for tests",
-             "mesh": {"width": 8, "height": 8}, "clock_hz": 1.1e9, "pe": {"sram_bytes": 49152},
+             "mesh": {"width": 8, "height": 8}, "clock_hz": 1.1e9,
+             "pe": {"sram_bytes": 49152, "sram_banks": 8, "sram_bank_word_bytes": 2, "sram_read_ports": 2,
+                    "threads": 8, "tasks": 64, "data_tasks": 24, "op_overhead_cycles": 2, "task_start_cycles": 2,
+                    "lanes": {"fp16": {"fmac": 4, "fadd": 4, "fmul": 4, "fmov": 4},
+                              "mixed": {"fmac": 2, "fadd": 2, "fmul": 2, "fmov": 2},
+                              "fp32": {"fmac": 1, "fadd": 2, "fmul": 1, "fmov": 2}}},
              "fabric": {"color_bits": 5, "colors": 24, "queue_depth": 4, "hop_latency_cycles": 1,
                         "ramp_latency_cycles": 2, "routing": "xy"}},
-    "run": {"watchdog_cycles": 100000, "vcd": {"region": {"x0": 0, "y0": 0, "x1": 3, "y1": 3}}},
+    "run": {"mode": "functional", "watchdog_cycles": 100000, "vcd": {"region": {"x0": 0, "y0": 0, "x1": 3, "y1": 3}}},
     "workload": {"type": "noc", "pattern": "uniform_random", "injection_rate": 0.01, "packet_wavelets": 1,
                  "warmup_cycles": 100, "measure_cycles": 2000, "drain_cycles": 100000, "seed": 1,
                  "colors": 1}})");

@@ -151,7 +151,17 @@ TEST(MissingKeys, EveryRequiredArchKeyIsReportedWhenItAloneIsMissing) {
       {"arch.clock_hz", "1e9"},         {"arch.pe.sram_bytes", "1024"},
       {"arch.fabric.color_bits", "5"},  {"arch.fabric.colors", "8"},
       {"arch.fabric.queue_depth", "2"}, {"arch.fabric.hop_latency_cycles", "1"},
-      {"arch.fabric.ramp_latency_cycles", "0"}, {"arch.fabric.routing", "xy"}};
+      {"arch.fabric.ramp_latency_cycles", "0"}, {"arch.fabric.routing", "xy"},
+      {"arch.pe.sram_banks", "8"},      {"arch.pe.sram_bank_word_bytes", "2"},
+      {"arch.pe.sram_read_ports", "2"}, {"arch.pe.threads", "8"},
+      {"arch.pe.tasks", "64"},          {"arch.pe.data_tasks", "24"},
+      {"arch.pe.op_overhead_cycles", "2"}, {"arch.pe.task_start_cycles", "2"},
+      {"arch.pe.lanes.fp16.fmac", "4"}, {"arch.pe.lanes.fp16.fadd", "4"},
+      {"arch.pe.lanes.fp16.fmul", "4"}, {"arch.pe.lanes.fp16.fmov", "4"},
+      {"arch.pe.lanes.mixed.fmac", "2"}, {"arch.pe.lanes.mixed.fadd", "2"},
+      {"arch.pe.lanes.mixed.fmul", "2"}, {"arch.pe.lanes.mixed.fmov", "2"},
+      {"arch.pe.lanes.fp32.fmac", "1"}, {"arch.pe.lanes.fp32.fadd", "2"},
+      {"arch.pe.lanes.fp32.fmul", "1"}, {"arch.pe.lanes.fp32.fmov", "2"}};
   for (const auto& [missing, unused] : complete) {
     ConfigTree tree;
     for (const auto& [key, value] : complete)
@@ -216,7 +226,7 @@ TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
   ArchConfig::read(params);
 
   using Kind = ResolvedParam::Kind;
-  const std::map<std::string, std::pair<Kind, std::string>> expected = {
+  std::map<std::string, std::pair<Kind, std::string>> expected = {
       {"arch.preset", {Kind::Text, "tiny"}},
       {"arch.description", {Kind::Text, "8x8 WSE-2 fabric for tests"}},
       {"arch.mesh.width", {Kind::Integer, "16"}},
@@ -229,7 +239,20 @@ TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
       {"arch.fabric.hop_latency_cycles", {Kind::Integer, "1"}},
       {"arch.fabric.ramp_latency_cycles", {Kind::Integer, "2"}},
       {"arch.fabric.routing", {Kind::Text, "xy"}},
+      {"arch.pe.sram_banks", {Kind::Integer, "8"}},
+      {"arch.pe.sram_bank_word_bytes", {Kind::Integer, "2"}},
+      {"arch.pe.sram_read_ports", {Kind::Integer, "2"}},
+      {"arch.pe.threads", {Kind::Integer, "8"}},
+      {"arch.pe.tasks", {Kind::Integer, "64"}},
+      {"arch.pe.data_tasks", {Kind::Integer, "24"}},
+      {"arch.pe.op_overhead_cycles", {Kind::Integer, "2"}},
+      {"arch.pe.task_start_cycles", {Kind::Integer, "2"}},
   };
+  const char* lanes[][5] = {{"fp16", "4", "4", "4", "4"}, {"mixed", "2", "2", "2", "2"}, {"fp32", "1", "2", "1", "2"}};
+  const char* ops[] = {"fmac", "fadd", "fmul", "fmov"};
+  for (const auto& row : lanes)
+    for (int op = 0; op < 4; ++op)
+      expected[std::string("arch.pe.lanes.") + row[0] + "." + ops[op]] = {Kind::Integer, row[op + 1]};
   std::map<std::string, std::pair<Kind, std::string>> actual;
   for (const auto& [key, param] : params.resolved()) actual[key] = {param.kind, param.text};
   EXPECT_EQ(actual, expected);

@@ -305,7 +305,3 @@ TEST(NocConfig, BroadcastSourcesAreLimitedByColorsAndRowLength) {
 
 }  // namespace
 }  // namespace wsesim::noc
-
-// libsystemc references sc_main (from its own main); this binary's main is
-// TestMain.cpp's and never calls it.
-extern "C" int sc_main(int, char*[]) { return 0; }

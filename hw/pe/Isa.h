@@ -1,0 +1,81 @@
+#pragma once
+// The PE micro-ISA: programs of tasks whose instructions are tensor
+// operations over descriptors (the SDK's DSDs) and a few control
+// instructions. A program is data: the firmware builds it (ProgramBuilder),
+// many PEs share one copy, and PeArray executes it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/pe/OpKind.h"
+
+namespace wsesim::pe {
+
+inline constexpr std::int8_t kNoTask = -1;
+inline constexpr std::int8_t kSynchronous = -1;
+
+// One operand of a tensor operation. Vector descriptors (memory, fabric)
+// carry the operation's length; scalars (immediate, task argument) repeat
+// one value for every element.
+struct Descriptor {
+  enum class Kind : std::uint8_t { None, Memory, FabricIn, FabricOut, Immediate, TaskArgument };
+  Kind kind = Kind::None;
+  std::uint8_t color = 0;      // FabricIn / FabricOut
+  std::uint16_t buffer = 0;    // Memory: index into Program::buffers
+  std::uint32_t offset = 0;    // Memory: first element
+  std::uint32_t length = 0;    // Memory / FabricIn / FabricOut: elements (wavelets)
+  std::uint32_t stride = 1;    // Memory: elements between accesses; 0 reads one element repeatedly
+  float immediate = 0;         // Immediate
+
+  bool isVector() const { return kind == Kind::Memory || kind == Kind::FabricIn || kind == Kind::FabricOut; }
+  bool isFabric() const { return kind == Kind::FabricIn || kind == Kind::FabricOut; }
+};
+
+struct TensorOp {
+  Opcode opcode = Opcode::Fmov;
+  Precision precision = Precision::Fp32;
+  std::uint32_t length = 0;
+  Descriptor dst;
+  Descriptor src[3];
+  // Hardware thread the op runs on asynchronously; kSynchronous: the task
+  // waits for it. On completion an async op may activate and/or unblock a task.
+  std::int8_t thread = kSynchronous;
+  std::int8_t activateOnDone = kNoTask;
+  std::int8_t unblockOnDone = kNoTask;
+
+  bool usesFabric() const;
+};
+
+struct Instruction {
+  enum class Kind : std::uint8_t { Op, Activate, Block, Unblock };
+  Kind kind = Kind::Op;
+  std::uint8_t task = 0;  // Activate / Block / Unblock: the target task
+  TensorOp op;            // Op
+};
+
+struct BufferDecl {
+  std::string name;
+  ElementType type = ElementType::F32;
+  std::uint32_t elements = 0;
+  std::uint64_t bytes() const { return std::uint64_t(elements) * elementBytes(type); }
+};
+
+inline constexpr std::int16_t kUnbound = -1;
+
+struct Task {
+  std::string name;
+  std::vector<Instruction> code;
+  std::int16_t color = kUnbound;  // a data task runs when a wavelet of this color reaches the PE
+  bool activeAtStart = false;     // runs once the program is loaded
+  bool blockedAtStart = false;
+};
+
+// Tasks are numbered by their index; a lower number wins when several can run.
+struct Program {
+  std::string name;
+  std::vector<BufferDecl> buffers;
+  std::vector<Task> tasks;
+};
+
+}  // namespace wsesim::pe

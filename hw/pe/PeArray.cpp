@@ -1,0 +1,201 @@
+#include "hw/pe/PeArray.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "hw/pe/ProgramCheck.h"
+#include "hw/pe/ProgramError.h"
+#include "hw/pe/ProgramText.h"
+
+namespace wsesim::pe {
+
+PeArray::PeArray(const config::ArchConfig& arch, DataMode mode, fabric::FabricKernel& fabric,
+                 const fabric::ColorRouteTable* routes)
+    : arch_(arch),
+      mode_(mode),
+      fabric_(fabric),
+      routes_(routes),
+      peCount_(arch.mesh.routers()),
+      slotsPerPe_(arch.pe.threads + 1),
+      depth_(arch.fabric.queueDepth),
+      pes_(peCount_),
+      counters_(peCount_),
+      sram_(peCount_),
+      bufferBase_(peCount_),
+      slots_(peCount_ * slotsPerPe_),
+      inboxHeaders_(peCount_ * arch.fabric.colors),
+      inboxEntries_(peCount_ * arch.fabric.colors * depth_) {
+  if (mode == DataMode::Functional) data_ = std::make_unique<SramData>(peCount_, arch.pe.sramBytes);
+}
+
+PeArray::~PeArray() = default;
+
+ProgramId PeArray::addProgram(Program program) {
+  LoadedProgram loaded;
+  for (std::size_t t = 0; t < program.tasks.size(); ++t) {
+    std::vector<OpTiming> timing;
+    for (const Instruction& in : program.tasks[t].code)
+      timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, arch_.pe) : OpTiming{0, 0, 0});
+    loaded.timing.push_back(std::move(timing));
+    if (program.tasks[t].color != kUnbound) loaded.dataTasks |= std::uint64_t(1) << t;
+  }
+  loaded.program = std::move(program);
+  programs_.push_back(std::move(loaded));
+  return ProgramId(programs_.size() - 1);
+}
+
+void PeArray::load(fabric::RouterId pe, ProgramId id) {
+  const Program& p = programs_.at(id).program;
+  PeState& s = pes_[pe];
+  if (s.program != kNoProgram)
+    throw ProgramError("PE " + arch_.mesh.name(pe) + " already runs program '" + programs_[s.program].program.name +
+                       "'; cannot load '" + p.name + "'");
+  checkProgram(p, arch_, routes_, pe);
+  std::vector<std::uint32_t>& bases = bufferBase_[pe];
+  for (const BufferDecl& b : p.buffers)
+    bases.push_back(sram_[pe].allocate(arch_.mesh.name(pe), b.name, b.bytes(), arch_.pe.sramBytes));
+  s.program = id;
+  for (std::size_t t = 0; t < p.tasks.size(); ++t) {
+    if (p.tasks[t].activeAtStart) s.activated |= std::uint64_t(1) << t;
+    if (p.tasks[t].blockedAtStart) s.blocked |= std::uint64_t(1) << t;
+  }
+  if (s.activated) wake(pe, now_);
+}
+
+void PeArray::write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
+                    const std::vector<float>& values) {
+  if (!data_) throw ProgramError("writing PE data needs run.mode: functional");
+  const Program& p = programs_.at(pes_[pe].program).program;
+  for (std::size_t b = 0; b < p.buffers.size(); ++b) {
+    if (p.buffers[b].name != buffer) continue;
+    if (std::uint64_t(offset) + values.size() > p.buffers[b].elements)
+      throw ProgramError("PE " + arch_.mesh.name(pe) + ": writing " + std::to_string(values.size()) +
+                         " elements at " + std::to_string(offset) + " overruns buffer '" + buffer + "' of " +
+                         std::to_string(p.buffers[b].elements));
+    const ElementType t = p.buffers[b].type;
+    for (std::size_t i = 0; i < values.size(); ++i)
+      data_->store(pe, bufferBase_[pe][b] + (offset + i) * elementBytes(t), t, values[i]);
+    return;
+  }
+  throw ProgramError("PE " + arch_.mesh.name(pe) + " has no buffer '" + buffer + "'");
+}
+
+std::vector<float> PeArray::read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
+                                 std::uint32_t count) const {
+  if (!data_) throw ProgramError("reading PE data needs run.mode: functional");
+  const Program& p = programs_.at(pes_[pe].program).program;
+  for (std::size_t b = 0; b < p.buffers.size(); ++b) {
+    if (p.buffers[b].name != buffer) continue;
+    if (std::uint64_t(offset) + count > p.buffers[b].elements)
+      throw ProgramError("PE " + arch_.mesh.name(pe) + ": reading " + std::to_string(count) + " elements at " +
+                         std::to_string(offset) + " overruns buffer '" + buffer + "' of " +
+                         std::to_string(p.buffers[b].elements));
+    const ElementType t = p.buffers[b].type;
+    std::vector<float> out(count);
+    for (std::uint32_t i = 0; i < count; ++i)
+      out[i] = data_->load(pe, bufferBase_[pe][b] + std::uint64_t(offset + i) * elementBytes(t), t);
+    return out;
+  }
+  throw ProgramError("PE " + arch_.mesh.name(pe) + " has no buffer '" + buffer + "'");
+}
+
+std::uint64_t PeArray::nextActivity(std::uint64_t now) const {
+  if (wakes_.empty()) return wafer::kNever;
+  return std::max(now, wakes_.top().cycle);
+}
+
+bool PeArray::finished(std::uint64_t, const fabric::FabricKernel& fabric) const {
+  return wakes_.empty() && fabric.idle();
+}
+
+void PeArray::deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64_t arrivalCycle) {
+  InboxHeader& h = inboxHeader(at, w.color);
+  // The router delivers only while the inbox has room (setRampAccepting).
+  inboxEntry(at, w.color, (h.head + h.count) % depth_) = InboxEntry{arrivalCycle, w.payload};
+  if (++h.count == depth_) fabric_.setRampAccepting(at, w.color, false);
+  // Deliveries happen after this cycle's visits, so the earliest wake is the next cycle.
+  wake(at, std::max(arrivalCycle, now_ + 1));
+}
+
+const PeArray::InboxEntry* PeArray::arrived(fabric::RouterId r, unsigned color, std::uint64_t now) const {
+  const InboxHeader& h = inboxHeader(r, color);
+  if (h.count == 0) return nullptr;
+  const InboxEntry& e = inboxEntry(r, color, h.head);
+  return e.arrival <= now ? &e : nullptr;
+}
+
+std::uint32_t PeArray::popInbox(fabric::RouterId r, unsigned color) {
+  InboxHeader& h = inboxHeader(r, color);
+  const std::uint32_t payload = inboxEntry(r, color, h.head).payload;
+  // The freed slot is usable by the router from the next cycle on (credit
+  // travels back), as between routers.
+  if (h.count == depth_) releases_.push_back(Release{r, std::uint8_t(color)});
+  h.head = std::uint8_t((h.head + 1) % depth_);
+  --h.count;
+  return payload;
+}
+
+PeCounters PeArray::totals() const {
+  PeCounters t;
+  for (const PeCounters& c : counters_) {
+    t.opsCompleted += c.opsCompleted;
+    t.elements += c.elements;
+    t.flops += c.flops;
+    t.tasksRun += c.tasksRun;
+    t.busyCycles += c.busyCycles;
+    t.visits += c.visits;
+  }
+  return t;
+}
+
+PeActivity PeArray::activity(fabric::RouterId pe) const {
+  const PeState& s = pes_[pe];
+  unsigned threads = 0;
+  for (unsigned i = 0; i < mainSlot(); ++i) threads += slots(pe)[i].op != nullptr;
+  return PeActivity{s.busy, s.task, threads, sram_[pe].used()};
+}
+
+std::size_t PeArray::hostBytes() const {
+  std::size_t bytes = pes_.capacity() * sizeof(PeState) + counters_.capacity() * sizeof(PeCounters) +
+                      sram_.capacity() * sizeof(SramAllocator) + bufferBase_.capacity() * sizeof(bufferBase_[0]) +
+                      slots_.bytes() + inboxHeaders_.bytes() + inboxEntries_.bytes();
+  for (const auto& bases : bufferBase_) bytes += bases.capacity() * sizeof(std::uint32_t);
+  return bytes;
+}
+
+void PeArray::checkQuiescent() const {
+  std::ostringstream out;
+  std::size_t stuck = 0;
+  for (fabric::RouterId r = 0; r < peCount_; ++r) {
+    const PeState& s = pes_[r];
+    std::ostringstream pe;
+    if (s.task != kNoTask) {
+      const Program& p = programs_[s.program].program;
+      const Task& t = p.tasks[s.task];
+      // A synchronous op in flight was issued from the previous instruction.
+      const bool inOp = slots(r)[mainSlot()].op != nullptr;
+      const std::size_t at = inOp ? s.pc - 1u : s.pc;
+      pe << " task '" << t.name << "' " << (inOp ? "waits for instruction " : "stopped at instruction ") << at;
+      if (at < t.code.size()) pe << " (" << describe(p, t.code[at]) << ")";
+      pe << ";";
+    }
+    for (unsigned i = 0; i < slotsPerPe_; ++i) {
+      const OpSlot& slot = slots(r)[i];
+      if (!slot.op) continue;
+      pe << (i == mainSlot() ? " main thread" : " thread " + std::to_string(i)) << " holds "
+         << describe(programs_[s.program].program, *slot.op) << " with " << slot.done << " of " << slot.op->length
+         << " elements moved;";
+    }
+    for (unsigned c = 0; c < arch_.fabric.colors; ++c)
+      if (unsigned n = inboxHeader(r, c).count) pe << " " << n << " wavelets of color " << c << " never consumed;";
+    const std::uint64_t waiting = s.activated & s.blocked;
+    if (waiting) pe << " activated tasks stay blocked (mask 0x" << std::hex << waiting << std::dec << ");";
+    if (pe.tellp() == 0) continue;
+    if (++stuck <= 20) out << "  PE " << arch_.mesh.name(r) << ":" << pe.str() << "\n";
+  }
+  if (stuck == 0) return;
+  if (stuck > 20) out << "  ... and " << (stuck - 20) << " more PEs\n";
+  throw ProgramError("the PEs stopped with work left (" + std::to_string(stuck) + " PEs):\n" + out.str());
+}
+
+}  // namespace wsesim::pe

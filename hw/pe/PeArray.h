@@ -1,0 +1,193 @@
+#pragma once
+// The compute engines and SRAMs of every PE of the mesh, stepped by the
+// wafer's cycle kernel alongside the fabric.
+//
+// A PE runs one task at a time on its main thread; a task's tensor ops run
+// synchronously (the task waits) or on one of `arch.pe.threads` hardware
+// threads, so a fabric transfer overlaps the next compute op. Ops that only
+// touch memory share the PE's SIMD unit and take a closed-form number of
+// cycles (OpTiming), so a busy PE is woken at their completion, never
+// polled. Ops with a fabric operand move one element per cycle through the
+// RAMP when its wavelet has arrived and the router accepts the output. Data
+// tasks start when a wavelet of their color has arrived. Idle PEs cost
+// nothing: the array visits only PEs with a wake-up due this cycle.
+
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/config/RunConfig.h"
+#include "hw/fabric/ColorRouteTable.h"
+#include "hw/fabric/FabricKernel.h"
+#include "hw/fabric/ZeroedArray.h"
+#include "hw/pe/Isa.h"
+#include "hw/pe/OpTiming.h"
+#include "hw/pe/SramAllocator.h"
+#include "hw/pe/SramData.h"
+#include "hw/wafer/CycleDriver.h"
+
+namespace wsesim::pe {
+
+using config::DataMode;
+
+using ProgramId = std::uint32_t;
+inline constexpr ProgramId kNoProgram = ~ProgramId(0);
+
+struct PeCounters {
+  std::uint64_t opsCompleted = 0;
+  std::uint64_t elements = 0;  // elements processed by completed ops
+  std::uint64_t flops = 0;     // FMAC 2 per element, FADD/FMUL 1, FMOV 0
+  std::uint64_t tasksRun = 0;
+  std::uint64_t busyCycles = 0;  // cycles with a task running or an op in flight
+  std::uint64_t visits = 0;      // cycles the array attended to this PE (host work, not hardware)
+};
+
+// What the VCD tracer shows of one PE.
+struct PeActivity {
+  bool busy;
+  int task;  // running task id, -1 when none
+  unsigned threadsBusy;
+  std::uint64_t sramUsed;
+};
+
+class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
+ public:
+  // `routes` (color routing) lets load() check that every color a program
+  // receives reaches the PE and every color it sends leaves it.
+  PeArray(const config::ArchConfig& arch, DataMode mode, fabric::FabricKernel& fabric,
+          const fabric::ColorRouteTable* routes);
+  ~PeArray() override;
+
+  ProgramId addProgram(Program program);
+  const Program& program(ProgramId id) const { return programs_[id].program; }
+  // Allocates the program's buffers in the PE's SRAM, checks it against the
+  // architecture and the routes, and activates its start tasks. Throws
+  // ProgramError naming the PE and the offending item.
+  void load(fabric::RouterId pe, ProgramId id);
+
+  // Host access to a PE's buffers (functional mode only).
+  void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset, const std::vector<float>& values);
+  std::vector<float> read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
+                          std::uint32_t count) const;
+
+  void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
+  std::uint64_t nextActivity(std::uint64_t now) const override;
+  bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
+  void deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64_t arrivalCycle) override;
+
+  // Throws ProgramError listing PEs that still have work they can never
+  // finish (a task waiting for wavelets that did not come, wavelets nobody
+  // consumes), for the end of a run.
+  void checkQuiescent() const;
+
+  const PeCounters& counters(fabric::RouterId pe) const { return counters_[pe]; }
+  PeCounters totals() const;
+  const SramAllocator& sram(fabric::RouterId pe) const { return sram_[pe]; }
+  PeActivity activity(fabric::RouterId pe) const;
+  DataMode mode() const { return mode_; }
+  std::size_t hostBytes() const;
+
+ private:
+  struct LoadedProgram {
+    Program program;
+    std::vector<std::vector<OpTiming>> timing;  // [task][instruction]
+    std::uint64_t dataTasks = 0;                // tasks bound to a color
+  };
+  // An op in flight on a hardware thread (or the main thread's slot).
+  struct OpSlot {
+    const TensorOp* op;
+    std::uint64_t at;  // memory op: completion; fabric op: earliest cycle of its next element
+    std::uint32_t done;  // fabric op: elements moved
+    std::uint32_t passes;
+  };
+  struct PeState {
+    ProgramId program = kNoProgram;
+    std::int8_t task = kNoTask;
+    bool busy = false;
+    std::uint16_t pc = 0;
+    std::uint32_t taskArgument = 0;
+    std::uint64_t activated = 0, blocked = 0;
+    std::uint64_t mainReadyAt = 0;  // the running task issues nothing before this cycle
+    std::uint64_t simdFreeAt = 0;
+    std::uint64_t lastVisit = wafer::kNever;
+    std::uint64_t busySince = 0;
+  };
+  // Wavelets the RAMP delivered to a PE on one color, in arrival order.
+  struct InboxEntry {
+    std::uint64_t arrival;
+    std::uint32_t payload;
+  };
+  struct InboxHeader {
+    std::uint8_t head, count;
+  };
+
+  void visit(fabric::RouterId r, std::uint64_t now);
+  void completeOps(fabric::RouterId r, PeState& s, std::uint64_t now);
+  void runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now);
+  int pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) const;
+  void issue(fabric::RouterId r, PeState& s, unsigned slot, const TensorOp& op, const OpTiming& timing,
+             std::uint64_t now);
+  // Moves one element of a fabric op if its inputs have arrived and the
+  // router takes its output.
+  enum class FabricStep { Moved, NoInput, Backpressure };
+  FabricStep advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now);
+  void finishOp(fabric::RouterId r, PeState& s, OpSlot& slot);
+  void computeMemoryOp(fabric::RouterId r, const PeState& s, const TensorOp& op);
+  float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand,
+                   std::uint32_t element) const;
+  std::uint64_t address(fabric::RouterId r, const Descriptor& d, ElementType t, std::uint32_t element) const {
+    return bufferBase_[r][d.buffer] + (std::uint64_t(d.offset) + std::uint64_t(element) * d.stride) * elementBytes(t);
+  }
+  void wake(fabric::RouterId r, std::uint64_t cycle) { wakes_.push(Wake{cycle, r}); }
+
+  OpSlot* slots(fabric::RouterId r) { return &slots_[std::size_t(r) * slotsPerPe_]; }
+  const OpSlot* slots(fabric::RouterId r) const { return &slots_[std::size_t(r) * slotsPerPe_]; }
+  unsigned mainSlot() const { return slotsPerPe_ - 1; }
+
+  InboxHeader& inboxHeader(fabric::RouterId r, unsigned color) const {
+    return inboxHeaders_[std::size_t(color) * peCount_ + r];
+  }
+  InboxEntry& inboxEntry(fabric::RouterId r, unsigned color, unsigned i) const {
+    return inboxEntries_[(std::size_t(color) * peCount_ + r) * depth_ + i];
+  }
+  // The oldest wavelet of `color` if it has reached the PE by `now`.
+  const InboxEntry* arrived(fabric::RouterId r, unsigned color, std::uint64_t now) const;
+  std::uint32_t popInbox(fabric::RouterId r, unsigned color);
+
+
+  config::ArchConfig arch_;
+  DataMode mode_;
+  fabric::FabricKernel& fabric_;
+  const fabric::ColorRouteTable* routes_;
+  std::size_t peCount_;
+  unsigned slotsPerPe_;
+  unsigned depth_;
+
+  std::vector<LoadedProgram> programs_;
+  std::vector<PeState> pes_;
+  std::vector<PeCounters> counters_;
+  std::vector<SramAllocator> sram_;
+  std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
+  fabric::ZeroedArray<OpSlot> slots_;
+  fabric::ZeroedArray<InboxHeader> inboxHeaders_;  // color-major: a color's slice is contiguous
+  fabric::ZeroedArray<InboxEntry> inboxEntries_;
+  std::unique_ptr<SramData> data_;  // functional mode only
+
+  struct Wake {
+    std::uint64_t cycle;
+    fabric::RouterId pe;
+    bool operator>(const Wake& o) const { return cycle != o.cycle ? cycle > o.cycle : pe > o.pe; }
+  };
+  std::priority_queue<Wake, std::vector<Wake>, std::greater<Wake>> wakes_;
+  struct Release {
+    fabric::RouterId pe;
+    std::uint8_t color;
+  };
+  std::vector<Release> releases_;  // inboxes popped from full: the router may deliver again next cycle
+  std::uint64_t now_ = 0;
+};
+
+}  // namespace wsesim::pe

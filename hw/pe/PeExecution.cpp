@@ -1,0 +1,199 @@
+// How a PE advances within a cycle: finish ops that are due, let the main
+// thread pick a task and issue instructions, move one element of each
+// fabric op, then sleep until the next cycle anything can change.
+#include <algorithm>
+
+#include "hw/pe/Numerics.h"
+#include "hw/pe/PeArray.h"
+
+namespace wsesim::pe {
+
+void PeArray::beginCycle(std::uint64_t now, fabric::FabricKernel&) {
+  now_ = now;
+  for (const Release& rel : releases_) fabric_.setRampAccepting(rel.pe, rel.color, true);
+  releases_.clear();
+  while (!wakes_.empty() && wakes_.top().cycle <= now) {
+    const fabric::RouterId r = wakes_.top().pe;
+    wakes_.pop();
+    if (pes_[r].lastVisit == now) continue;  // several wake-ups for one cycle
+    pes_[r].lastVisit = now;
+    visit(r, now);
+  }
+}
+
+void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
+  PeState& s = pes_[r];
+  ++counters_[r].visits;
+  completeOps(r, s, now);
+  runMainThread(r, s, now);
+
+  std::uint64_t next = wafer::kNever;
+  bool inFlight = false;
+  for (unsigned i = 0; i < slotsPerPe_; ++i) {
+    OpSlot& slot = slots(r)[i];
+    if (!slot.op) continue;
+    inFlight = true;
+    if (slot.op->usesFabric() && slot.done < slot.op->length && slot.at <= now) {
+      // A missing input wakes the PE when its wavelet is delivered;
+      // backpressure is retried every cycle.
+      const FabricStep step = advanceFabricOp(r, slot, now);
+      if (step == FabricStep::NoInput) continue;
+      if (step == FabricStep::Backpressure) {
+        next = std::min(next, now + 1);
+        continue;
+      }
+    }
+    next = std::min(next, slot.at);
+  }
+  if (s.task != kNoTask && !slots(r)[mainSlot()].op && s.mainReadyAt > now) next = std::min(next, s.mainReadyAt);
+  if (next != wafer::kNever) wake(r, next);
+
+  const bool busy = s.task != kNoTask || inFlight;
+  if (busy && !s.busy) s.busySince = now;
+  if (!busy && s.busy) counters_[r].busyCycles += now - s.busySince;
+  s.busy = busy;
+}
+
+void PeArray::completeOps(fabric::RouterId r, PeState& s, std::uint64_t now) {
+  for (unsigned i = 0; i < slotsPerPe_; ++i) {
+    OpSlot& slot = slots(r)[i];
+    if (!slot.op || slot.at > now) continue;
+    const bool fabricOp = slot.op->usesFabric();
+    if (fabricOp && slot.done < slot.op->length) continue;
+    if (!fabricOp && data_) computeMemoryOp(r, s, *slot.op);
+    finishOp(r, s, slot);
+  }
+}
+
+void PeArray::finishOp(fabric::RouterId r, PeState& s, OpSlot& slot) {
+  const TensorOp& op = *slot.op;
+  PeCounters& c = counters_[r];
+  ++c.opsCompleted;
+  c.elements += op.length;
+  c.flops += std::uint64_t(op.length) * (op.opcode == Opcode::Fmac ? 2 : op.opcode == Opcode::Fmov ? 0 : 1);
+  if (op.activateOnDone != kNoTask) s.activated |= std::uint64_t(1) << op.activateOnDone;
+  if (op.unblockOnDone != kNoTask) s.blocked &= ~(std::uint64_t(1) << op.unblockOnDone);
+  slot.op = nullptr;
+  fabric_.noteProgress(now_);
+}
+
+int PeArray::pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) const {
+  const LoadedProgram& lp = programs_[s.program];
+  std::uint64_t ready = s.activated;
+  for (std::uint64_t m = lp.dataTasks & ~s.blocked; m; m &= m - 1) {
+    const unsigned t = unsigned(__builtin_ctzll(m));
+    if (arrived(r, unsigned(lp.program.tasks[t].color), now)) ready |= std::uint64_t(1) << t;
+  }
+  ready &= ~s.blocked;
+  return ready ? __builtin_ctzll(ready) : kNoTask;
+}
+
+void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
+  if (s.program == kNoProgram) return;
+  const LoadedProgram& lp = programs_[s.program];
+  OpSlot* slot = slots(r);
+  for (;;) {
+    if (slot[mainSlot()].op) return;  // waiting for a synchronous op
+    if (s.task == kNoTask) {
+      const int t = pickTask(r, s, now);
+      if (t == kNoTask) return;
+      const std::int16_t color = lp.program.tasks[t].color;
+      if (color != kUnbound) s.taskArgument = popInbox(r, unsigned(color));
+      s.activated &= ~(std::uint64_t(1) << t);
+      s.task = std::int8_t(t);
+      s.pc = 0;
+      s.mainReadyAt = now + arch_.pe.taskStartCycles;
+      ++counters_[r].tasksRun;
+    }
+    if (now < s.mainReadyAt) return;
+    const Task& task = lp.program.tasks[s.task];
+    if (s.pc == task.code.size()) {
+      s.task = kNoTask;
+      continue;
+    }
+    const Instruction& in = task.code[s.pc];
+    const std::uint64_t bit = std::uint64_t(1) << in.task;
+    switch (in.kind) {
+      case Instruction::Kind::Activate: s.activated |= bit; break;
+      case Instruction::Kind::Block: s.blocked |= bit; break;
+      case Instruction::Kind::Unblock: s.blocked &= ~bit; break;
+      case Instruction::Kind::Op: {
+        const unsigned target = in.op.thread == kSynchronous ? mainSlot() : unsigned(in.op.thread);
+        if (slot[target].op) return;  // the thread is still busy: wait for it
+        issue(r, s, target, in.op, lp.timing[s.task][s.pc], now);
+        break;
+      }
+    }
+    ++s.pc;
+  }
+}
+
+void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const TensorOp& op, const OpTiming& timing,
+                    std::uint64_t now) {
+  OpSlot& slot = slots(r)[slotIndex];
+  slot.op = &op;
+  slot.done = 0;
+  slot.passes = timing.portPasses;
+  if (op.usesFabric()) {
+    slot.at = now + arch_.pe.opOverheadCycles;
+  } else {
+    // Memory ops share the SIMD unit: one at a time, in issue order.
+    const std::uint64_t start = std::max(now, s.simdFreeAt);
+    slot.at = start + timing.cycles;
+    s.simdFreeAt = slot.at;
+  }
+}
+
+PeArray::FabricStep PeArray::advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now) {
+  const TensorOp& op = *slot.op;
+  const PeState& s = pes_[r];
+  for (unsigned i = 0; i < sourceCount(op.opcode); ++i)
+    if (op.src[i].kind == Descriptor::Kind::FabricIn && !arrived(r, op.src[i].color, now))
+      return FabricStep::NoInput;
+  float value = 0;
+  if (data_) {
+    float v[3] = {0, 0, 0};
+    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, slot.done);
+    value = compute(op.opcode, op.precision, v[0], v[1], v[2]);
+  }
+  const ElementType dstType = operandType(op.opcode, op.precision, -1);
+  if (op.dst.kind == Descriptor::Kind::FabricOut) {
+    fabric::Wavelet w;
+    w.color = op.dst.color;
+    w.payload = data_ ? toPayload(dstType, value) : 0;
+    w.last = slot.done + 1 == op.length;
+    w.stamp = now;
+    if (!fabric_.inject(r, w, now)) return FabricStep::Backpressure;
+  } else if (data_) {
+    data_->store(r, address(r, op.dst, dstType, slot.done), dstType, value);
+  }
+  for (unsigned i = 0; i < sourceCount(op.opcode); ++i)
+    if (op.src[i].kind == Descriptor::Kind::FabricIn) popInbox(r, op.src[i].color);
+  ++slot.done;
+  slot.at = now + slot.passes;
+  return FabricStep::Moved;
+}
+
+float PeArray::readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand,
+                          std::uint32_t element) const {
+  const Descriptor& d = op.src[operand];
+  const ElementType t = operandType(op.opcode, op.precision, int(operand));
+  switch (d.kind) {
+    case Descriptor::Kind::Memory: return data_->load(r, address(r, d, t, element), t);
+    case Descriptor::Kind::FabricIn: return fromPayload(t, arrived(r, d.color, now_)->payload);
+    case Descriptor::Kind::Immediate: return roundTo(t, d.immediate);
+    case Descriptor::Kind::TaskArgument: return fromPayload(t, s.taskArgument);
+    default: return 0;
+  }
+}
+
+void PeArray::computeMemoryOp(fabric::RouterId r, const PeState& s, const TensorOp& op) {
+  const ElementType dstType = operandType(op.opcode, op.precision, -1);
+  for (std::uint32_t e = 0; e < op.length; ++e) {
+    float v[3] = {0, 0, 0};
+    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, e);
+    data_->store(r, address(r, op.dst, dstType, e), dstType, compute(op.opcode, op.precision, v[0], v[1], v[2]));
+  }
+}
+
+}  // namespace wsesim::pe

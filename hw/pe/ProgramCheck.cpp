@@ -1,0 +1,142 @@
+#include "hw/pe/ProgramCheck.h"
+
+#include "hw/pe/ProgramError.h"
+#include "hw/pe/ProgramText.h"
+
+namespace wsesim::pe {
+namespace {
+
+class Checker {
+ public:
+  Checker(const Program& p, const config::ArchConfig& arch, const fabric::ColorRouteTable* routes, fabric::RouterId pe)
+      : p_(p), arch_(arch), routes_(routes), pe_(pe), where_("PE " + arch.mesh.name(pe) + ", program '" + p.name + "'") {}
+
+  void run() {
+    if (arch_.fabric.routing != fabric::RoutingMode::Color)
+      fail("PE programs address the fabric by color; set arch.fabric.routing: color");
+    if (p_.tasks.size() > arch_.pe.tasks)
+      fail("has " + std::to_string(p_.tasks.size()) + " tasks, more than arch.pe.tasks=" +
+           std::to_string(arch_.pe.tasks));
+    unsigned dataTasks = 0;
+    for (std::size_t t = 0; t < p_.tasks.size(); ++t) {
+      const Task& task = p_.tasks[t];
+      if (task.color == kUnbound) continue;
+      ++dataTasks;
+      checkColor(unsigned(task.color), "task '" + task.name + "' is bound to color");
+      checkDelivered(unsigned(task.color), "task '" + task.name + "' is bound to color");
+      if (task.activeAtStart) fail("task '" + task.name + "' is bound to a color and cannot be active at start");
+    }
+    if (dataTasks > arch_.pe.dataTasks)
+      fail("binds " + std::to_string(dataTasks) + " tasks to colors, more than arch.pe.data_tasks=" +
+           std::to_string(arch_.pe.dataTasks));
+    for (std::size_t t = 0; t < p_.tasks.size(); ++t)
+      for (std::size_t i = 0; i < p_.tasks[t].code.size(); ++i) {
+        at_ = ", task '" + p_.tasks[t].name + "' instruction " + std::to_string(i) + " (" +
+              describe(p_, p_.tasks[t].code[i]) + ")";
+        checkInstruction(p_.tasks[t].code[i]);
+      }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw ProgramError(where_ + at_ + ": " + what); }
+
+  void checkTask(int t, const std::string& role) const {
+    if (t < 0 || std::size_t(t) >= p_.tasks.size())
+      fail(role + " task " + std::to_string(t) + ", which the program does not define");
+  }
+  void checkColor(unsigned c, const std::string& role) const {
+    if (c >= arch_.fabric.colors)
+      fail(role + " " + std::to_string(c) + ", but the fabric has arch.fabric.colors=" +
+           std::to_string(arch_.fabric.colors));
+  }
+  void checkDelivered(unsigned c, const std::string& role) const {
+    if (!routes_) return;
+    const fabric::ColorRoute& route = routes_->at(pe_, c);
+    if (!(route.forward & fabric::bit(fabric::Port::Ramp)))
+      fail(role + " " + std::to_string(c) + ", but the router at " + arch_.mesh.name(pe_) +
+           " does not deliver color " + std::to_string(c) + " to its RAMP (route accepts " +
+           fabric::portMaskName(route.accept) + ", forwards " + fabric::portMaskName(route.forward) + ")");
+  }
+  void checkSent(unsigned c) const {
+    if (!routes_) return;
+    const fabric::ColorRoute& route = routes_->at(pe_, c);
+    if (!(route.accept & fabric::bit(fabric::Port::Ramp)))
+      fail("sends on color " + std::to_string(c) + ", but the router at " + arch_.mesh.name(pe_) +
+           " does not accept color " + std::to_string(c) + " from its RAMP (route accepts " +
+           fabric::portMaskName(route.accept) + ")");
+  }
+
+  void checkInstruction(const Instruction& in) const {
+    if (in.kind != Instruction::Kind::Op) {
+      checkTask(in.task, "targets");
+      if (in.kind == Instruction::Kind::Activate && p_.tasks[in.task].color != kUnbound)
+        fail("activates task '" + p_.tasks[in.task].name + "', which is bound to a color and runs on its wavelets");
+      return;
+    }
+    const TensorOp& op = in.op;
+    if (op.length == 0) fail("has no vector operand, or its vectors are empty");
+    if (op.thread != kSynchronous && (op.thread < 0 || unsigned(op.thread) >= arch_.pe.threads))
+      fail("runs on thread " + std::to_string(op.thread) + ", but arch.pe.threads=" +
+           std::to_string(arch_.pe.threads));
+    if (op.activateOnDone != kNoTask) checkTask(op.activateOnDone, "activates");
+    if (op.unblockOnDone != kNoTask) checkTask(op.unblockOnDone, "unblocks");
+    if (op.dst.kind != Descriptor::Kind::Memory && op.dst.kind != Descriptor::Kind::FabricOut)
+      fail("the destination must be a memory vector or a fabric output");
+    checkOperand(op, op.dst, -1);
+    std::uint32_t inputColors = 0;
+    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) {
+      const Descriptor& s = op.src[i];
+      if (s.kind == Descriptor::Kind::None) fail("source " + std::to_string(i) + " is missing");
+      if (s.kind == Descriptor::Kind::FabricOut) fail("source " + std::to_string(i) + " is a fabric output");
+      if (s.kind == Descriptor::Kind::FabricIn) {
+        if (inputColors & (1u << s.color))
+          fail("reads color " + std::to_string(s.color) + " twice; each element takes one wavelet per color");
+        inputColors |= 1u << s.color;
+        for (const Task& t : p_.tasks)
+          if (t.color == s.color)
+            fail("reads color " + std::to_string(s.color) + ", which also starts task '" + t.name + "'");
+      }
+      checkOperand(op, s, int(i));
+    }
+  }
+
+  void checkOperand(const TensorOp& op, const Descriptor& d, int operand) const {
+    const std::string name = operand < 0 ? "destination" : "source " + std::to_string(operand);
+    if (d.isVector() && d.length != op.length)
+      fail(name + " has " + std::to_string(d.length) + " elements, the operation " + std::to_string(op.length));
+    if (d.isFabric()) {
+      checkColor(d.color, name + " uses color");
+      if (d.kind == Descriptor::Kind::FabricIn)
+        checkDelivered(d.color, name + " reads color");
+      else
+        checkSent(d.color);
+    }
+    if (d.kind != Descriptor::Kind::Memory) return;
+    if (d.buffer >= p_.buffers.size()) fail(name + " names buffer " + std::to_string(d.buffer) + ", not declared");
+    const BufferDecl& b = p_.buffers[d.buffer];
+    const ElementType want = operandType(op.opcode, op.precision, operand);
+    if (b.type != want)
+      fail(name + " is buffer '" + b.name + "' of " + elementTypeName(b.type) + ", but " + precisionName(op.precision) +
+           " " + opcodeName(op.opcode) + " needs " + elementTypeName(want) + " there");
+    const std::uint64_t last = std::uint64_t(d.offset) + std::uint64_t(op.length - 1) * d.stride;
+    if (last >= b.elements)
+      fail(name + " reaches element " + std::to_string(last) + " of buffer '" + b.name + "', which has " +
+           std::to_string(b.elements) + " elements");
+  }
+
+  const Program& p_;
+  const config::ArchConfig& arch_;
+  const fabric::ColorRouteTable* routes_;
+  fabric::RouterId pe_;
+  std::string where_;
+  std::string at_;
+};
+
+}  // namespace
+
+void checkProgram(const Program& program, const config::ArchConfig& arch, const fabric::ColorRouteTable* routes,
+                  fabric::RouterId pe) {
+  Checker(program, arch, routes, pe).run();
+}
+
+}  // namespace wsesim::pe
