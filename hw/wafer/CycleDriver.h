@@ -23,4 +23,11 @@ class CycleDriver {
   virtual bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const = 0;
 };
 
+// Samples state at the end of every cycle while a waveform is traced.
+class CycleObserver {
+ public:
+  virtual ~CycleObserver() = default;
+  virtual void sample(std::uint64_t cycle) = 0;
+};
+
 }  // namespace wsesim::wafer

@@ -38,6 +38,11 @@ void Wafer::traceTo(sc_core::sc_trace_file* file) {
   fabric_.setObserver(tracer_.get());
 }
 
+void Wafer::sample(std::uint64_t cycle) {
+  tracer_->sample(fabric_);
+  for (CycleObserver* o : observers_) o->sample(cycle);
+}
+
 void Wafer::run() {
   try {
     std::uint64_t synced = 0;  // cycle SystemC time corresponds to
@@ -55,7 +60,7 @@ void Wafer::run() {
           if (tracer_ && now_ > synced) {
             advanceTo(now_);
             tracer_->beginCycle();
-            tracer_->sample(fabric_);
+            sample(now_);
           }
           now_ = next;
           advanceTo(now_);
@@ -67,7 +72,7 @@ void Wafer::run() {
       }
       driver_->beginCycle(now_, fabric_);
       fabric_.step(now_);
-      if (tracer_) tracer_->sample(fabric_);
+      if (tracer_) sample(now_);
       ++now_;
     }
     advanceTo(now_);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <vector>
 
 #include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
@@ -34,6 +35,8 @@ class Wafer : public sc_core::sc_module {
   void setDriver(CycleDriver* driver) { driver_ = driver; }
   // Traces the routers of run.vcd.region into `file`, one sample per cycle.
   void traceTo(sc_core::sc_trace_file* file);
+  // Samples `observer` along with the routers (only while tracing).
+  void addTraceObserver(CycleObserver* observer) { observers_.push_back(observer); }
 
   fabric::FabricKernel& fabric() { return fabric_; }
   const fabric::FabricKernel& fabric() const { return fabric_; }
@@ -46,12 +49,14 @@ class Wafer : public sc_core::sc_module {
 
  private:
   void run();
+  void sample(std::uint64_t cycle);
 
   config::ArchConfig arch_;
   config::RunConfig runConfig_;
   fabric::FabricKernel fabric_;
   CycleDriver* driver_ = nullptr;
   std::unique_ptr<trace::FabricVcdTracer> tracer_;
+  std::vector<CycleObserver*> observers_;
   sc_core::sc_time period_;
   std::uint64_t now_ = 0;
   std::exception_ptr error_;

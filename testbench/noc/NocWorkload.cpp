@@ -11,6 +11,7 @@
 #include "testbench/noc/BroadcastRoutes.h"
 #include "testbench/noc/NocConfig.h"
 #include "testbench/noc/NocTraffic.h"
+#include "testbench/workload/Simulation.h"
 
 namespace wsesim::noc {
 namespace {
@@ -63,20 +64,10 @@ void NocWorkload::run(const workload::RunOptions& options) {
   NocTraffic traffic(config_, mesh, sources, colors, fanout);
   wafer.setDriver(&traffic);
   wafer.fabric().setSink(&traffic);
-  sc_core::sc_trace_file* vcd = nullptr;
-  if (!options.vcdBaseName.empty()) {
-    vcd = sc_core::sc_create_vcd_trace_file(options.vcdBaseName.c_str());
-    vcd->set_time_unit(sc_core::sc_get_time_resolution().to_seconds() * 1e15, sc_core::SC_FS);
-    wafer.traceTo(vcd);
-  }
-  const auto elaborated = std::chrono::steady_clock::now();
-  sc_core::sc_start();
-  const auto finished = std::chrono::steady_clock::now();
-  if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
-  wafer.rethrowError();
+  const workload::SimulationTimes times = workload::simulate(wafer, options, start);
 
   cycles_ = wafer.cycles();
-  const double simSeconds = std::chrono::duration<double>(finished - elaborated).count();
+  const double simSeconds = times.simulationSeconds;
   const fabric::FabricCounters& counters = wafer.fabric().counters();
   const LatencyStats latency = traffic.latency();
   const double windowSourceCycles = double(traffic.sources()) * double(config_.measureCycles);
@@ -105,7 +96,7 @@ void NocWorkload::run(const workload::RunOptions& options) {
   r["measured_deliveries_missing"] = traffic.measuredDeliveriesMissing();
   r["router_cycles_per_second"] = simSeconds > 0 ? double(mesh.routers()) * double(cycles_) / simSeconds : 0.0;
   r["wavelet_hops_per_second"] = simSeconds > 0 ? double(counters.hops) / simSeconds : 0.0;
-  r["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
+  r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
                {"simulation_seconds", simSeconds},
                {"fabric_bytes", wafer.fabric().hostBytes()}};
   r["link_utilisation"] = {{"mean", links.mean}, {"p99", links.p99}, {"max", links.max}, {"busiest", links.busiest}};

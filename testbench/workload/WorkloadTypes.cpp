@@ -1,4 +1,5 @@
 #include "testbench/noc/NocWorkload.h"
+#include "testbench/pe/ChainReduceWorkload.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::workload {
@@ -8,6 +9,7 @@ namespace wsesim::workload {
 const std::map<std::string, WorkloadFactory>& workloadTypes() {
   static const std::map<std::string, WorkloadFactory> types = {
       {"noc", noc::makeNocWorkload},
+      {"chain_reduce", pe_kernels::makeChainReduceWorkload},
   };
   return types;
 }

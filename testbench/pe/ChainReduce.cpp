@@ -1,0 +1,94 @@
+#include "testbench/pe/ChainReduce.h"
+
+#include <random>
+
+#include "hw/pe/Numerics.h"
+#include "hw/pe/ProgramBuilder.h"
+
+namespace wsesim::pe_kernels {
+
+using namespace wsesim::pe;
+
+ChainReduceConfig ChainReduceConfig::read(config::ParamReader& p, const config::ArchConfig& arch) {
+  ChainReduceConfig c;
+  c.pes = std::uint32_t(p.integer("workload.pes", 2, arch.mesh.width, std::min<std::int64_t>(arch.mesh.width, 16),
+                                  "a chain runs along one row of the mesh"));
+  c.rows = std::uint32_t(p.integer("workload.rows", 1, arch.mesh.height, 1));
+  c.length = std::uint32_t(p.integer("workload.length", 1, 1 << 24, 256));
+  c.repeat = std::uint32_t(p.integer("workload.repeat", 1, 1 << 20, 1));
+  const std::string dtype = p.choice("workload.dtype", {"fp32", "fp16"}, std::string("fp32"));
+  c.precision = dtype == "fp16" ? Precision::Fp16 : Precision::Fp32;
+  c.color = unsigned(p.integer("workload.color", 0, std::int64_t(arch.fabric.colors) - 2, 0,
+                               "the chain uses this color and the next one"));
+  c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
+  return c;
+}
+
+Program chainReduceProgram(const ChainReduceConfig& c, ChainRole role, unsigned sendColor, unsigned receiveColor) {
+  const std::uint32_t n = c.length;
+  const ElementType t = c.precision == Precision::Fp16 ? ElementType::F16 : ElementType::F32;
+  ProgramBuilder b(role == ChainRole::First ? "chain_first" : role == ChainRole::Middle ? "chain_middle" : "chain_last");
+  const BufferRef x = b.buffer("x", t, n), w = b.buffer("w", t, n), part = b.buffer("partial", t, n);
+  const TaskRef main = b.task("main");
+  b.activateAtStart(main);
+  b.fmul(main, c.precision, memory(part, n), memory(x, n), memory(w, n));
+  for (std::uint32_t r = 1; r < c.repeat; ++r)
+    b.fmac(main, c.precision, memory(part, n), memory(part, n), memory(x, n), memory(w, n));
+  if (role == ChainRole::First) {
+    b.fmov(main, c.precision, fabricOut(sendColor, n), memory(part, n));
+  } else if (role == ChainRole::Middle) {
+    b.fadd(main, c.precision, fabricOut(sendColor, n), fabricIn(receiveColor, n), memory(part, n));
+  } else {
+    const BufferRef sum = b.buffer("sum", t, n);
+    b.fadd(main, c.precision, memory(sum, n), fabricIn(receiveColor, n), memory(part, n));
+  }
+  return b.build();
+}
+
+void programChainRoutes(const ChainReduceConfig& c, fabric::ColorRouteTable& routes) {
+  using fabric::bit;
+  using fabric::Port;
+  for (std::uint32_t y = 0; y < c.rows; ++y)
+    for (std::uint32_t x = 0; x + 1 < c.pes; ++x) {
+      const unsigned color = c.color + x % 2;
+      routes.set(x, y, color, bit(Port::Ramp), bit(Port::East));
+      routes.set(x + 1, y, color, bit(Port::West), bit(Port::Ramp));
+    }
+}
+
+std::uint64_t chainReduceCycles(const ChainReduceConfig& c, const config::ArchConfig& arch) {
+  const config::ArchConfig::Pe& pe = arch.pe;
+  const auto ceilDiv = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+  const std::uint64_t o = pe.opOverheadCycles;
+  // The FMAC reads three vectors (partial, x, w): more than two read ports take two passes.
+  const std::uint64_t fmacPasses = (3 + pe.sramReadPorts - 1) / pe.sramReadPorts;
+  const std::uint64_t local = (o + ceilDiv(c.length, pe.lanes.of(Opcode::Fmul, c.precision))) +
+                              (c.repeat - 1) * (o + ceilDiv(c.length, pe.lanes.of(Opcode::Fmac, c.precision)) * fmacPasses);
+  const std::uint64_t perHop = 2 * arch.fabric.rampLatencyCycles + arch.fabric.hopLatencyCycles;
+  return pe.taskStartCycles + local + o + c.length + (c.pes - 1) * perHop + 1;
+}
+
+std::vector<float> chainInput(const ChainReduceConfig& c, std::uint32_t row, std::uint32_t pe, bool weights) {
+  std::mt19937_64 rng(c.seed * 1000003 + (std::uint64_t(row) * 65536 + pe) * 2 + weights);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  const ElementType t = c.precision == Precision::Fp16 ? ElementType::F16 : ElementType::F32;
+  std::vector<float> v(c.length);
+  for (float& e : v) e = roundTo(t, dist(rng));
+  return v;
+}
+
+std::vector<float> chainReference(const ChainReduceConfig& c, std::uint32_t row) {
+  const Precision p = c.precision;
+  std::vector<float> sum(c.length, 0.0f);
+  for (std::uint32_t i = 0; i < c.pes; ++i) {
+    const std::vector<float> x = chainInput(c, row, i, false), w = chainInput(c, row, i, true);
+    for (std::uint32_t k = 0; k < c.length; ++k) {
+      float part = compute(Opcode::Fmul, p, x[k], w[k], 0);
+      for (std::uint32_t r = 1; r < c.repeat; ++r) part = compute(Opcode::Fmac, p, part, x[k], w[k]);
+      sum[k] = i == 0 ? part : compute(Opcode::Fadd, p, sum[k], part, 0);
+    }
+  }
+  return sum;
+}
+
+}  // namespace wsesim::pe_kernels

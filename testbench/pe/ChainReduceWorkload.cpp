@@ -1,0 +1,172 @@
+#include "testbench/pe/ChainReduceWorkload.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "hw/pe/PeArray.h"
+#include "hw/trace/PeVcdTracer.h"
+#include "hw/wafer/Wafer.h"
+#include "testbench/pe/ChainReduce.h"
+#include "testbench/workload/Simulation.h"
+
+namespace wsesim::pe_kernels {
+namespace {
+
+class ChainReduceWorkload : public workload::Workload {
+ public:
+  ChainReduceWorkload(const ChainReduceConfig& config, const config::ArchConfig& arch, const config::RunConfig& run)
+      : config_(config), arch_(arch), run_(run) {}
+
+  void run(const workload::RunOptions& options) override;
+  std::uint64_t cycles() const override { return cycles_; }
+  nlohmann::json results() const override { return results_; }
+  std::string summary() const override;
+
+ private:
+  // Compares every chain's sum with the reference; fills the check results.
+  void check(const pe::PeArray& pes, nlohmann::json& r) const;
+
+  ChainReduceConfig config_;
+  config::ArchConfig arch_;
+  config::RunConfig run_;
+  std::uint64_t cycles_ = 0;
+  nlohmann::json results_;
+};
+
+void ChainReduceWorkload::run(const workload::RunOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (arch_.fabric.routing != fabric::RoutingMode::Color)
+    throw std::runtime_error("chain_reduce programs route by color; set arch.fabric.routing: color");
+  fabric::ColorRouteTable routes(arch_.mesh, arch_.fabric.colors);
+  programChainRoutes(config_, routes);
+  wafer::Wafer wafer("wafer", arch_, run_, &routes);
+  pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
+  wafer.setDriver(&pes);
+  wafer.fabric().setSink(&pes);
+
+  const auto programFor = [&](std::uint32_t x, ChainRole role) {
+    return pes.addProgram(chainReduceProgram(config_, role, config_.color + x % 2, config_.color + (x + 1) % 2));
+  };
+  // Middle PEs alternate colors, so two middle programs serve every row.
+  const pe::ProgramId first = programFor(0, ChainRole::First), last = programFor(config_.pes - 1, ChainRole::Last);
+  const pe::ProgramId middle[2] = {programFor(0, ChainRole::Middle), programFor(1, ChainRole::Middle)};
+  for (std::uint32_t y = 0; y < config_.rows; ++y)
+    for (std::uint32_t x = 0; x < config_.pes; ++x) {
+      const fabric::RouterId pe = arch_.mesh.id(x, y);
+      pes.load(pe, x == 0 ? first : x + 1 == config_.pes ? last : middle[x % 2]);
+      if (run_.mode == config::DataMode::Functional) {
+        pes.write(pe, "x", 0, chainInput(config_, y, x, false));
+        pes.write(pe, "w", 0, chainInput(config_, y, x, true));
+      }
+    }
+
+  std::unique_ptr<trace::PeVcdTracer> peTracer;
+  const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
+    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
+    wafer.addTraceObserver(peTracer.get());
+  });
+  pes.checkQuiescent();
+  cycles_ = wafer.cycles();
+
+  const pe::PeCounters totals = pes.totals();
+  std::uint64_t busiest = 0, sramHighWater = 0;
+  for (std::uint32_t y = 0; y < config_.rows; ++y)
+    for (std::uint32_t x = 0; x < config_.pes; ++x) {
+      const fabric::RouterId pe = arch_.mesh.id(x, y);
+      busiest = std::max(busiest, pes.counters(pe).busyCycles);
+      sramHighWater = std::max(sramHighWater, pes.sram(pe).highWater());
+    }
+  const std::uint64_t chainPes = std::uint64_t(config_.pes) * config_.rows;
+  const double peakFlops = 2.0 * pe::LaneTable(arch_.pe.lanes).of(pe::Opcode::Fmac, config_.precision);
+
+  nlohmann::json& r = results_;
+  r["type"] = "chain_reduce";
+  r["dtype"] = pe::precisionName(config_.precision);
+  r["pes"] = config_.pes;
+  r["rows"] = config_.rows;
+  r["length"] = config_.length;
+  r["repeat"] = config_.repeat;
+  r["expected_cycles"] = chainReduceCycles(config_, arch_);
+  r["cycles_match_closed_form"] = cycles_ == chainReduceCycles(config_, arch_);
+  r["pe_ops"] = totals.opsCompleted;
+  r["pe_tasks"] = totals.tasksRun;
+  r["flops"] = totals.flops;
+  r["pe_busy_fraction"] = double(totals.busyCycles) / double(chainPes) / double(cycles_);
+  r["pe_busy_cycles_max"] = busiest;
+  r["flop_utilisation"] = double(totals.flops) / (double(chainPes) * double(cycles_) * peakFlops);
+  r["sram_high_water_bytes"] = sramHighWater;
+  r["sram_bytes"] = arch_.pe.sramBytes;
+  r["wavelets_delivered"] = wafer.fabric().counters().delivered;
+  check(pes, r);
+  r["pe_ops_per_second"] = times.simulationSeconds > 0 ? double(totals.opsCompleted) / times.simulationSeconds : 0.0;
+  r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
+               {"simulation_seconds", times.simulationSeconds},
+               {"pe_bytes", pes.hostBytes()},
+               {"pe_bytes_per_pe", double(pes.hostBytes()) / double(arch_.mesh.routers())},
+               {"fabric_bytes", wafer.fabric().hostBytes()},
+               {"pe_visits", totals.visits}};
+}
+
+void ChainReduceWorkload::check(const pe::PeArray& pes, nlohmann::json& r) const {
+  r["checked"] = run_.mode == config::DataMode::Functional;
+  if (run_.mode != config::DataMode::Functional) return;
+  std::uint64_t mismatches = 0;
+  double maxError = 0;  // against the exact sum of the products, in double precision
+  for (std::uint32_t y = 0; y < config_.rows; ++y) {
+    const std::vector<float> got = pes.read(arch_.mesh.id(config_.pes - 1, y), "sum", 0, config_.length);
+    const std::vector<float> want = chainReference(config_, y);
+    std::vector<double> exact(config_.length, 0.0);
+    for (std::uint32_t i = 0; i < config_.pes; ++i) {
+      const std::vector<float> x = chainInput(config_, y, i, false), w = chainInput(config_, y, i, true);
+      for (std::uint32_t k = 0; k < config_.length; ++k) exact[k] += double(config_.repeat) * x[k] * w[k];
+    }
+    for (std::uint32_t k = 0; k < config_.length; ++k) {
+      mismatches += got[k] != want[k];
+      maxError = std::max(maxError, std::abs(double(got[k]) - exact[k]));
+    }
+  }
+  r["mismatches"] = mismatches;
+  r["max_abs_error_vs_exact"] = maxError;
+}
+
+std::string ChainReduceWorkload::summary() const {
+  const nlohmann::json& r = results_;
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line, "chain_reduce %s on %ux%u: %u rows x %u PEs, %u elements, %u local ops per PE\n",
+                r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height, config_.rows,
+                config_.pes, config_.length, config_.repeat);
+  out << line;
+  std::snprintf(line, sizeof line, "  cycles    %llu simulated, %llu closed form (%s)\n", (unsigned long long)cycles_,
+                (unsigned long long)r["expected_cycles"].get<std::uint64_t>(),
+                r["cycles_match_closed_form"].get<bool>() ? "match" : "DIFFER");
+  out << line;
+  std::snprintf(line, sizeof line, "  PEs       busy %.1f%%, FLOP utilisation %.1f%%, SRAM high water %llu of %llu bytes\n",
+                100 * r["pe_busy_fraction"].get<double>(), 100 * r["flop_utilisation"].get<double>(),
+                (unsigned long long)r["sram_high_water_bytes"].get<std::uint64_t>(),
+                (unsigned long long)arch_.pe.sramBytes);
+  out << line;
+  if (r["checked"].get<bool>())
+    std::snprintf(line, sizeof line, "  result    %llu mismatches against the reference, max |error| %.3g vs exact\n",
+                  (unsigned long long)r["mismatches"].get<std::uint64_t>(), r["max_abs_error_vs_exact"].get<double>());
+  else
+    std::snprintf(line, sizeof line, "  result    not checked (run.mode: timing keeps no data)\n");
+  out << line;
+  std::snprintf(line, sizeof line, "  host      %.2f M PE ops/s, %.0f bytes per PE\n",
+                r["pe_ops_per_second"].get<double>() / 1e6, r["host"]["pe_bytes_per_pe"].get<double>());
+  out << line;
+  return out.str();
+}
+
+}  // namespace
+
+std::unique_ptr<workload::Workload> makeChainReduceWorkload(config::ParamReader& params,
+                                                            const config::ArchConfig& arch,
+                                                            const config::RunConfig& run) {
+  return std::make_unique<ChainReduceWorkload>(ChainReduceConfig::read(params, arch), arch, run);
+}
+
+}  // namespace wsesim::pe_kernels
