@@ -416,3 +416,35 @@ TEST_F(Cli, UnwritableOutputExitsFour) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------ the PE testbench
+
+const char* const kChainRun =
+    "arch:\n"
+    "  preset: tiny\n"
+    "workload:\n"
+    "  type: chain_reduce\n"
+    "  pes: 4\n"
+    "  length: 32\n";
+
+TEST_F(Cli, ChainReduceRunReportsClosedFormCyclesAndAnExactResult) {
+  writeFile(work("run.yaml"), kChainRun);
+  const Outcome o = wsesim("run run.yaml --out result.json --vcd trace.vcd");
+  ASSERT_EQ(o.status, 0) << o.err;
+  expectMentions(o.out, {"chain_reduce fp32 on 8x8", "(match)", "0 mismatches"});
+  const json w = readJson("result.json").at("workload");
+  EXPECT_EQ(w.at("cycles_match_closed_form"), true);
+  EXPECT_EQ(w.at("mismatches"), 0);
+  // The PEs' waveforms sit next to the routers'.
+  const std::string vcd = readFile(work("trace.vcd"));
+  expectMentions(vcd, {"$scope module pe0_0 $end", "$scope module pe3_0 $end", " busy ", " task [5:0] ",
+                       " threads_busy [5:0] ", " sram_used [31:0] ", "$scope module r0_0 $end"});
+}
+
+TEST_F(Cli, SramOverflowFailsTheRunNamingThePeAndWritesNoResult) {
+  writeFile(work("run.yaml"), kChainRun);
+  const Outcome o = wsesim("run run.yaml --set arch.pe.sram_bytes=300 --out result.json");
+  EXPECT_EQ(o.status, 3);
+  expectMentions(o.err, {"PE (0,0)", "SRAM overflow", "'partial'", "128 bytes asked", "44 of 300 bytes free"});
+  EXPECT_EQ(filesInWork(), (std::set<std::string>{"run.yaml"}));
+}
