@@ -100,8 +100,8 @@ std::vector<float> PeArray::read(fabric::RouterId pe, const std::string& buffer,
 }
 
 std::uint64_t PeArray::nextActivity(std::uint64_t now) const {
-  if (wakes_.empty()) return wafer::kNever;
-  return std::max(now, wakes_.top().cycle);
+  const std::uint64_t next = wakes_.next();
+  return next == WakeCalendar::kNever ? wafer::kNever : std::max(now, next);
 }
 
 bool PeArray::finished(std::uint64_t, const fabric::FabricKernel& fabric) const {

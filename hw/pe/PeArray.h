@@ -14,7 +14,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -27,6 +26,7 @@
 #include "hw/pe/OpTiming.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/pe/SramData.h"
+#include "hw/pe/WakeCalendar.h"
 #include "hw/wafer/CycleDriver.h"
 
 namespace wsesim::pe {
@@ -141,7 +141,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   std::uint64_t address(fabric::RouterId r, const Descriptor& d, ElementType t, std::uint32_t element) const {
     return bufferBase_[r][d.buffer] + (std::uint64_t(d.offset) + std::uint64_t(element) * d.stride) * elementBytes(t);
   }
-  void wake(fabric::RouterId r, std::uint64_t cycle) { wakes_.push(Wake{cycle, r}); }
+  void wake(fabric::RouterId r, std::uint64_t cycle) { wakes_.schedule(cycle, r); }
 
   OpSlot* slots(fabric::RouterId r) { return &slots_[std::size_t(r) * slotsPerPe_]; }
   const OpSlot* slots(fabric::RouterId r) const { return &slots_[std::size_t(r) * slotsPerPe_]; }
@@ -176,12 +176,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   fabric::ZeroedArray<InboxEntry> inboxEntries_;
   std::unique_ptr<SramData> data_;  // functional mode only
 
-  struct Wake {
-    std::uint64_t cycle;
-    fabric::RouterId pe;
-    bool operator>(const Wake& o) const { return cycle != o.cycle ? cycle > o.cycle : pe > o.pe; }
-  };
-  std::priority_queue<Wake, std::vector<Wake>, std::greater<Wake>> wakes_;
+  WakeCalendar wakes_;
   struct Release {
     fabric::RouterId pe;
     std::uint8_t color;

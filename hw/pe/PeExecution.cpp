@@ -12,13 +12,11 @@ void PeArray::beginCycle(std::uint64_t now, fabric::FabricKernel&) {
   now_ = now;
   for (const Release& rel : releases_) fabric_.setRampAccepting(rel.pe, rel.color, true);
   releases_.clear();
-  while (!wakes_.empty() && wakes_.top().cycle <= now) {
-    const fabric::RouterId r = wakes_.top().pe;
-    wakes_.pop();
-    if (pes_[r].lastVisit == now) continue;  // several wake-ups for one cycle
+  wakes_.drain(now, [&](fabric::RouterId r) {
+    if (pes_[r].lastVisit == now) return;  // several wake-ups for one cycle
     pes_[r].lastVisit = now;
     visit(r, now);
-  }
+  });
 }
 
 void PeArray::visit(fabric::RouterId r, std::uint64_t now) {

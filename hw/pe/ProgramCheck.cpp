@@ -9,7 +9,7 @@ namespace {
 class Checker {
  public:
   Checker(const Program& p, const config::ArchConfig& arch, const fabric::ColorRouteTable* routes, fabric::RouterId pe)
-      : p_(p), arch_(arch), routes_(routes), pe_(pe), where_("PE " + arch.mesh.name(pe) + ", program '" + p.name + "'") {}
+      : p_(p), arch_(arch), routes_(routes), pe_(pe) {}
 
   void run() {
     if (arch_.fabric.routing != fabric::RoutingMode::Color)
@@ -22,8 +22,9 @@ class Checker {
       const Task& task = p_.tasks[t];
       if (task.color == kUnbound) continue;
       ++dataTasks;
-      checkColor(unsigned(task.color), "task '" + task.name + "' is bound to color");
-      checkDelivered(unsigned(task.color), "task '" + task.name + "' is bound to color");
+      const auto bound = [&] { return "task '" + task.name + "' is bound to color"; };
+      checkColor(unsigned(task.color), bound);
+      checkDelivered(unsigned(task.color), bound);
       if (task.activeAtStart) fail("task '" + task.name + "' is bound to a color and cannot be active at start");
     }
     if (dataTasks > arch_.pe.dataTasks)
@@ -31,29 +32,40 @@ class Checker {
            std::to_string(arch_.pe.dataTasks));
     for (std::size_t t = 0; t < p_.tasks.size(); ++t)
       for (std::size_t i = 0; i < p_.tasks[t].code.size(); ++i) {
-        at_ = ", task '" + p_.tasks[t].name + "' instruction " + std::to_string(i) + " (" +
-              describe(p_, p_.tasks[t].code[i]) + ")";
+        task_ = t;
+        instruction_ = i;
         checkInstruction(p_.tasks[t].code[i]);
       }
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw ProgramError(where_ + at_ + ": " + what); }
-
-  void checkTask(int t, const std::string& role) const {
-    if (t < 0 || std::size_t(t) >= p_.tasks.size())
-      fail(role + " task " + std::to_string(t) + ", which the program does not define");
+  // Programs are checked once per PE they load on: the text is built only for an error.
+  [[noreturn]] void fail(const std::string& what) const {
+    std::string at;
+    if (task_ < p_.tasks.size())
+      at = ", task '" + p_.tasks[task_].name + "' instruction " + std::to_string(instruction_) + " (" +
+           describe(p_, p_.tasks[task_].code[instruction_]) + ")";
+    throw ProgramError("PE " + arch_.mesh.name(pe_) + ", program '" + p_.name + "'" + at + ": " + what);
   }
-  void checkColor(unsigned c, const std::string& role) const {
+
+  // `role()` names the item in an error; it is built only for one.
+  template <class Role>
+  void checkTask(int t, Role role) const {
+    if (t < 0 || std::size_t(t) >= p_.tasks.size())
+      fail(role() + " task " + std::to_string(t) + ", which the program does not define");
+  }
+  template <class Role>
+  void checkColor(unsigned c, Role role) const {
     if (c >= arch_.fabric.colors)
-      fail(role + " " + std::to_string(c) + ", but the fabric has arch.fabric.colors=" +
+      fail(role() + " " + std::to_string(c) + ", but the fabric has arch.fabric.colors=" +
            std::to_string(arch_.fabric.colors));
   }
-  void checkDelivered(unsigned c, const std::string& role) const {
+  template <class Role>
+  void checkDelivered(unsigned c, Role role) const {
     if (!routes_) return;
     const fabric::ColorRoute& route = routes_->at(pe_, c);
     if (!(route.forward & fabric::bit(fabric::Port::Ramp)))
-      fail(role + " " + std::to_string(c) + ", but the router at " + arch_.mesh.name(pe_) +
+      fail(role() + " " + std::to_string(c) + ", but the router at " + arch_.mesh.name(pe_) +
            " does not deliver color " + std::to_string(c) + " to its RAMP (route accepts " +
            fabric::portMaskName(route.accept) + ", forwards " + fabric::portMaskName(route.forward) + ")");
   }
@@ -68,7 +80,7 @@ class Checker {
 
   void checkInstruction(const Instruction& in) const {
     if (in.kind != Instruction::Kind::Op) {
-      checkTask(in.task, "targets");
+      checkTask(in.task, [] { return std::string("targets"); });
       if (in.kind == Instruction::Kind::Activate && p_.tasks[in.task].color != kUnbound)
         fail("activates task '" + p_.tasks[in.task].name + "', which is bound to a color and runs on its wavelets");
       return;
@@ -78,8 +90,8 @@ class Checker {
     if (op.thread != kSynchronous && (op.thread < 0 || unsigned(op.thread) >= arch_.pe.threads))
       fail("runs on thread " + std::to_string(op.thread) + ", but arch.pe.threads=" +
            std::to_string(arch_.pe.threads));
-    if (op.activateOnDone != kNoTask) checkTask(op.activateOnDone, "activates");
-    if (op.unblockOnDone != kNoTask) checkTask(op.unblockOnDone, "unblocks");
+    if (op.activateOnDone != kNoTask) checkTask(op.activateOnDone, [] { return std::string("activates"); });
+    if (op.unblockOnDone != kNoTask) checkTask(op.unblockOnDone, [] { return std::string("unblocks"); });
     if (op.dst.kind != Descriptor::Kind::Memory && op.dst.kind != Descriptor::Kind::FabricOut)
       fail("the destination must be a memory vector or a fabric output");
     checkOperand(op, op.dst, -1);
@@ -101,26 +113,26 @@ class Checker {
   }
 
   void checkOperand(const TensorOp& op, const Descriptor& d, int operand) const {
-    const std::string name = operand < 0 ? "destination" : "source " + std::to_string(operand);
+    const auto name = [&] { return operand < 0 ? std::string("destination") : "source " + std::to_string(operand); };
     if (d.isVector() && d.length != op.length)
-      fail(name + " has " + std::to_string(d.length) + " elements, the operation " + std::to_string(op.length));
+      fail(name() + " has " + std::to_string(d.length) + " elements, the operation " + std::to_string(op.length));
     if (d.isFabric()) {
-      checkColor(d.color, name + " uses color");
+      checkColor(d.color, [&] { return name() + " uses color"; });
       if (d.kind == Descriptor::Kind::FabricIn)
-        checkDelivered(d.color, name + " reads color");
+        checkDelivered(d.color, [&] { return name() + " reads color"; });
       else
         checkSent(d.color);
     }
     if (d.kind != Descriptor::Kind::Memory) return;
-    if (d.buffer >= p_.buffers.size()) fail(name + " names buffer " + std::to_string(d.buffer) + ", not declared");
+    if (d.buffer >= p_.buffers.size()) fail(name() + " names buffer " + std::to_string(d.buffer) + ", not declared");
     const BufferDecl& b = p_.buffers[d.buffer];
     const ElementType want = operandType(op.opcode, op.precision, operand);
     if (b.type != want)
-      fail(name + " is buffer '" + b.name + "' of " + elementTypeName(b.type) + ", but " + precisionName(op.precision) +
+      fail(name() + " is buffer '" + b.name + "' of " + elementTypeName(b.type) + ", but " + precisionName(op.precision) +
            " " + opcodeName(op.opcode) + " needs " + elementTypeName(want) + " there");
     const std::uint64_t last = std::uint64_t(d.offset) + std::uint64_t(op.length - 1) * d.stride;
     if (last >= b.elements)
-      fail(name + " reaches element " + std::to_string(last) + " of buffer '" + b.name + "', which has " +
+      fail(name() + " reaches element " + std::to_string(last) + " of buffer '" + b.name + "', which has " +
            std::to_string(b.elements) + " elements");
   }
 
@@ -128,8 +140,7 @@ class Checker {
   const config::ArchConfig& arch_;
   const fabric::ColorRouteTable* routes_;
   fabric::RouterId pe_;
-  std::string where_;
-  std::string at_;
+  std::size_t task_ = ~std::size_t(0), instruction_ = 0;  // where the check is
 };
 
 }  // namespace

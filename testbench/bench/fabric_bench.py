@@ -8,15 +8,11 @@ each result, and writes one JSON document atomically.
     testbench/bench/fabric_bench.py [--wsesim build/wsesim] [--out fabric_bench.json] [--only NAME]...
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from bench_common import DEFAULT_WSESIM, ROOT, run_wsesim, write_document
+
 CONFIG = os.path.join(ROOT, "testbench", "configs", "noc_small.yaml")
 
 # (name, overrides). Targets from the fabric issue: >= 100 M router-cycles/s at
@@ -53,18 +49,7 @@ SCENARIOS = [
 
 
 def run(wsesim, name, overrides):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "result.json")
-        cmd = [wsesim, "run", CONFIG, "--out", out]
-        for key, value in overrides.items():
-            cmd += ["--set", f"{key}={value}"]
-        started = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        wall = time.monotonic() - started
-        if proc.returncode != 0:
-            raise RuntimeError(f"{name}: wsesim exited {proc.returncode}: {proc.stderr.strip()}")
-        with open(out) as f:
-            result = json.load(f)
+    result, wall = run_wsesim(wsesim, name, CONFIG, overrides)
     w = result["workload"]
     return {
         "name": name,
@@ -84,7 +69,7 @@ def run(wsesim, name, overrides):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--wsesim", default=os.path.join(ROOT, "build", "wsesim"))
+    parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
     parser.add_argument("--out", default="fabric_bench.json")
     parser.add_argument("--only", action="append", help="run only these scenarios")
     args = parser.parse_args()
@@ -99,15 +84,7 @@ def main():
               f'{row["wavelet_hops_per_second"]/1e6:7.1f} M hops/s  elab {row["elaboration_seconds"]:6.2f} s  '
               f'RSS {row["peak_rss_bytes"]/2**20:7.0f} MiB', flush=True)
 
-    doc = {"benchmark": "fabric", "host": os.uname().nodename, "cpus": os.cpu_count(),
-           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "scenarios": rows}
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, args.out)
-    print(f"wrote {args.out}")
-
+    write_document("fabric", rows, args.out)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,39 @@
+"""What every benchmark script shares: run `wsesim run` once per scenario (a
+fresh process, so SystemC elaborates once and peak memory is per scenario),
+and write the results document atomically."""
+import json
+import os
+import subprocess
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_WSESIM = os.path.join(ROOT, "build", "wsesim")
+
+
+def run_wsesim(wsesim, name, config, overrides):
+    """Runs one scenario; returns (result document, process wall seconds)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "result.json")
+        cmd = [wsesim, "run", config, "--out", out]
+        for key, value in overrides.items():
+            cmd += ["--set", f"{key}={value}"]
+        started = time.monotonic()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.monotonic() - started
+        if proc.returncode != 0:
+            raise RuntimeError(f"{name}: wsesim exited {proc.returncode}: {proc.stderr.strip()}")
+        with open(out) as f:
+            return json.load(f), wall
+
+
+def write_document(benchmark, rows, out):
+    doc = {"benchmark": benchmark, "host": os.uname().nodename, "cpus": os.cpu_count(),
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "scenarios": rows}
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, out)
+    print(f"wrote {out}")
