@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "hw/pe/ProgramCheck.h"
 #include "hw/pe/ProgramError.h"
 #include "hw/pe/ProgramText.h"
 
@@ -39,18 +38,23 @@ ProgramId PeArray::addProgram(Program program) {
     loaded.timing.push_back(std::move(timing));
     if (program.tasks[t].color != kUnbound) loaded.dataTasks |= std::uint64_t(1) << t;
   }
+  loaded.colors = colorUse(program);
   loaded.program = std::move(program);
   programs_.push_back(std::move(loaded));
   return ProgramId(programs_.size() - 1);
 }
 
 void PeArray::load(fabric::RouterId pe, ProgramId id) {
-  const Program& p = programs_.at(id).program;
+  LoadedProgram& lp = programs_.at(id);
+  const Program& p = lp.program;
   PeState& s = pes_[pe];
   if (s.program != kNoProgram)
     throw ProgramError("PE " + arch_.mesh.name(pe) + " already runs program '" + programs_[s.program].program.name +
                        "'; cannot load '" + p.name + "'");
-  checkProgram(p, arch_, routes_, pe);
+  // The full check runs once per program; on later PEs only the routes can
+  // differ, and the full check names the culprit when they do not serve.
+  if (!lp.checked || (routes_ && !routesServe(lp.colors, *routes_, pe))) checkProgram(p, arch_, routes_, pe);
+  lp.checked = true;
   std::vector<std::uint32_t>& bases = bufferBase_[pe];
   for (const BufferDecl& b : p.buffers)
     bases.push_back(sram_[pe].allocate(arch_.mesh.name(pe), b.name, b.bytes(), arch_.pe.sramBytes));
@@ -150,8 +154,7 @@ PeCounters PeArray::totals() const {
 
 PeActivity PeArray::activity(fabric::RouterId pe) const {
   const PeState& s = pes_[pe];
-  unsigned threads = 0;
-  for (unsigned i = 0; i < mainSlot(); ++i) threads += slots(pe)[i].op != nullptr;
+  const unsigned threads = unsigned(__builtin_popcount(s.busySlots & ~(1u << mainSlot())));
   return PeActivity{s.busy, s.task, threads, sram_[pe].used()};
 }
 
@@ -173,15 +176,15 @@ void PeArray::checkQuiescent() const {
       const Program& p = programs_[s.program].program;
       const Task& t = p.tasks[s.task];
       // A synchronous op in flight was issued from the previous instruction.
-      const bool inOp = slots(r)[mainSlot()].op != nullptr;
+      const bool inOp = s.busySlots & (1u << mainSlot());
       const std::size_t at = inOp ? s.pc - 1u : s.pc;
       pe << " task '" << t.name << "' " << (inOp ? "waits for instruction " : "stopped at instruction ") << at;
       if (at < t.code.size()) pe << " (" << describe(p, t.code[at]) << ")";
       pe << ";";
     }
-    for (unsigned i = 0; i < slotsPerPe_; ++i) {
+    for (std::uint32_t m = s.busySlots; m; m &= m - 1) {
+      const unsigned i = unsigned(__builtin_ctz(m));
       const OpSlot& slot = slots(r)[i];
-      if (!slot.op) continue;
       pe << (i == mainSlot() ? " main thread" : " thread " + std::to_string(i)) << " holds "
          << describe(programs_[s.program].program, *slot.op) << " with " << slot.done << " of " << slot.op->length
          << " elements moved;";

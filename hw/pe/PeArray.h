@@ -24,6 +24,7 @@
 #include "hw/fabric/ZeroedArray.h"
 #include "hw/pe/Isa.h"
 #include "hw/pe/OpTiming.h"
+#include "hw/pe/ProgramCheck.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/pe/SramData.h"
 #include "hw/pe/WakeCalendar.h"
@@ -95,19 +96,23 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
     Program program;
     std::vector<std::vector<OpTiming>> timing;  // [task][instruction]
     std::uint64_t dataTasks = 0;                // tasks bound to a color
+    ColorUse colors;
+    bool checked = false;  // against the architecture, on the first PE it was loaded on
   };
   // An op in flight on a hardware thread (or the main thread's slot).
   struct OpSlot {
     const TensorOp* op;
     std::uint64_t at;  // memory op: completion; fabric op: earliest cycle of its next element
     std::uint32_t done;  // fabric op: elements moved
-    std::uint32_t passes;
+    std::uint16_t passes;
+    bool fabric;  // has a fabric operand
   };
   struct PeState {
     ProgramId program = kNoProgram;
     std::int8_t task = kNoTask;
     bool busy = false;
     std::uint16_t pc = 0;
+    std::uint32_t busySlots = 0;  // bit i: slot i holds an op
     std::uint32_t taskArgument = 0;
     std::uint64_t activated = 0, blocked = 0;
     std::uint64_t mainReadyAt = 0;  // the running task issues nothing before this cycle

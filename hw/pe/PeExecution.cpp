@@ -26,12 +26,9 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
   runMainThread(r, s, now);
 
   std::uint64_t next = wafer::kNever;
-  bool inFlight = false;
-  for (unsigned i = 0; i < slotsPerPe_; ++i) {
-    OpSlot& slot = slots(r)[i];
-    if (!slot.op) continue;
-    inFlight = true;
-    if (slot.op->usesFabric() && slot.done < slot.op->length && slot.at <= now) {
+  for (std::uint32_t m = s.busySlots; m; m &= m - 1) {
+    OpSlot& slot = slots(r)[__builtin_ctz(m)];
+    if (slot.fabric && slot.done < slot.op->length && slot.at <= now) {
       // A missing input wakes the PE when its wavelet is delivered;
       // backpressure is retried every cycle.
       const FabricStep step = advanceFabricOp(r, slot, now);
@@ -43,23 +40,23 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
     }
     next = std::min(next, slot.at);
   }
-  if (s.task != kNoTask && !slots(r)[mainSlot()].op && s.mainReadyAt > now) next = std::min(next, s.mainReadyAt);
+  if (s.task != kNoTask && !(s.busySlots & (1u << mainSlot())) && s.mainReadyAt > now) next = std::min(next, s.mainReadyAt);
   if (next != wafer::kNever) wake(r, next);
 
-  const bool busy = s.task != kNoTask || inFlight;
+  const bool busy = s.task != kNoTask || s.busySlots;
   if (busy && !s.busy) s.busySince = now;
   if (!busy && s.busy) counters_[r].busyCycles += now - s.busySince;
   s.busy = busy;
 }
 
 void PeArray::completeOps(fabric::RouterId r, PeState& s, std::uint64_t now) {
-  for (unsigned i = 0; i < slotsPerPe_; ++i) {
+  for (std::uint32_t m = s.busySlots; m; m &= m - 1) {
+    const unsigned i = unsigned(__builtin_ctz(m));
     OpSlot& slot = slots(r)[i];
-    if (!slot.op || slot.at > now) continue;
-    const bool fabricOp = slot.op->usesFabric();
-    if (fabricOp && slot.done < slot.op->length) continue;
-    if (!fabricOp && data_) computeMemoryOp(r, s, *slot.op);
+    if (slot.at > now || (slot.fabric && slot.done < slot.op->length)) continue;
+    if (!slot.fabric && data_) computeMemoryOp(r, s, *slot.op);
     finishOp(r, s, slot);
+    s.busySlots &= ~(1u << i);
   }
 }
 
@@ -89,9 +86,8 @@ int PeArray::pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) c
 void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
   if (s.program == kNoProgram) return;
   const LoadedProgram& lp = programs_[s.program];
-  OpSlot* slot = slots(r);
   for (;;) {
-    if (slot[mainSlot()].op) return;  // waiting for a synchronous op
+    if (s.busySlots & (1u << mainSlot())) return;  // waiting for a synchronous op
     if (s.task == kNoTask) {
       const int t = pickTask(r, s, now);
       if (t == kNoTask) return;
@@ -117,7 +113,7 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
       case Instruction::Kind::Unblock: s.blocked &= ~bit; break;
       case Instruction::Kind::Op: {
         const unsigned target = in.op.thread == kSynchronous ? mainSlot() : unsigned(in.op.thread);
-        if (slot[target].op) return;  // the thread is still busy: wait for it
+        if (s.busySlots & (1u << target)) return;  // the thread is still busy: wait for it
         issue(r, s, target, in.op, lp.timing[s.task][s.pc], now);
         break;
       }
@@ -129,10 +125,12 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
 void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const TensorOp& op, const OpTiming& timing,
                     std::uint64_t now) {
   OpSlot& slot = slots(r)[slotIndex];
+  s.busySlots |= 1u << slotIndex;
   slot.op = &op;
   slot.done = 0;
-  slot.passes = timing.portPasses;
-  if (op.usesFabric()) {
+  slot.passes = std::uint16_t(timing.portPasses);
+  slot.fabric = op.usesFabric();
+  if (slot.fabric) {
     slot.at = now + arch_.pe.opOverheadCycles;
   } else {
     // Memory ops share the SIMD unit: one at a time, in issue order.

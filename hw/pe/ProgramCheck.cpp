@@ -150,4 +150,26 @@ void checkProgram(const Program& program, const config::ArchConfig& arch, const 
   Checker(program, arch, routes, pe).run();
 }
 
+ColorUse colorUse(const Program& program) {
+  ColorUse use;
+  for (const Task& t : program.tasks) {
+    if (t.color != kUnbound) use.received |= 1u << t.color;
+    for (const Instruction& in : t.code) {
+      if (in.kind != Instruction::Kind::Op) continue;
+      if (in.op.dst.kind == Descriptor::Kind::FabricOut) use.sent |= 1u << in.op.dst.color;
+      for (const Descriptor& d : in.op.src)
+        if (d.kind == Descriptor::Kind::FabricIn) use.received |= 1u << d.color;
+    }
+  }
+  return use;
+}
+
+bool routesServe(const ColorUse& use, const fabric::ColorRouteTable& routes, fabric::RouterId pe) {
+  for (std::uint32_t m = use.received; m; m &= m - 1)
+    if (!(routes.at(pe, unsigned(__builtin_ctz(m))).forward & fabric::bit(fabric::Port::Ramp))) return false;
+  for (std::uint32_t m = use.sent; m; m &= m - 1)
+    if (!(routes.at(pe, unsigned(__builtin_ctz(m))).accept & fabric::bit(fabric::Port::Ramp))) return false;
+  return true;
+}
+
 }  // namespace wsesim::pe

@@ -14,4 +14,15 @@ namespace wsesim::pe {
 void checkProgram(const Program& program, const config::ArchConfig& arch, const fabric::ColorRouteTable* routes,
                   fabric::RouterId pe);
 
+// The colors a program receives (data tasks, fabric inputs) and sends.
+struct ColorUse {
+  std::uint32_t received = 0, sent = 0;
+};
+ColorUse colorUse(const Program& program);
+
+// Whether the routes at `pe` deliver every received color to the RAMP and
+// take every sent color from it: the only part of checkProgram that
+// differs between PEs running one program.
+bool routesServe(const ColorUse& use, const fabric::ColorRouteTable& routes, fabric::RouterId pe);
+
 }  // namespace wsesim::pe
