@@ -20,6 +20,7 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.pe.dataTasks = unsigned(p.integer("arch.pe.data_tasks", 0, a.pe.tasks));
   a.pe.opOverheadCycles = unsigned(p.integer("arch.pe.op_overhead_cycles", 0, 1024));
   a.pe.taskStartCycles = unsigned(p.integer("arch.pe.task_start_cycles", 0, 1024));
+  a.pe.indexRegisters = unsigned(p.integer("arch.pe.index_registers", 0, 64));
   for (unsigned prec = 0; prec < pe::kPrecisionCount; ++prec)
     for (unsigned op = 0; op < pe::kOpcodeCount; ++op)
       a.pe.lanes.lanes[prec][op] = unsigned(p.integer(std::string("arch.pe.lanes.") + pe::precisionName(pe::Precision(prec)) +

@@ -25,6 +25,7 @@ struct ArchConfig {
     unsigned dataTasks = 0;          // tasks that can be bound to a color
     unsigned opOverheadCycles = 0;   // per tensor op, before its first element
     unsigned taskStartCycles = 0;    // from picking a task to issuing its first instruction
+    unsigned indexRegisters = 0;     // per PE, for descriptors that step through a buffer
     pe::LaneTable lanes;
   } pe;
   struct Fabric {

@@ -26,7 +26,19 @@ struct Descriptor {
   std::uint32_t offset = 0;    // Memory: first element
   std::uint32_t length = 0;    // Memory / FabricIn / FabricOut: elements (wavelets)
   std::uint32_t stride = 1;    // Memory: elements between accesses; 0 reads one element repeatedly
+  // Memory: the first element moves by index register `index` (if >= 0)
+  // times `indexScale`, read when the op issues.
+  std::int8_t index = -1;
+  std::uint32_t indexScale = 0;
   float immediate = 0;         // Immediate
+
+  // This memory descriptor, its first element moved by `scale` per unit of index register `reg`.
+  Descriptor indexed(unsigned reg, std::uint32_t scale) const {
+    Descriptor d = *this;
+    d.index = std::int8_t(reg);
+    d.indexScale = scale;
+    return d;
+  }
 
   bool isVector() const { return kind == Kind::Memory || kind == Kind::FabricIn || kind == Kind::FabricOut; }
   bool isFabric() const { return kind == Kind::FabricIn || kind == Kind::FabricOut; }
@@ -45,13 +57,20 @@ struct TensorOp {
   std::int8_t unblockOnDone = kNoTask;
 
   bool usesFabric() const;
+  // The index register the op's memory descriptors use, or -1 (at most one per op).
+  int indexRegister() const;
 };
 
 struct Instruction {
-  enum class Kind : std::uint8_t { Op, Activate, Block, Unblock };
+  // SetIndex: register = value. CountIndex: register + 1, and when it
+  // reaches `value` it wraps to 0 and activates `task` (if any): how a
+  // program steps through the columns of a buffer and notices a block's end.
+  enum class Kind : std::uint8_t { Op, Activate, Block, Unblock, SetIndex, CountIndex };
   Kind kind = Kind::Op;
-  std::uint8_t task = 0;  // Activate / Block / Unblock: the target task
-  TensorOp op;            // Op
+  std::int8_t task = kNoTask;  // Activate / Block / Unblock / CountIndex: the target task
+  std::uint8_t reg = 0;        // SetIndex / CountIndex
+  std::uint32_t value = 0;     // SetIndex: the value; CountIndex: the wrap-around limit
+  TensorOp op;                 // Op
 };
 
 struct BufferDecl {

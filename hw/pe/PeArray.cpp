@@ -22,6 +22,7 @@ PeArray::PeArray(const config::ArchConfig& arch, DataMode mode, fabric::FabricKe
       sram_(peCount_),
       bufferBase_(peCount_),
       slots_(peCount_ * slotsPerPe_),
+      indexRegisters_(peCount_ * arch.pe.indexRegisters),
       inboxHeaders_(peCount_ * arch.fabric.colors),
       inboxEntries_(peCount_ * arch.fabric.colors * depth_) {
   if (mode == DataMode::Functional) data_ = std::make_unique<SramData>(peCount_, arch.pe.sramBytes);
@@ -56,14 +57,49 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
   if (!lp.checked || (routes_ && !routesServe(lp.colors, *routes_, pe))) checkProgram(p, arch_, routes_, pe);
   lp.checked = true;
   std::vector<std::uint32_t>& bases = bufferBase_[pe];
-  for (const BufferDecl& b : p.buffers)
-    bases.push_back(sram_[pe].allocate(arch_.mesh.name(pe), b.name, b.bytes(), arch_.pe.sramBytes));
+  bases.clear();
+  SramAllocator& sram = sram_[pe];
+  for (const BufferDecl& b : p.buffers) {
+    const std::int64_t kept = sram.find(b.name);
+    if (kept < 0) {
+      bases.push_back(sram.allocate(arch_.mesh.name(pe), b.name, b.bytes(), arch_.pe.sramBytes));
+      continue;
+    }
+    if (sram.sizeOf(b.name) != (b.bytes() + SramAllocator::kAlignment - 1) / SramAllocator::kAlignment *
+                                   SramAllocator::kAlignment)
+      throw ProgramError("PE " + arch_.mesh.name(pe) + ": program '" + p.name + "' declares buffer '" + b.name +
+                         "' of " + std::to_string(b.bytes()) + " bytes, but the kept buffer of that name has " +
+                         std::to_string(sram.sizeOf(b.name)));
+    bases.push_back(std::uint32_t(kept));
+  }
   s.program = id;
   for (std::size_t t = 0; t < p.tasks.size(); ++t) {
     if (p.tasks[t].activeAtStart) s.activated |= std::uint64_t(1) << t;
     if (p.tasks[t].blockedAtStart) s.blocked |= std::uint64_t(1) << t;
   }
-  if (s.activated) wake(pe, now_);
+  if (s.activated) wake(pe, undrained_);
+}
+
+bool PeArray::idle(fabric::RouterId pe) const {
+  const PeState& s = pes_[pe];
+  if (s.task != kNoTask || s.busySlots || s.activated) return false;
+  for (unsigned c = 0; c < arch_.fabric.colors; ++c)
+    if (inboxHeader(pe, c).count) return false;
+  return true;
+}
+
+void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) {
+  PeState& s = pes_[pe];
+  if (s.program == kNoProgram) return;
+  if (!idle(pe))
+    throw ProgramError("PE " + arch_.mesh.name(pe) + " is still running program '" + programs_[s.program].program.name +
+                       "' and cannot unload it");
+  for (const BufferDecl& b : programs_[s.program].program.buffers)
+    if (std::find(keep.begin(), keep.end(), b.name) == keep.end()) sram_[pe].free(arch_.mesh.name(pe), b.name);
+  bufferBase_[pe].clear();
+  for (unsigned reg = 0; reg < arch_.pe.indexRegisters; ++reg) indexRegister(pe, reg) = 0;
+  s.program = kNoProgram;
+  s.activated = s.blocked = 0;
 }
 
 void PeArray::write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
@@ -161,7 +197,7 @@ PeActivity PeArray::activity(fabric::RouterId pe) const {
 std::size_t PeArray::hostBytes() const {
   std::size_t bytes = pes_.capacity() * sizeof(PeState) + counters_.capacity() * sizeof(PeCounters) +
                       sram_.capacity() * sizeof(SramAllocator) + bufferBase_.capacity() * sizeof(bufferBase_[0]) +
-                      slots_.bytes() + inboxHeaders_.bytes() + inboxEntries_.bytes();
+                      slots_.bytes() + indexRegisters_.bytes() + inboxHeaders_.bytes() + inboxEntries_.bytes();
   for (const auto& bases : bufferBase_) bytes += bases.capacity() * sizeof(std::uint32_t);
   return bytes;
 }

@@ -64,10 +64,18 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
 
   ProgramId addProgram(Program program);
   const Program& program(ProgramId id) const { return programs_[id].program; }
-  // Allocates the program's buffers in the PE's SRAM, checks it against the
-  // architecture and the routes, and activates its start tasks. Throws
-  // ProgramError naming the PE and the offending item.
+  // Allocates the program's buffers in the PE's SRAM (a buffer of the same
+  // name and size kept from the previous program is reused, data and all),
+  // checks the program against the architecture and the routes, and
+  // activates its start tasks. Throws ProgramError naming the PE and the
+  // offending item.
   void load(fabric::RouterId pe, ProgramId id);
+  // Removes an idle PE's program and frees its buffers except those named
+  // in `keep`, so the next program can find them (e.g. resident activations
+  // across the passes of a GEMM).
+  void unload(fabric::RouterId pe, const std::vector<std::string>& keep = {});
+  // Whether the PE has nothing to do: no task running or activated, no op, no wavelet waiting.
+  bool idle(fabric::RouterId pe) const;
 
   // Host access to a PE's buffers (functional mode only).
   void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset, const std::vector<float>& values);
@@ -106,6 +114,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
     std::uint32_t done;  // fabric op: elements moved
     std::uint16_t passes;
     bool fabric;  // has a fabric operand
+    std::uint32_t index;  // the op's index register when it issued
   };
   struct PeState {
     ProgramId program = kNoProgram;
@@ -140,11 +149,17 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   enum class FabricStep { Moved, NoInput, Backpressure };
   FabricStep advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now);
   void finishOp(fabric::RouterId r, PeState& s, OpSlot& slot);
-  void computeMemoryOp(fabric::RouterId r, const PeState& s, const TensorOp& op);
-  float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand,
+  void computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot);
+  float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand, std::uint32_t index,
                    std::uint32_t element) const;
-  std::uint64_t address(fabric::RouterId r, const Descriptor& d, ElementType t, std::uint32_t element) const {
-    return bufferBase_[r][d.buffer] + (std::uint64_t(d.offset) + std::uint64_t(element) * d.stride) * elementBytes(t);
+  // `index`: the op's index register value, captured at issue.
+  std::uint64_t address(fabric::RouterId r, const Descriptor& d, ElementType t, std::uint32_t index,
+                        std::uint32_t element) const {
+    const std::uint64_t first = std::uint64_t(d.offset) + (d.index >= 0 ? std::uint64_t(index) * d.indexScale : 0);
+    return bufferBase_[r][d.buffer] + (first + std::uint64_t(element) * d.stride) * elementBytes(t);
+  }
+  std::uint32_t& indexRegister(fabric::RouterId r, unsigned reg) const {
+    return indexRegisters_[std::size_t(r) * arch_.pe.indexRegisters + reg];
   }
   void wake(fabric::RouterId r, std::uint64_t cycle) { wakes_.schedule(cycle, r); }
 
@@ -177,6 +192,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   std::vector<SramAllocator> sram_;
   std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
   fabric::ZeroedArray<OpSlot> slots_;
+  fabric::ZeroedArray<std::uint32_t> indexRegisters_;  // [pe][register]
   fabric::ZeroedArray<InboxHeader> inboxHeaders_;  // color-major: a color's slice is contiguous
   fabric::ZeroedArray<InboxEntry> inboxEntries_;
   std::unique_ptr<SramData> data_;  // functional mode only
@@ -188,6 +204,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   };
   std::vector<Release> releases_;  // inboxes popped from full: the router may deliver again next cycle
   std::uint64_t now_ = 0;
+  std::uint64_t undrained_ = 0;  // the earliest cycle whose wake-ups are still to come
 };
 
 }  // namespace wsesim::pe

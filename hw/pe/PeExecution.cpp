@@ -10,6 +10,7 @@ namespace wsesim::pe {
 
 void PeArray::beginCycle(std::uint64_t now, fabric::FabricKernel&) {
   now_ = now;
+  undrained_ = now + 1;
   for (const Release& rel : releases_) fabric_.setRampAccepting(rel.pe, rel.color, true);
   releases_.clear();
   wakes_.drain(now, [&](fabric::RouterId r) {
@@ -54,7 +55,7 @@ void PeArray::completeOps(fabric::RouterId r, PeState& s, std::uint64_t now) {
     const unsigned i = unsigned(__builtin_ctz(m));
     OpSlot& slot = slots(r)[i];
     if (slot.at > now || (slot.fabric && slot.done < slot.op->length)) continue;
-    if (!slot.fabric && data_) computeMemoryOp(r, s, *slot.op);
+    if (!slot.fabric && data_) computeMemoryOp(r, s, slot);
     finishOp(r, s, slot);
     s.busySlots &= ~(1u << i);
   }
@@ -106,11 +107,18 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
       continue;
     }
     const Instruction& in = task.code[s.pc];
-    const std::uint64_t bit = std::uint64_t(1) << in.task;
+    const std::uint64_t bit = in.task == kNoTask ? 0 : std::uint64_t(1) << in.task;
     switch (in.kind) {
       case Instruction::Kind::Activate: s.activated |= bit; break;
       case Instruction::Kind::Block: s.blocked |= bit; break;
       case Instruction::Kind::Unblock: s.blocked &= ~bit; break;
+      case Instruction::Kind::SetIndex: indexRegister(r, in.reg) = in.value; break;
+      case Instruction::Kind::CountIndex:
+        if (++indexRegister(r, in.reg) == in.value) {
+          indexRegister(r, in.reg) = 0;
+          s.activated |= bit;
+        }
+        break;
       case Instruction::Kind::Op: {
         const unsigned target = in.op.thread == kSynchronous ? mainSlot() : unsigned(in.op.thread);
         if (s.busySlots & (1u << target)) return;  // the thread is still busy: wait for it
@@ -130,6 +138,8 @@ void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const Te
   slot.done = 0;
   slot.passes = std::uint16_t(timing.portPasses);
   slot.fabric = op.usesFabric();
+  const int reg = op.indexRegister();
+  slot.index = reg >= 0 ? indexRegister(r, unsigned(reg)) : 0;
   if (slot.fabric) {
     slot.at = now + arch_.pe.opOverheadCycles;
   } else {
@@ -149,7 +159,7 @@ PeArray::FabricStep PeArray::advanceFabricOp(fabric::RouterId r, OpSlot& slot, s
   float value = 0;
   if (data_) {
     float v[3] = {0, 0, 0};
-    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, slot.done);
+    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, slot.index, slot.done);
     value = compute(op.opcode, op.precision, v[0], v[1], v[2]);
   }
   const ElementType dstType = operandType(op.opcode, op.precision, -1);
@@ -161,7 +171,7 @@ PeArray::FabricStep PeArray::advanceFabricOp(fabric::RouterId r, OpSlot& slot, s
     w.stamp = now;
     if (!fabric_.inject(r, w, now)) return FabricStep::Backpressure;
   } else if (data_) {
-    data_->store(r, address(r, op.dst, dstType, slot.done), dstType, value);
+    data_->store(r, address(r, op.dst, dstType, slot.index, slot.done), dstType, value);
   }
   for (unsigned i = 0; i < sourceCount(op.opcode); ++i)
     if (op.src[i].kind == Descriptor::Kind::FabricIn) popInbox(r, op.src[i].color);
@@ -171,11 +181,11 @@ PeArray::FabricStep PeArray::advanceFabricOp(fabric::RouterId r, OpSlot& slot, s
 }
 
 float PeArray::readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand,
-                          std::uint32_t element) const {
+                          std::uint32_t index, std::uint32_t element) const {
   const Descriptor& d = op.src[operand];
   const ElementType t = operandType(op.opcode, op.precision, int(operand));
   switch (d.kind) {
-    case Descriptor::Kind::Memory: return data_->load(r, address(r, d, t, element), t);
+    case Descriptor::Kind::Memory: return data_->load(r, address(r, d, t, index, element), t);
     case Descriptor::Kind::FabricIn: return fromPayload(t, arrived(r, d.color, now_)->payload);
     case Descriptor::Kind::Immediate: return roundTo(t, d.immediate);
     case Descriptor::Kind::TaskArgument: return fromPayload(t, s.taskArgument);
@@ -183,12 +193,14 @@ float PeArray::readSource(fabric::RouterId r, const PeState& s, const TensorOp& 
   }
 }
 
-void PeArray::computeMemoryOp(fabric::RouterId r, const PeState& s, const TensorOp& op) {
+void PeArray::computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot) {
+  const TensorOp& op = *slot.op;
   const ElementType dstType = operandType(op.opcode, op.precision, -1);
   for (std::uint32_t e = 0; e < op.length; ++e) {
     float v[3] = {0, 0, 0};
-    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, e);
-    data_->store(r, address(r, op.dst, dstType, e), dstType, compute(op.opcode, op.precision, v[0], v[1], v[2]));
+    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, slot.index, e);
+    data_->store(r, address(r, op.dst, dstType, slot.index, e), dstType,
+                 compute(op.opcode, op.precision, v[0], v[1], v[2]));
   }
 }
 

@@ -120,8 +120,32 @@ ProgramBuilder& ProgramBuilder::fmov(TaskRef t, Precision p, Descriptor dst, Des
 ProgramBuilder& ProgramBuilder::control(TaskRef t, Instruction::Kind kind, TaskRef target) {
   Instruction in;
   in.kind = kind;
-  in.task = target.id;
+  in.task = std::int8_t(target.id);
   program_.tasks.at(t.id).code.push_back(in);
+  return *this;
+}
+
+ProgramBuilder& ProgramBuilder::setIndex(TaskRef t, unsigned reg, std::uint32_t value) {
+  Instruction in;
+  in.kind = Instruction::Kind::SetIndex;
+  in.reg = std::uint8_t(reg);
+  in.value = value;
+  program_.tasks.at(t.id).code.push_back(in);
+  return *this;
+}
+
+ProgramBuilder& ProgramBuilder::countIndex(TaskRef t, unsigned reg, std::uint32_t limit) {
+  Instruction in;
+  in.kind = Instruction::Kind::CountIndex;
+  in.reg = std::uint8_t(reg);
+  in.value = limit;
+  program_.tasks.at(t.id).code.push_back(in);
+  return *this;
+}
+
+ProgramBuilder& ProgramBuilder::countIndex(TaskRef t, unsigned reg, std::uint32_t limit, TaskRef onWrap) {
+  countIndex(t, reg, limit);
+  program_.tasks.at(t.id).code.back().task = std::int8_t(onWrap.id);
   return *this;
 }
 

@@ -59,6 +59,10 @@ class ProgramBuilder {
   ProgramBuilder& activate(TaskRef t, TaskRef target);
   ProgramBuilder& block(TaskRef t, TaskRef target);
   ProgramBuilder& unblock(TaskRef t, TaskRef target);
+  ProgramBuilder& setIndex(TaskRef t, unsigned reg, std::uint32_t value);
+  // reg += 1; at `limit` it wraps to 0 and, if given, activates `onWrap`.
+  ProgramBuilder& countIndex(TaskRef t, unsigned reg, std::uint32_t limit);
+  ProgramBuilder& countIndex(TaskRef t, unsigned reg, std::uint32_t limit, TaskRef onWrap);
 
   const Program& program() const { return program_; }
   Program build() const { return program_; }

@@ -1,5 +1,7 @@
 #include "hw/pe/ProgramCheck.h"
 
+#include <algorithm>
+
 #include "hw/pe/ProgramError.h"
 #include "hw/pe/ProgramText.h"
 
@@ -17,6 +19,7 @@ class Checker {
     if (p_.tasks.size() > arch_.pe.tasks)
       fail("has " + std::to_string(p_.tasks.size()) + " tasks, more than arch.pe.tasks=" +
            std::to_string(arch_.pe.tasks));
+    findMaxIndex();
     unsigned dataTasks = 0;
     for (std::size_t t = 0; t < p_.tasks.size(); ++t) {
       const Task& task = p_.tasks[t];
@@ -78,7 +81,20 @@ class Checker {
            fabric::portMaskName(route.accept) + ")");
   }
 
+  void checkRegister(unsigned reg) const {
+    if (reg >= arch_.pe.indexRegisters)
+      fail("uses index register " + std::to_string(reg) + ", but arch.pe.index_registers=" +
+           std::to_string(arch_.pe.indexRegisters));
+  }
+
   void checkInstruction(const Instruction& in) const {
+    if (in.kind == Instruction::Kind::SetIndex || in.kind == Instruction::Kind::CountIndex) {
+      checkRegister(in.reg);
+      if (in.kind == Instruction::Kind::CountIndex && in.value == 0) fail("counts to 0");
+      if (in.kind == Instruction::Kind::CountIndex && in.task != kNoTask)
+        checkTask(in.task, [] { return std::string("activates"); });
+      return;
+    }
     if (in.kind != Instruction::Kind::Op) {
       checkTask(in.task, [] { return std::string("targets"); });
       if (in.kind == Instruction::Kind::Activate && p_.tasks[in.task].color != kUnbound)
@@ -94,6 +110,12 @@ class Checker {
     if (op.unblockOnDone != kNoTask) checkTask(op.unblockOnDone, [] { return std::string("unblocks"); });
     if (op.dst.kind != Descriptor::Kind::Memory && op.dst.kind != Descriptor::Kind::FabricOut)
       fail("the destination must be a memory vector or a fabric output");
+    const int reg = op.indexRegister();
+    if (reg >= 0) checkRegister(unsigned(reg));
+    for (const Descriptor* d : {&op.dst, &op.src[0], &op.src[1], &op.src[2]})
+      if (d->index >= 0 && d->index != reg)
+        fail("uses index registers " + std::to_string(reg) + " and " + std::to_string(d->index) +
+             "; an op may use one");
     checkOperand(op, op.dst, -1);
     std::uint32_t inputColors = 0;
     for (unsigned i = 0; i < sourceCount(op.opcode); ++i) {
@@ -130,11 +152,28 @@ class Checker {
     if (b.type != want)
       fail(name() + " is buffer '" + b.name + "' of " + elementTypeName(b.type) + ", but " + precisionName(op.precision) +
            " " + opcodeName(op.opcode) + " needs " + elementTypeName(want) + " there");
-    const std::uint64_t last = std::uint64_t(d.offset) + std::uint64_t(op.length - 1) * d.stride;
+    const std::uint64_t index = d.index >= 0 ? maxIndex_[unsigned(d.index)] : 0;
+    const std::uint64_t last = std::uint64_t(d.offset) + index * d.indexScale + std::uint64_t(op.length - 1) * d.stride;
     if (last >= b.elements)
-      fail(name() + " reaches element " + std::to_string(last) + " of buffer '" + b.name + "', which has " +
-           std::to_string(b.elements) + " elements");
+      fail(name() + " reaches element " + std::to_string(last) + " of buffer '" + b.name + "'" +
+           (index ? " (index register " + std::to_string(d.index) + " at its largest, " + std::to_string(index) + ")"
+                  : std::string()) +
+           ", which has " + std::to_string(b.elements) + " elements");
   }
+
+  // The largest value each index register can hold: set values and count limits - 1.
+  void findMaxIndex() {
+    for (const Task& t : p_.tasks)
+      for (const Instruction& in : t.code) {
+        if (in.reg >= kMaxRegisters) continue;  // reported by checkRegister
+        if (in.kind == Instruction::Kind::SetIndex) maxIndex_[in.reg] = std::max<std::uint64_t>(maxIndex_[in.reg], in.value);
+        if (in.kind == Instruction::Kind::CountIndex && in.value > 0)
+          maxIndex_[in.reg] = std::max<std::uint64_t>(maxIndex_[in.reg], in.value - 1);
+      }
+  }
+
+  static constexpr unsigned kMaxRegisters = 256;
+  std::uint64_t maxIndex_[kMaxRegisters] = {};
 
   const Program& p_;
   const config::ArchConfig& arch_;

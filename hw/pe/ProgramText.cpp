@@ -10,7 +10,9 @@ std::string describe(const Program& program, const Descriptor& d) {
     case Descriptor::Kind::None: out << "-"; break;
     case Descriptor::Kind::Memory:
       out << (d.buffer < program.buffers.size() ? program.buffers[d.buffer].name : "buffer#" + std::to_string(d.buffer))
-          << "[" << d.offset << ":+" << d.length << ":" << d.stride << "]";
+          << "[" << d.offset;
+      if (d.index >= 0) out << "+i" << int(d.index) << "*" << d.indexScale;
+      out << ":+" << d.length << ":" << d.stride << "]";
       break;
     case Descriptor::Kind::FabricIn: out << "in@c" << unsigned(d.color) << "[" << d.length << "]"; break;
     case Descriptor::Kind::FabricOut: out << "out@c" << unsigned(d.color) << "[" << d.length << "]"; break;
@@ -36,13 +38,18 @@ std::string describe(const Program& program, const TensorOp& op) {
 
 std::string describe(const Program& program, const Instruction& in) {
   const auto target = [&] {
-    return in.task < program.tasks.size() ? " '" + program.tasks[in.task].name + "'" : " " + std::to_string(in.task);
+    return in.task >= 0 && std::size_t(in.task) < program.tasks.size() ? " '" + program.tasks[in.task].name + "'"
+                                                                         : " " + std::to_string(in.task);
   };
   switch (in.kind) {
     case Instruction::Kind::Op: return describe(program, in.op);
     case Instruction::Kind::Activate: return "activate" + target();
     case Instruction::Kind::Block: return "block" + target();
     case Instruction::Kind::Unblock: return "unblock" + target();
+    case Instruction::Kind::SetIndex: return "set i" + std::to_string(in.reg) + " = " + std::to_string(in.value);
+    case Instruction::Kind::CountIndex:
+      return "count i" + std::to_string(in.reg) + " to " + std::to_string(in.value) +
+             (in.task == kNoTask ? std::string() : ", then activate" + target());
   }
   return "?";
 }

@@ -168,6 +168,7 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
              "mesh": {"width": 8, "height": 8}, "clock_hz": 1.1e9,
              "pe": {"sram_bytes": 49152, "sram_banks": 8, "sram_bank_word_bytes": 2, "sram_read_ports": 2,
                     "threads": 8, "tasks": 64, "data_tasks": 24, "op_overhead_cycles": 2, "task_start_cycles": 2,
+                    "index_registers": 16,
                     "lanes": {"fp16": {"fmac": 4, "fadd": 4, "fmul": 4, "fmov": 4},
                               "mixed": {"fmac": 2, "fadd": 2, "fmul": 2, "fmov": 2},
                               "fp32": {"fmac": 1, "fadd": 2, "fmul": 1, "fmov": 2}}},
