@@ -89,26 +89,37 @@ void FabricKernel::pop(const Routing& routing, RouterId r, unsigned in, unsigned
 }
 
 bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
-  if (params_.routing == RoutingMode::Color) return inject(ColorRouting{routes_}, r, w, now);
-  return inject(XyRouting{params_.mesh}, r, w, now);
+  const std::uint64_t readyAt = now + params_.rampLatency;
+  if (params_.routing == RoutingMode::Color) return inject(ColorRouting{routes_}, r, Port::Ramp, w, readyAt, now);
+  return inject(XyRouting{params_.mesh}, r, Port::Ramp, w, readyAt, now);
+}
+
+bool FabricKernel::injectAtEdge(RouterId r, Port side, const Wavelet& w, std::uint64_t now) {
+  if (side == Port::Ramp || params_.mesh.neighbour(r, side) != kNoRouter)
+    throw FabricError("router " + params_.mesh.name(r) + " has no edge on its " + portName(side) +
+                      " side to take wavelets from outside the mesh");
+  const std::uint64_t readyAt = now + params_.hopLatency;
+  if (params_.routing == RoutingMode::Color) return inject(ColorRouting{routes_}, r, side, w, readyAt, now);
+  return inject(XyRouting{params_.mesh}, r, side, w, readyAt, now);
 }
 
 template <class Routing>
-bool FabricKernel::inject(const Routing& routing, RouterId r, const Wavelet& w, std::uint64_t now) {
+bool FabricKernel::inject(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt,
+                          std::uint64_t now) {
   if (w.color >= params_.colors)
-    throw FabricError("PE " + params_.mesh.name(r) + " sent color " + std::to_string(w.color) +
-                      " but the fabric has " + std::to_string(params_.colors) + " colors");
+    throw FabricError("a wavelet entering router " + params_.mesh.name(r) + " has color " +
+                      std::to_string(w.color) + " but the fabric has " + std::to_string(params_.colors) + " colors");
   if (params_.routing == RoutingMode::Xy && !params_.mesh.contains(w.destX, w.destY))
     throw FabricError("PE " + params_.mesh.name(r) + " sent a wavelet to (" + std::to_string(w.destX) + "," +
                       std::to_string(w.destY) + "), outside the " + std::to_string(params_.mesh.width) + "x" +
                       std::to_string(params_.mesh.height) + " mesh");
   RouterState& s = routers_[r];
-  // A router that injected this cycle is active, so step() clears the flag.
-  if (s.injected || (s.noSpace[unsigned(Port::Ramp)] & (1u << w.color))) return false;
-  routing.checkArrival(r, Port::Ramp, w);
-  s.injected = 1;
-  push(routing, r, Port::Ramp, w, now + params_.rampLatency);
-  ++counters_.injected;
+  // A router that took a wavelet this cycle is active, so step() clears the flags.
+  if ((s.injected & bit(in)) || (s.noSpace[unsigned(in)] & (1u << w.color))) return false;
+  routing.checkArrival(r, in, w);
+  s.injected |= bit(in);
+  push(routing, r, in, w, readyAt);
+  ++(in == Port::Ramp ? counters_.injected : counters_.fromEdge);
   lastProgress_ = now;
   return true;
 }

@@ -53,6 +53,7 @@ class LinkObserver {
 
 struct FabricCounters {
   std::uint64_t injected = 0;   // wavelets accepted from PEs
+  std::uint64_t fromEdge = 0;   // wavelets accepted from outside the mesh
   std::uint64_t delivered = 0;  // wavelets handed to PEs (each multicast copy counts)
   std::uint64_t hops = 0;       // router-to-router link transfers
   std::uint64_t queued = 0;     // wavelets currently held in queues
@@ -71,6 +72,11 @@ class FabricKernel {
   // Returns false (backpressure) when the RAMP queue of that color is full
   // or the RAMP already carried a wavelet this cycle.
   bool inject(RouterId r, const Wavelet& w, std::uint64_t now);
+  // Offers a wavelet from outside the mesh (the wafer's I/O) to edge router
+  // `r` on its unconnected port `side`, ready after one hop. Returns false
+  // when that input's queue of the color is full or the port already took
+  // a wavelet this cycle; throws FabricError if `side` is not an edge port.
+  bool injectAtEdge(RouterId r, Port side, const Wavelet& w, std::uint64_t now);
 
   // Whether the PE at `r` can take another wavelet of `color` from its
   // RAMP; while it cannot, the router holds such wavelets back.
@@ -115,7 +121,7 @@ class FabricKernel {
     // this cycle (full, or full until a pop in this cycle).
     std::uint32_t noSpace[kPortCount] = {};
     std::uint16_t x = 0, y = 0;
-    std::uint8_t injected = 0;                // the RAMP carried a wavelet in this cycle
+    PortMask injected = 0;                    // inputs that took a wavelet from a PE or the edge this cycle
     PortMask wantedOutputs = 0;               // outputs with any bit set in `wants`
     std::uint8_t lastGrantInput[kPortCount];  // per output: last (input, color) granted,
     std::uint8_t lastGrantColor[kPortCount];  // for round-robin
@@ -154,7 +160,8 @@ class FabricKernel {
   // Hints the headers (heads = false) or head wavelets (true) of r's queues.
   void prefetchQueues(RouterId r, bool heads) const;
   template <class Routing>
-  bool inject(const Routing& routing, RouterId r, const Wavelet& w, std::uint64_t now);
+  bool inject(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt,
+              std::uint64_t now);
   void checkWatchdog(std::uint64_t now) const;
 
   FabricParams params_;
