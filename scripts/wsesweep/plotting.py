@@ -7,6 +7,9 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no display on build machines or cluster nodes
 import matplotlib.pyplot as plt  # noqa: E402  (must follow the backend choice)
 
+# Text stays text in SVGs: editable in a figure editor and searchable.
+matplotlib.rcParams["svg.fonttype"] = "none"
+
 
 class PlotError(Exception):
     pass
