@@ -2,10 +2,12 @@
 """Runs one point of a planned sweep (what Slurm array tasks and GNU parallel
 jobs call; sweep.py --emit writes those lines):
 
-  scripts/run_point.py SWEEP_DIR INDEX
+  scripts/run_point.py SWEEP_DIR POINT_NAME
 
-INDEX is the point's position in SWEEP_DIR/sweep.json. A point already done
-is skipped; a failure is recorded in the point's error.json.
+POINT_NAME is the point's folder name (as in SWEEP_DIR/sweep.json). Names,
+not positions, so a job emitted before the spec was extended still runs the
+point it was written for. A point already done is skipped; a failure is
+recorded in the point's error.json.
 Exit status: 0 done (now or earlier), 1 usage, 2 no such sweep or point, 3 failed."""
 import sys
 
@@ -14,19 +16,21 @@ from wsesweep.runner import run_point
 
 
 def main():
-    if len(sys.argv) != 3 or not sys.argv[2].isdigit():
+    if len(sys.argv) != 3:
         print(__doc__.strip(), file=sys.stderr)
         return 1
-    out_dir, index = sys.argv[1], int(sys.argv[2])
+    out_dir, name = sys.argv[1], sys.argv[2]
     try:
         plan = sweepdir.load_plan(out_dir)
     except sweepdir.SweepDirError as e:
         print(f"run_point: {e}", file=sys.stderr)
         return 2
-    if index >= len(plan["points"]):
-        print(f"run_point: {out_dir} has {len(plan['points'])} points, no index {index}", file=sys.stderr)
+    point = next((p for p in plan["points"] if p["name"] == name), None)
+    if point is None:
+        print(f"run_point: {out_dir}/sweep.json has no point {name}: the spec changed since this job "
+              "was written; emit the jobs again", file=sys.stderr)
         return 2
-    outcome = run_point(out_dir, plan, index)
+    outcome = run_point(out_dir, plan, point)
     print(f"{outcome.name}: {outcome.status} ({outcome.seconds:.1f} s) {outcome.reason}".rstrip())
     return 3 if outcome.status == "failed" else 0
 

@@ -73,7 +73,7 @@ def run_all(out_dir, plan, jobs):
     failed = []
     # Threads are enough: each one only waits for its wsesim process.
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_point, out_dir, plan, i) for i in pending]
+        futures = [pool.submit(run_point, out_dir, plan, plan["points"][i]) for i in pending]
         try:
             for finished, future in enumerate(concurrent.futures.as_completed(futures), 1):
                 outcome = future.result()
@@ -121,7 +121,7 @@ def emit_script(kind, out_dir, plan, spec):
         path = emit.emit_slurm(out_dir, plan, indices, f"wsesim-{spec.name}", spec.sbatch_options)
         print(f"sweep: {path}: {len(indices)} array tasks; submit with: sbatch {path}")
     else:
-        path = emit.emit_parallel(out_dir, indices)
+        path = emit.emit_parallel(out_dir, plan, indices)
         print(f"sweep: {path}: {len(indices)} jobs; run with: parallel --jobs N < {path}")
     print(f"sweep: afterwards: scripts/sweep.py {args_text(spec, out_dir)} --aggregate")
     return 0

@@ -1,8 +1,8 @@
 """Scripts that run a planned sweep on a scheduler: a Slurm job array (one
-task per pending point) and a GNU parallel job list. Both call
-run_point.py, so finished points are skipped and failures recorded exactly
-as in a local run; the sweep folder and scripts/ must be on a disk every
-node sees."""
+task per pending point) and a GNU parallel job list. Both call run_point.py
+with the point's name, so finished points are skipped and failures recorded
+exactly as in a local run; the sweep folder and scripts/ must be on a disk
+every node sees."""
 import os
 import shlex
 
@@ -27,8 +27,8 @@ def emit_slurm(out_dir, plan, indices, job_name, sbatch_options):
     os.makedirs(logs, exist_ok=True)
     lines = [
         "#!/bin/bash",
-        f"# wsesim sweep {job_name}: {len(indices)} pending of {len(plan['points'])} points,",
-        "# one array task each (the task id is the point's index in sweep.json).",
+        f"# {job_name}: {len(indices)} pending of {len(plan['points'])} points,",
+        "# one array task each (task id: the point's index in sweep.json when this was written).",
         f"# Submit: sbatch {shlex.quote(os.path.join(out_dir, SLURM_SCRIPT))}",
         f"#SBATCH --job-name={job_name}",
         f"#SBATCH --array={array_ranges(indices)}",
@@ -37,18 +37,23 @@ def emit_slurm(out_dir, plan, indices, job_name, sbatch_options):
         "#SBATCH --cpus-per-task=1",
     ]
     lines += [f"#SBATCH {option}" for option in sbatch_options]
-    lines.append(f'exec {PYTHON} {shlex.quote(RUN_POINT)} {shlex.quote(out_dir)} "$SLURM_ARRAY_TASK_ID"')
+    lines.append("points=(")
+    lines += [f"  [{i}]={shlex.quote(plan['points'][i]['name'])}" for i in indices]
+    lines.append(")")
+    lines.append(f'exec {PYTHON} {shlex.quote(RUN_POINT)} {shlex.quote(out_dir)} '
+                 '"${points[$SLURM_ARRAY_TASK_ID]}"')
     path = os.path.join(out_dir, SLURM_SCRIPT)
     write_text_atomically(path, "\n".join(lines) + "\n")
     os.chmod(path, 0o755)
     return path
 
 
-def emit_parallel(out_dir, indices):
+def emit_parallel(out_dir, plan, indices):
     out_dir = os.path.abspath(out_dir)
     prefix = f"{PYTHON} {shlex.quote(RUN_POINT)} {shlex.quote(out_dir)}"
     path = os.path.join(out_dir, PARALLEL_JOBS)
-    write_text_atomically(path, "".join(f"{prefix} {i}\n" for i in indices))
+    names = (shlex.quote(plan["points"][i]["name"]) for i in indices)
+    write_text_atomically(path, "".join(f"{prefix} {name}\n" for name in names))
     return path
 
 

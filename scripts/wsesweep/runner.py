@@ -24,8 +24,7 @@ class Outcome:
     reason: str = ""     # for "failed": exit status or signal, and the last stderr line
 
 
-def run_point(out_dir, plan, index):
-    point = plan["points"][index]
+def run_point(out_dir, plan, point):
     name = point["name"]
     if sweepdir.load_result(out_dir, name) is not None:
         return Outcome(name, "skipped")

@@ -6,7 +6,7 @@ import os
 import shutil
 import subprocess
 
-from sweep_testlib import Context, check, check_exit, check_table_matches_points
+from sweep_testlib import Context, check, check_exit, check_table_matches_points, load_json
 
 RATES, DEPTHS, PATTERNS = [0.05, 0.1, 0.15], [1, 2], ["uniform_random", "transpose"]
 
@@ -25,7 +25,8 @@ out = ctx.path("out")
 check_exit(ctx.sweep(spec, "--out", out, "--emit", "parallel"), 0, "--emit parallel")
 with open(os.path.join(out, "parallel.txt")) as jobs:
     lines = jobs.read().splitlines()
-check(len(lines) == 12 and all(line.endswith(f" {i}") for i, line in enumerate(lines)), f"job list {lines}")
+plan = load_json(os.path.join(out, "sweep.json"))
+check([line.split()[-1] for line in lines] == [p["name"] for p in plan["points"]], f"job list {lines}")
 with open(os.path.join(out, "parallel.txt")) as jobs:
     ran = subprocess.run(["parallel", "--jobs", "2"], stdin=jobs, capture_output=True, text=True)
 check_exit(ran, 0, "parallel over the job list")

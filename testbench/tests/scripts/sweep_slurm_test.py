@@ -106,7 +106,7 @@ out = ctx.path("out")
 check_exit(ctx.sweep(spec, "--out", out, "--emit", "parallel"), 0, "planning the sweep")
 plan = load_json(os.path.join(out, "sweep.json"))
 first = plan["points"][0]["name"]
-check_exit(ctx.script("run_point.py", out, "0"), 0, "running point 0 before submitting")
+check_exit(ctx.script("run_point.py", out, first), 0, "running point 0 before submitting")
 before = os.stat(os.path.join(out, "points", first, "result.json")).st_mtime_ns
 
 emitted = ctx.sweep(spec, "--out", out, "--emit", "slurm")
@@ -117,6 +117,8 @@ with open(script) as f:
 count = len(plan["points"])
 check(f"#SBATCH --array=1-{count - 1}" in lines, f"the array must leave out the done point 0:\n{lines}")
 check("#SBATCH --time=5" in lines, "the spec's sbatch options are missing")
+check([f"  [{i}]={p['name']}" for i, p in enumerate(plan["points"]) if i] == [l for l in lines if l.startswith("  [")],
+      f"task ids must map to the pending points' names:\n{lines}")
 
 slurm = ctx.path("slurm")
 os.makedirs(slurm)
