@@ -30,10 +30,11 @@ def run_point(out_dir, plan, point):
         return Outcome(name, "skipped")
     directory = sweepdir.point_dir(out_dir, name)
     os.makedirs(directory, exist_ok=True)
-    command = [plan["wsesim"], "run", os.path.join(out_dir, sweepdir.BASE)]
+    # Absolute paths: the command in error.json can be rerun from anywhere.
+    command = [plan["wsesim"], "run", os.path.abspath(os.path.join(out_dir, sweepdir.BASE))]
     for override in point["overrides"]:
         command += ["--set", override]
-    command += ["--out", os.path.join(directory, sweepdir.RESULT)]
+    command += ["--out", os.path.abspath(os.path.join(directory, sweepdir.RESULT))]
 
     started = time.monotonic()
     try:
