@@ -1,0 +1,252 @@
+"""The sweep spec (YAML, or JSON, which is YAML): a base run file, fixed
+overrides, axes over config keys, the result fields to tabulate, and plots.
+Expanding it gives the points, each with a stable name and its --set texts."""
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+import os
+import urllib.parse
+
+import yaml
+
+
+class SpecError(Exception):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Axis:
+    key: str
+    values: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    name: str
+    values: dict      # axis key -> typed value, in axis order
+    overrides: list   # "key=value" texts for wsesim --set, fixed ones first
+
+
+@dataclasses.dataclass(frozen=True)
+class PlotSpec:
+    name: str
+    x: str
+    y: list
+    lines: str = None
+    where: dict = dataclasses.field(default_factory=dict)
+    logx: bool = False
+    logy: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    path: str
+    name: str
+    base_path: str
+    base_text: str
+    overrides: dict   # fixed key -> value, applied to every point
+    axes: list
+    mode: str
+    metrics: list
+    plots: list
+    sbatch_options: list
+
+
+SPEC_KEYS = {"base", "set", "axes", "mode", "metrics", "plots", "sbatch"}
+PLOT_KEYS = {"name", "x", "y", "lines", "where", "logx", "logy"}
+# A point's folder name must stay a valid file name (255 bytes on Linux).
+MAX_NAME_LENGTH = 200
+
+
+def load_spec(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = yaml.safe_load(f)
+    except OSError as e:
+        raise SpecError(f"cannot read {path}: {e.strerror}")
+    except yaml.YAMLError as e:
+        raise SpecError(f"{path} is not YAML: {e}")
+    if not isinstance(doc, dict):
+        raise SpecError(f"{path}: a spec is a mapping with keys {sorted(SPEC_KEYS)}")
+    unknown = set(doc) - SPEC_KEYS
+    if unknown:
+        raise SpecError(f"{path}: unknown spec key(s) {sorted(unknown)}; allowed: {sorted(SPEC_KEYS)}")
+
+    base_path = _require(doc, "base", str, path)
+    # Relative to the spec, so a spec and its base config move together.
+    base_path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), base_path))
+    try:
+        with open(base_path, encoding="utf-8") as f:
+            base_text = f.read()
+    except OSError as e:
+        raise SpecError(f"{path}: base config {base_path}: {e.strerror}")
+
+    overrides = doc.get("set") or {}
+    if not isinstance(overrides, dict):
+        raise SpecError(f"{path}: 'set' maps dotted config keys to values")
+    for key, value in overrides.items():
+        _check_key(key, "set", path)
+        scalar_text(value, key)
+
+    axes_doc = _require(doc, "axes", dict, path)
+    if not axes_doc:
+        raise SpecError(f"{path}: 'axes' needs at least one config key")
+    axes = []
+    for key, values in axes_doc.items():
+        _check_key(key, "axes", path)
+        if key in overrides:
+            raise SpecError(f"{path}: {key} is both in 'set' and in 'axes'")
+        axes.append(Axis(key, tuple(_axis_values(key, values, path))))
+
+    mode = doc.get("mode", "grid")
+    if mode not in ("grid", "zip"):
+        raise SpecError(f"{path}: mode is 'grid' or 'zip', not {mode!r}")
+    if mode == "zip" and len({len(a.values) for a in axes}) != 1:
+        lengths = ", ".join(f"{a.key}: {len(a.values)}" for a in axes)
+        raise SpecError(f"{path}: zipped axes need equal lengths ({lengths})")
+
+    metrics = _require(doc, "metrics", list, path)
+    if not metrics or not all(isinstance(m, str) and m for m in metrics):
+        raise SpecError(f"{path}: 'metrics' lists result fields as dotted paths, e.g. workload.latency_avg")
+
+    axis_keys = [a.key for a in axes]
+    plots = [_plot_spec(p, axis_keys, metrics, path) for p in doc.get("plots") or []]
+    if len({p.name for p in plots}) != len(plots):
+        raise SpecError(f"{path}: plot names must be distinct")
+
+    sbatch_options = doc.get("sbatch") or []
+    if not isinstance(sbatch_options, list) or not all(isinstance(o, str) for o in sbatch_options):
+        raise SpecError(f"{path}: 'sbatch' lists sbatch options, e.g. ['--partition=debug', '--time=30']")
+
+    name = os.path.splitext(os.path.basename(path))[0]
+    return Spec(path=os.path.abspath(path), name=name, base_path=base_path, base_text=base_text,
+                overrides=overrides, axes=axes, mode=mode, metrics=metrics, plots=plots,
+                sbatch_options=sbatch_options)
+
+
+def fixed_overrides(spec):
+    """The spec's 'set' as "key=value" texts for wsesim --set."""
+    return [f"{key}={scalar_text(value, key)}" for key, value in spec.overrides.items()]
+
+
+def expand_points(spec):
+    fixed = fixed_overrides(spec)
+    if spec.mode == "grid":
+        combinations = itertools.product(*(a.values for a in spec.axes))
+    else:
+        combinations = zip(*(a.values for a in spec.axes))
+    points, seen = [], set()
+    for combination in combinations:
+        values = {a.key: v for a, v in zip(spec.axes, combination)}
+        texts = {key: scalar_text(value, key) for key, value in values.items()}
+        name = point_name(texts)
+        if name in seen:
+            raise SpecError(f"{spec.path}: point {name} appears twice (repeated axis values)")
+        seen.add(name)
+        points.append(Point(name, values, fixed + [f"{k}={t}" for k, t in texts.items()]))
+    return points
+
+
+def point_name(texts):
+    """'key=value,key=value' with unsafe characters %-escaped: readable in
+    ls, stable across runs, and the same values always give the same name."""
+    name = ",".join(f"{_escape(k)}={_escape(t)}" for k, t in texts.items())
+    if len(name) > MAX_NAME_LENGTH:
+        digest = hashlib.sha1(name.encode()).hexdigest()[:12]
+        name = name[:MAX_NAME_LENGTH - 13] + "~" + digest
+    return name
+
+
+def scalar_text(value, key):
+    """The value as one YAML scalar for `wsesim --set`, read back as the same value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise SpecError(f"{key}: {value} is not a finite number")
+        return repr(value)
+    if isinstance(value, str):
+        return value if yaml.safe_load(value) == value else json.dumps(value)
+    raise SpecError(f"{key}: values are numbers, booleans or text, not {value!r}")
+
+
+def _escape(text):
+    return urllib.parse.quote(text, safe="._-+")
+
+
+def _require(doc, key, kind, path):
+    if key not in doc:
+        raise SpecError(f"{path}: missing '{key}'")
+    if not isinstance(doc[key], kind):
+        raise SpecError(f"{path}: '{key}' must be a {kind.__name__}")
+    return doc[key]
+
+
+def _check_key(key, section, path):
+    if not isinstance(key, str) or key.split(".")[0] not in ("arch", "workload", "run") or "." not in key:
+        raise SpecError(f"{path}: {section}: {key!r} is not a dotted config key (arch.*, workload.*, run.*)")
+
+
+def _axis_values(key, values, path):
+    if isinstance(values, list):
+        if not values:
+            raise SpecError(f"{path}: axis {key} has no values")
+        for v in values:
+            scalar_text(v, key)
+        return values
+    if isinstance(values, dict):
+        return _range_values(key, values, path)
+    raise SpecError(f"{path}: axis {key} is a list of values or a range {{start, stop, step|factor}}")
+
+
+def _range_values(key, r, path):
+    where = f"{path}: axis {key}"
+    kinds = set(r) - {"start", "stop"}
+    if set(r) - {"start", "stop", "step", "factor"} or kinds not in ({"step"}, {"factor"}) \
+            or "start" not in r or "stop" not in r:
+        raise SpecError(f"{where}: a range is {{start, stop, step}} or {{start, stop, factor}}")
+    numbers = [r[k] for k in r]
+    if not all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in numbers):
+        raise SpecError(f"{where}: range bounds and step/factor must be numbers")
+    start, stop = r["start"], r["stop"]
+    exact = all(isinstance(n, int) for n in numbers)
+    if stop < start:
+        raise SpecError(f"{where}: stop {stop} is below start {start}")
+    # Float ranges: a relative tolerance keeps the stop value in (0.1 steps
+    # do not add up exactly), and 12 significant digits drop the noise, so
+    # the names read 0.3 rather than 0.30000000000000004.
+    if "step" in r:
+        step = r["step"]
+        if step <= 0:
+            raise SpecError(f"{where}: step must be positive")
+        if exact:
+            return list(range(start, stop + 1, step))
+        count = math.floor((stop - start) / step * (1 + 1e-9)) + 1
+        return [float(f"{start + i * step:.12g}") for i in range(count)]
+    factor = r["factor"]
+    if factor <= 1 or start <= 0:
+        raise SpecError(f"{where}: a geometric range needs factor > 1 and start > 0")
+    values, v = [], start
+    while v <= stop * (1 + 1e-9):
+        values.append(v if exact else float(f"{v:.12g}"))
+        v *= factor
+    return values
+
+
+def _plot_spec(doc, axis_keys, metrics, path):
+    if not isinstance(doc, dict) or set(doc) - PLOT_KEYS or "name" not in doc or "x" not in doc or "y" not in doc:
+        raise SpecError(f"{path}: a plot is a mapping with name, x, y and optionally lines, where, logx, logy")
+    where = f"{path}: plot {doc['name']}"
+    y = doc["y"] if isinstance(doc["y"], list) else [doc["y"]]
+    for key in [doc["x"]] + ([doc["lines"]] if doc.get("lines") else []) + list(doc.get("where") or {}):
+        if key not in axis_keys:
+            raise SpecError(f"{where}: {key} is not an axis ({', '.join(axis_keys)})")
+    for metric in y:
+        if metric not in metrics:
+            raise SpecError(f"{where}: {metric} is not among the metrics")
+    return PlotSpec(name=str(doc["name"]), x=doc["x"], y=y, lines=doc.get("lines"),
+                    where=dict(doc.get("where") or {}), logx=bool(doc.get("logx")), logy=bool(doc.get("logy")))

@@ -1,0 +1,106 @@
+"""Shared pieces of the sweep script tests: paths from the command line,
+tiny 8 x 8 NoC runs, and checks that fail with a message."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+class Context:
+    """argv: WSESIM_BINARY SCRIPTS_DIR WORK_DIR"""
+
+    def __init__(self):
+        if len(sys.argv) != 4:
+            sys.exit(f"usage: {sys.argv[0]} WSESIM_BINARY SCRIPTS_DIR WORK_DIR")
+        self.wsesim, self.scripts, self.work = (os.path.abspath(a) for a in sys.argv[1:])
+        # A clean folder per test, kept after the run for a look when it fails.
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        sys.path.insert(0, self.scripts)
+
+    def path(self, *parts):
+        return os.path.join(self.work, *parts)
+
+    def write(self, name, text):
+        with open(self.path(name), "w", encoding="utf-8") as f:
+            f.write(text)
+        return self.path(name)
+
+    def tiny_base(self, measure_cycles=2000):
+        return self.write("base.yaml", f"""\
+arch:
+  preset: tiny
+  fabric:
+    routing: xy
+workload:
+  type: noc
+  pattern: uniform_random
+  warmup_cycles: 100
+  measure_cycles: {measure_cycles}
+  seed: 1
+""")
+
+    def sweep(self, spec, *args, env=None):
+        return self.script("sweep.py", spec, "--wsesim", self.wsesim, *args, env=env)
+
+    def script(self, name, *args, env=None):
+        return subprocess.run(["/usr/bin/python3", os.path.join(self.scripts, name), *args],
+                              capture_output=True, text=True, env=env)
+
+
+def check(condition, message):
+    if not condition:
+        print(f"FAILED: {message}", file=sys.stderr)
+        sys.exit(1)
+
+
+def check_exit(process, status, what):
+    check(process.returncode == status,
+          f"{what}: exit status {process.returncode}, expected {status}\n"
+          f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}")
+
+
+def load_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def config_value(result, key):
+    value = result["config"]
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
+def check_table_matches_points(out_dir, expected_rows):
+    """results.json and results.csv hold exactly the expected (status, swept
+    values) rows, and every metric equals the field in that point's result."""
+    import csv
+    table = load_json(os.path.join(out_dir, "results.json"))
+    rows = table["rows"]
+    got = sorted((r["status"],) + tuple(r[k] for k in table["axes"]) for r in rows)
+    check(got == sorted(expected_rows), f"table rows {got}, expected {sorted(expected_rows)}")
+    with open(os.path.join(out_dir, "results.csv"), encoding="utf-8") as f:
+        csv_rows = list(csv.DictReader(f))
+    check(len(csv_rows) == len(rows), f"results.csv has {len(csv_rows)} rows, results.json {len(rows)}")
+    for row, csv_row in zip(rows, csv_rows):
+        result_path = os.path.join(out_dir, "points", row["point"], "result.json")
+        for key in table["axes"]:
+            check(csv_row[key] == str(row[key]), f"{row['point']}: CSV {key} {csv_row[key]} vs {row[key]}")
+        if row["status"] != "ok":
+            check(all(row[m] is None for m in table["metrics"]), f"{row['point']}: metrics without a result")
+            continue
+        result = load_json(result_path)
+        for key in table["axes"]:
+            check(config_value(result, key) == row[key],
+                  f"{row['point']}: result config {key} = {config_value(result, key)}, row says {row[key]}")
+        for metric in table["metrics"]:
+            value = result
+            for part in metric.split("."):
+                value = value[part]
+            check(row[metric] == value, f"{row['point']}: {metric} {row[metric]} in table, {value} in result")
+            check(float(csv_row[metric]) == float(value), f"{row['point']}: CSV {metric} {csv_row[metric]}")
+    return table
