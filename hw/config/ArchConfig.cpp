@@ -40,6 +40,7 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.fabric.rampLatencyCycles = unsigned(p.integer("arch.fabric.ramp_latency_cycles", 0, 1024));
   a.fabric.routing =
       p.choice("arch.fabric.routing", {"color", "xy"}) == "xy" ? fabric::RoutingMode::Xy : fabric::RoutingMode::Color;
+  a.io.bandwidthBytesPerS = p.real("arch.io.bandwidth_bytes_per_s", 1.0, 1.0e15);
   return a;
 }
 

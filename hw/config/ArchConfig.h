@@ -37,6 +37,10 @@ struct ArchConfig {
     fabric::RoutingMode routing = fabric::RoutingMode::Color;
   } fabric;
 
+  struct Io {
+    double bandwidthBytesPerS = 0;  // into the wafer, all edge channels together
+  } io;
+
   static ArchConfig read(ParamReader& params);
 
   double secondsPerCycle() const { return 1.0 / clockHz; }

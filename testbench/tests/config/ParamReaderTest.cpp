@@ -156,7 +156,7 @@ TEST(MissingKeys, EveryRequiredArchKeyIsReportedWhenItAloneIsMissing) {
       {"arch.pe.sram_read_ports", "2"}, {"arch.pe.threads", "8"},
       {"arch.pe.tasks", "64"},          {"arch.pe.data_tasks", "24"},
       {"arch.pe.op_overhead_cycles", "2"}, {"arch.pe.task_start_cycles", "2"},
-      {"arch.pe.index_registers", "16"},
+      {"arch.pe.index_registers", "16"}, {"arch.io.bandwidth_bytes_per_s", "150e9"},
       {"arch.pe.lanes.fp16.fmac", "4"}, {"arch.pe.lanes.fp16.fadd", "4"},
       {"arch.pe.lanes.fp16.fmul", "4"}, {"arch.pe.lanes.fp16.fmov", "4"},
       {"arch.pe.lanes.mixed.fmac", "2"}, {"arch.pe.lanes.mixed.fadd", "2"},
@@ -249,6 +249,7 @@ TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
       {"arch.pe.op_overhead_cycles", {Kind::Integer, "2"}},
       {"arch.pe.task_start_cycles", {Kind::Integer, "2"}},
       {"arch.pe.index_registers", {Kind::Integer, "16"}},
+      {"arch.io.bandwidth_bytes_per_s", {Kind::Real, "150000000000"}},
   };
   const char* lanes[][5] = {{"fp16", "4", "4", "4", "4"}, {"mixed", "2", "2", "2", "2"}, {"fp32", "1", "2", "1", "2"}};
   const char* ops[] = {"fmac", "fadd", "fmul", "fmov"};
