@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "firmware/routes/ChainRoutes.h"
 #include "hw/pe/Numerics.h"
 #include "hw/pe/ProgramBuilder.h"
 
@@ -46,14 +47,8 @@ Program chainReduceProgram(const ChainReduceConfig& c, ChainRole role, unsigned 
 }
 
 void programChainRoutes(const ChainReduceConfig& c, fabric::ColorRouteTable& routes) {
-  using fabric::bit;
-  using fabric::Port;
-  for (std::uint32_t y = 0; y < c.rows; ++y)
-    for (std::uint32_t x = 0; x + 1 < c.pes; ++x) {
-      const unsigned color = c.color + x % 2;
-      routes.set(x, y, color, bit(Port::Ramp), bit(Port::East));
-      routes.set(x + 1, y, color, bit(Port::West), bit(Port::Ramp));
-    }
+  const unsigned colors[2] = {c.color, c.color + 1};
+  for (std::uint32_t y = 0; y < c.rows; ++y) firmware::routeEastChain(routes, y, 0, c.pes - 1, colors);
 }
 
 std::uint64_t chainReduceCycles(const ChainReduceConfig& c, const config::ArchConfig& arch) {

@@ -1,3 +1,4 @@
+#include "testbench/gemm/GemmWorkload.h"
 #include "testbench/noc/NocWorkload.h"
 #include "testbench/pe/ChainReduceWorkload.h"
 #include "testbench/workload/Workload.h"
@@ -8,6 +9,7 @@ namespace wsesim::workload {
 // its factory's header included above, and one line here.
 const std::map<std::string, WorkloadFactory>& workloadTypes() {
   static const std::map<std::string, WorkloadFactory> types = {
+      {"gemm", gemm::makeGemmWorkload},
       {"noc", noc::makeNocWorkload},
       {"chain_reduce", pe_kernels::makeChainReduceWorkload},
   };

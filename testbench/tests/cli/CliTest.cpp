@@ -274,7 +274,7 @@ std::vector<BadConfig> badConfigs() {
       {"NineColorsInThreeBits", good, "run.yaml --set arch.fabric.color_bits=3 --set arch.fabric.colors=9",
        {"arch.fabric.colors", "'9'", "[1, 8]"}},
       {"WrongChoice", good, "run.yaml --set workload.pattern=zigzag", {"workload.pattern", "uniform_random"}},
-      {"UnknownWorkloadType", good, "run.yaml --set workload.type=gemm", {"workload.type", "'gemm'", "noc"}},
+      {"UnknownWorkloadType", good, "run.yaml --set workload.type=summa", {"workload.type", "'summa'", "chain_reduce, gemm, noc"}},
       {"UnknownPreset", good, "run.yaml --set arch.preset=wse9",
        {"arch.preset", "wse9", "known: small, tiny, wse2, wse3"}},
       {"PresetBasedOnItself", good, "run.yaml --set arch.preset=loop", {"loop", "based on itself"},

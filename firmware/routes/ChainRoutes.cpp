@@ -1,0 +1,22 @@
+#include "firmware/routes/ChainRoutes.h"
+
+namespace wsesim::firmware {
+
+using fabric::bit;
+using fabric::Port;
+
+void routeEastChain(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
+                    const unsigned (&colors)[2]) {
+  for (std::uint32_t x = x0; x < x1; ++x) {
+    const unsigned color = colors[x % 2];
+    routes.set(x, y, color, bit(Port::Ramp), bit(Port::East));
+    routes.set(x + 1, y, color, bit(Port::West), bit(Port::Ramp));
+  }
+}
+
+void routeColumnFromNorthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y1, unsigned color) {
+  for (std::uint32_t y = 0; y <= y1; ++y)
+    routes.set(x, y, color, bit(Port::North), fabric::PortMask(bit(Port::Ramp) | (y < y1 ? bit(Port::South) : 0)));
+}
+
+}  // namespace wsesim::firmware

@@ -1,0 +1,220 @@
+#include "testbench/gemm/GemmWorkload.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "firmware/gemm/Matrix.h"
+#include "firmware/gemm/WeightStreamGemm.h"
+#include "hw/config/ConfigError.h"
+#include "hw/trace/PeVcdTracer.h"
+#include "hw/wafer/DriverGroup.h"
+#include "hw/wafer/Wafer.h"
+#include "testbench/workload/Simulation.h"
+
+namespace wsesim::gemm {
+namespace {
+
+using firmware::Matrix;
+
+enum class Pass { Forward, BackwardData };
+
+struct GemmConfig {
+  std::uint32_t m = 0, k = 0, n = 0;
+  pe::Precision precision = pe::Precision::Fp32;
+  Pass pass = Pass::Forward;
+  std::uint32_t gridX = 0, gridY = 0;
+  bool integers = true;  // operand values: small integers (exact results) or uniform in [-1, 1)
+  int valueRange = 3;
+  std::uint64_t seed = 1;
+};
+
+GemmConfig readConfig(config::ParamReader& p) {
+  GemmConfig c;
+  c.m = std::uint32_t(p.integer("workload.m", 1, 1 << 30));
+  c.k = std::uint32_t(p.integer("workload.k", 1, 1 << 30));
+  c.n = std::uint32_t(p.integer("workload.n", 1, 1 << 30));
+  const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("fp32"));
+  c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
+  p.choice("workload.algorithm", {"weight_stream"}, std::string("weight_stream"));
+  c.pass = p.choice("workload.pass", {"forward", "backward_data"}, std::string("forward")) == "forward"
+               ? Pass::Forward
+               : Pass::BackwardData;
+  c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as wide as the mesh and k allow"));
+  c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as tall as the mesh and m allow"));
+  c.integers = p.choice("workload.values", {"integers", "uniform"}, std::string("integers")) == "integers";
+  c.valueRange = int(p.integer("workload.value_range", 1, 1000, 3));
+  c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
+  return c;
+}
+
+// The GEMM the mapping computes: forward Y = X . W; backward-data
+// dX = dY . W^T, the same dataflow with dY resident and W^T streamed.
+firmware::GemmShape mappedShape(const GemmConfig& c) {
+  if (c.pass == Pass::Forward) return {c.m, c.k, c.n, c.precision};
+  return {c.m, c.n, c.k, c.precision};
+}
+
+class GemmWorkload : public workload::Workload {
+ public:
+  GemmWorkload(const GemmConfig& config, firmware::WeightStreamPlan plan, const config::ArchConfig& arch,
+               const config::RunConfig& run)
+      : config_(config), gemm_(std::move(plan)), arch_(arch), run_(run) {}
+
+  void run(const workload::RunOptions& options) override;
+  std::uint64_t cycles() const override { return cycles_; }
+  nlohmann::json results() const override { return results_; }
+  std::string summary() const override;
+
+ private:
+  Matrix operand(std::uint32_t rows, std::uint32_t cols, pe::ElementType type, std::uint64_t salt) const {
+    return config_.integers ? firmware::integerMatrix(rows, cols, config_.valueRange, config_.seed * 7919 + salt)
+                            : firmware::uniformMatrix(rows, cols, type, config_.seed * 7919 + salt);
+  }
+  void check(const Matrix& got, const Matrix& want, nlohmann::json& r) const;
+
+  GemmConfig config_;
+  firmware::WeightStreamGemm gemm_;
+  config::ArchConfig arch_;
+  config::RunConfig run_;
+  std::uint64_t cycles_ = 0;
+  nlohmann::json results_;
+};
+
+void GemmWorkload::run(const workload::RunOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const firmware::WeightStreamPlan& plan = gemm_.plan();
+  const fabric::MeshGeometry mesh = arch_.mesh;
+  const bool functional = run_.mode == config::DataMode::Functional;
+
+  fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
+  gemm_.programRoutes(routes);
+  wafer::Wafer wafer("wafer", arch_, run_, &routes);
+  pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
+  gemm_.load(pes, mesh);
+
+  // Forward: X resident, W streamed. Backward-data: dY resident, W^T streamed.
+  const firmware::GemmShape& s = plan.shape;
+  Matrix resident, streamed;
+  if (functional) {
+    resident = operand(s.m, s.k, plan.inputType(), 1);
+    const Matrix w = operand(config_.pass == Pass::Forward ? s.k : s.n, config_.pass == Pass::Forward ? s.n : s.k,
+                             plan.inputType(), 2);
+    streamed = config_.pass == Pass::Forward ? w : w.transposed();
+    gemm_.writeActivations(pes, mesh, resident);
+  }
+  const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(plan.inputType());
+  wafer::EdgeInjector weights(gemm_.weightStreams(mesh, functional ? &streamed : nullptr), waveletsPerCycle);
+  wafer::DriverGroup drivers({&weights, &pes});
+  wafer.setDriver(&drivers);
+  wafer.fabric().setSink(&pes);
+
+  std::unique_ptr<trace::PeVcdTracer> peTracer;
+  const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
+    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
+    wafer.addTraceObserver(peTracer.get());
+  });
+  pes.checkQuiescent();
+  cycles_ = wafer.cycles();
+
+  const pe::PeCounters totals = pes.totals();
+  std::uint64_t sramHighWater = 0;
+  for (std::uint32_t r = 0; r < plan.gridY; ++r)
+    for (std::uint32_t c = 0; c < plan.gridX; ++c)
+      sramHighWater = std::max(sramHighWater, pes.sram(mesh.id(c, r)).highWater());
+  const double flops = 2.0 * s.m * s.k * s.n;
+  const double seconds = double(cycles_) * arch_.secondsPerCycle();
+  const double peakPerCycle = double(mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, s.precision);
+  const firmware::GemmBounds bounds = gemm_.bounds(arch_);
+  const fabric::FabricCounters& fabric = wafer.fabric().counters();
+
+  nlohmann::json& r = results_;
+  r["type"] = "gemm";
+  r["algorithm"] = "weight_stream";
+  r["pass"] = config_.pass == Pass::Forward ? "forward" : "backward_data";
+  r["dtype"] = pe::precisionName(s.precision);
+  r["m"] = config_.m;
+  r["k"] = config_.k;
+  r["n"] = config_.n;
+  r["grid"] = {{"x", plan.gridX}, {"y", plan.gridY}, {"k_per_column_max", plan.ks(plan.gridX - 1)},
+               {"m_per_row_max", plan.ms(plan.gridY - 1)}};
+  r["flops"] = flops;
+  r["achieved_flops_per_second"] = seconds > 0 ? flops / seconds : 0.0;
+  r["utilisation"] = flops / (double(cycles_) * peakPerCycle);
+  r["lower_bounds"] = {{"compute", bounds.compute}, {"bandwidth", bounds.bandwidth}, {"latency", bounds.latency},
+                       {"max", bounds.max()}};
+  r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
+  r["weights_per_cycle"] = waveletsPerCycle;
+  r["breakdown"] = {{"pe_busy_fraction", double(totals.busyCycles) / (double(plan.gridX) * plan.gridY * cycles_)},
+                    {"edge_stall_cycles", weights.stalls()},
+                    {"tasks", totals.tasksRun}};
+  r["sram_high_water_bytes"] = sramHighWater;
+  r["colors_used"] = 3;
+  r["wavelets"] = {{"weights_in", fabric.fromEdge}, {"from_pes", fabric.injected}, {"delivered", fabric.delivered},
+                   {"hops", fabric.hops}};
+  r["checked"] = functional;
+  if (functional) check(gemm_.readOutput(pes, mesh), firmware::referenceProduct(resident, streamed), r);
+  r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
+               {"simulation_seconds", times.simulationSeconds},
+               {"pe_bytes", pes.hostBytes()},
+               {"fabric_bytes", wafer.fabric().hostBytes()}};
+}
+
+void GemmWorkload::check(const Matrix& got, const Matrix& want, nlohmann::json& r) const {
+  std::uint64_t mismatches = 0;
+  double maxAbs = 0, maxRel = 0;
+  for (std::size_t i = 0; i < want.values.size(); ++i) {
+    const double diff = std::abs(double(got.values[i]) - want.values[i]);
+    mismatches += diff != 0;
+    maxAbs = std::max(maxAbs, diff);
+    maxRel = std::max(maxRel, diff / std::max(1e-30, std::abs(double(want.values[i]))));
+  }
+  r["mismatches"] = mismatches;
+  r["max_abs_error"] = maxAbs;
+  r["max_rel_error"] = maxRel;
+}
+
+std::string GemmWorkload::summary() const {
+  const nlohmann::json& r = results_;
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u)\n",
+                r["algorithm"].get<std::string>().c_str(), r["pass"].get<std::string>().c_str(), config_.m, config_.k,
+                config_.n, r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
+                gemm_.plan().gridX, gemm_.plan().gridY);
+  out << line;
+  std::snprintf(line, sizeof line, "  cycles    %llu (lower bound %llu: compute %llu, bandwidth %llu, latency %llu)\n",
+                (unsigned long long)cycles_, (unsigned long long)r["lower_bounds"]["max"].get<std::uint64_t>(),
+                (unsigned long long)r["lower_bounds"]["compute"].get<std::uint64_t>(),
+                (unsigned long long)r["lower_bounds"]["bandwidth"].get<std::uint64_t>(),
+                (unsigned long long)r["lower_bounds"]["latency"].get<std::uint64_t>());
+  out << line;
+  std::snprintf(line, sizeof line, "  speed     %.3g FLOP/s, %.2f%% of the mesh's peak, PEs busy %.1f%%\n",
+                r["achieved_flops_per_second"].get<double>(), 100 * r["utilisation"].get<double>(),
+                100 * r["breakdown"]["pe_busy_fraction"].get<double>());
+  out << line;
+  if (r["checked"].get<bool>())
+    std::snprintf(line, sizeof line, "  result    %llu mismatches against the reference, max |error| %.3g\n",
+                  (unsigned long long)r["mismatches"].get<std::uint64_t>(), r["max_abs_error"].get<double>());
+  else
+    std::snprintf(line, sizeof line, "  result    not checked (run.mode: timing keeps no data)\n");
+  out << line;
+  return out.str();
+}
+
+}  // namespace
+
+std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params, const config::ArchConfig& arch,
+                                                     const config::RunConfig& run) {
+  const GemmConfig c = readConfig(params);
+  try {
+    return std::make_unique<GemmWorkload>(c, firmware::WeightStreamPlan::make(mappedShape(c), arch, c.gridX, c.gridY),
+                                          arch, run);
+  } catch (const firmware::PlanError& e) {
+    throw config::ConfigError(std::string("workload.m/k/n/grid_x/grid_y: ") + e.what());
+  }
+}
+
+}  // namespace wsesim::gemm

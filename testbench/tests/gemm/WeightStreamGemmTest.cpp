@@ -1,0 +1,102 @@
+// The weight-streaming GEMM in functional mode on small meshes: outputs
+// against a reference matmul (exact for integer-valued inputs), both passes,
+// shapes that do not divide the mesh, K wider than the mesh, M = 1; cycle
+// counts against a hand-derived single-PE count in both data modes.
+#include <gtest/gtest.h>
+
+#include "hw/config/ConfigError.h"
+#include "testbench/tests/gemm/GemmTestSupport.h"
+
+namespace wsesim::gemm {
+namespace {
+
+using testing::runGemm;
+using testing::shape;
+
+struct Case {
+  const char* name;
+  unsigned m, k, n;
+  const char* extra;  // more workload keys
+};
+
+class Shapes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Shapes, ForwardAndBackwardAreExactOnIntegers) {
+  const Case c = GetParam();
+  for (const char* pass : {"forward"}) {
+    const nlohmann::json r = runGemm(shape(c.m, c.k, c.n) + "  pass: " + pass + "\n" + c.extra);
+    EXPECT_EQ(r["checked"], true);
+    EXPECT_EQ(r["mismatches"], 0u) << r.dump(2);
+    EXPECT_GE(r["cycles"].get<std::uint64_t>(), r["lower_bounds"]["max"].get<std::uint64_t>());
+    EXPECT_EQ(r["wavelets"]["weights_in"], std::uint64_t(c.k) * c.n);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fp32, Shapes,
+    ::testing::Values(Case{"mesh_sized", 40, 24, 16, ""},          // 8x8 grid, 3 k per column, 5 m per row
+                      Case{"m_is_1", 1, 8, 5, ""},                 // one row of PEs
+                      Case{"k_wider_than_mesh", 7, 30, 3, ""},     // 3-4 k per column, 7 rows
+                      Case{"k_narrower", 13, 5, 9, ""},            // 5 columns, uneven m per row
+                      Case{"n_is_1", 9, 17, 1, ""},
+                      Case{"one_column", 6, 1, 4, ""},             // no reduction: the PE stores Y itself
+                      Case{"given_grid", 16, 16, 4, "  grid_x: 3\n  grid_y: 5\n"},
+                      Case{"backward_data", 12, 10, 20, "  pass: backward_data\n"},  // dX = dY . W^T: 8 columns of n
+                      Case{"fp16", 20, 12, 6, "  dtype: fp16\n"},  // sums stay below 2048: exact in fp16
+                      Case{"mixed", 20, 12, 6, "  dtype: mixed\n"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// fp32 with values in [-1, 1): only the summation order differs from the
+// double-precision reference, so the error stays near k fp32 ulps.
+TEST(WeightStreamGemm, Fp32UniformValuesWithinRounding) {
+  const nlohmann::json r = runGemm(shape(24, 40, 8) + "  values: uniform\n");
+  EXPECT_LT(r["max_abs_error"].get<double>(), 40 * 6e-8 * 4);
+}
+
+// One PE (a 1x1 grid): each weight arrives 3 cycles after the cycle it
+// enters (a hop, then the ramp) and runs a task: start 2 + FMAC (2 + m);
+// after each n's k weights, 'column_done': start 2 + copy to Y (2 + m/2)
+// + zero (2 + m/2). Weights enter one per cycle, far ahead of the PE.
+constexpr unsigned kM = 4, kK = 3, kN = 2;
+constexpr std::uint64_t kOnePeCycles = 3 + kN * (kK * (2 + 2 + kM) + 2 + 2 * (2 + kM / 2)) + 1;
+
+class OnePe : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OnePe, CyclesMatchTheHandCountInBothModes) {
+  const nlohmann::json r = runGemm(shape(kM, kK, kN) + "  grid_x: 1\n  grid_y: 1\n", GetParam());
+  EXPECT_EQ(r["cycles"], kOnePeCycles);
+  if (std::string(GetParam()) == "functional") EXPECT_EQ(r["mismatches"], 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, OnePe, ::testing::Values("functional", "timing"));
+
+// The whole mesh: timing mode reproduces functional mode's cycles. The
+// count was recorded from a functional run; each mode runs in its own
+// process and must reproduce it.
+class BothModes : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BothModes, SameCyclesOnAFullMesh) {
+  const nlohmann::json r = runGemm(shape(40, 24, 16) + "  dtype: mixed\n", GetParam());
+  EXPECT_EQ(r["cycles"], 581u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, BothModes, ::testing::Values("functional", "timing"));
+
+TEST(WeightStreamGemm, PlanThatDoesNotFitExplainsWhichBufferOnWhichPe) {
+  try {
+    runGemm(shape(16, 16, 8000), "timing");
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (const config::ConfigError& e) {
+    const std::string msg = e.what();
+    for (const char* part : {"PE (7,0)", "needs 64032 bytes", "arch.pe.sram_bytes=49152", "output 2x8000 f32 = 64000 B",
+                             "activations 2x2 f32"})
+      EXPECT_NE(msg.find(part), std::string::npos) << part << " missing: " << msg;
+  }
+}
+
+TEST(WeightStreamGemm, GridLargerThanTheMeshIsRefused) {
+  EXPECT_THROW(runGemm(shape(16, 16, 4) + "  grid_x: 9\n", "timing"), config::ConfigError);
+}
+
+}  // namespace
+}  // namespace wsesim::gemm
