@@ -19,10 +19,13 @@ void EdgeInjector::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   credit_ = std::min(credit_ + rate_ * cycles, std::max(rate_, 1.0));
   started_ = true;
   lastCycle_ = now;
+  // Round-robin: start with the first open stream after the last one served.
   const std::size_t n = open_.size();
-  std::size_t closed = 0;
+  const std::size_t first =
+      std::size_t(std::upper_bound(open_.begin(), open_.end(), lastServed_) - open_.begin()) % n;
+  bool closed = false;
   for (std::size_t i = 0; i < n && credit_ >= 1.0; ++i) {
-    const std::size_t slot = (turn_ + i) % n;
+    const std::size_t slot = (first + i) % n;
     const std::size_t s = open_[slot];
     EdgeStream& stream = streams_[s];
     fabric::Wavelet w;
@@ -35,16 +38,12 @@ void EdgeInjector::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     }
     credit_ -= 1.0;
     ++sent_;
-    if (++next_[s] == stream.count) {
-      open_[slot] = SIZE_MAX;
-      ++closed;
-    }
+    lastServed_ = s;
+    if (++next_[s] == stream.count) closed = true;
   }
-  turn_ = (turn_ + 1) % n;
-  if (closed) {
-    open_.erase(std::remove(open_.begin(), open_.end(), SIZE_MAX), open_.end());
-    turn_ = open_.empty() ? 0 : turn_ % open_.size();
-  }
+  if (closed)
+    open_.erase(std::remove_if(open_.begin(), open_.end(), [&](std::size_t s) { return next_[s] == streams_[s].count; }),
+                open_.end());
 }
 
 std::uint64_t EdgeInjector::nextActivity(std::uint64_t now) const {

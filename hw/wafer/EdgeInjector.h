@@ -8,6 +8,7 @@
 // a full queue retries next cycle.
 
 #include <cstdint>
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -40,10 +41,10 @@ class EdgeInjector : public CycleDriver {
  private:
   std::vector<EdgeStream> streams_;
   std::vector<std::uint64_t> next_;  // per stream: index of its next wavelet
-  std::vector<std::size_t> open_;    // streams with wavelets left
+  std::vector<std::size_t> open_;    // streams with wavelets left, in stream order
   double rate_;
   double credit_ = 0;   // wavelets the bandwidth allows now
-  std::size_t turn_ = 0;  // round-robin start among open_
+  std::size_t lastServed_ = SIZE_MAX;  // the stream that sent last (round-robin)
   bool started_ = false;
   std::uint64_t lastCycle_ = 0;  // the last cycle credit was counted for
   std::uint64_t sent_ = 0, stalls_ = 0;
