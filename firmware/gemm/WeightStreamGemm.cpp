@@ -127,6 +127,7 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   std::uint64_t widest = 0;
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) widest = std::max<std::uint64_t>(widest, std::uint64_t(plan_.ks(c)) * s.n);
   b.bandwidth = std::max<std::uint64_t>(std::uint64_t(wavelets / perCycle), widest);
+  if (plan_.gridX > 1) b.reduction = std::uint64_t(s.n) * plan_.ms(plan_.gridY - 1);
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   b.latency = plan_.gridY * hop + ramp + (plan_.gridX - 1) * (2 * ramp + hop);
   return b;

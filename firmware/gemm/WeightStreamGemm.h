@@ -31,8 +31,9 @@ namespace wsesim::firmware {
 struct GemmBounds {
   std::uint64_t compute = 0;    // the busiest PE's FMAC cycles at full lanes, no overhead
   std::uint64_t bandwidth = 0;  // the weights through the I/O bandwidth, or a column's weights at one per cycle
+  std::uint64_t reduction = 0;  // a row's partial sums, n by n, over one link at one wavelet per cycle
   std::uint64_t latency = 0;    // the last weight to the bottom row, then its sums along a row
-  std::uint64_t max() const { return std::max({compute, bandwidth, latency}); }
+  std::uint64_t max() const { return std::max({compute, bandwidth, reduction, latency}); }
 };
 
 class WeightStreamGemm {

@@ -143,7 +143,10 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["flops"] = flops;
   r["achieved_flops_per_second"] = seconds > 0 ? flops / seconds : 0.0;
   r["utilisation"] = flops / (double(cycles_) * peakPerCycle);
-  r["lower_bounds"] = {{"compute", bounds.compute}, {"bandwidth", bounds.bandwidth}, {"latency", bounds.latency},
+  r["lower_bounds"] = {{"compute", bounds.compute},
+                       {"bandwidth", bounds.bandwidth},
+                       {"reduction", bounds.reduction},
+                       {"latency", bounds.latency},
                        {"max", bounds.max()}};
   r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
   r["weights_per_cycle"] = waveletsPerCycle;
@@ -185,11 +188,14 @@ std::string GemmWorkload::summary() const {
                 config_.n, r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
                 gemm_.plan().gridX, gemm_.plan().gridY);
   out << line;
-  std::snprintf(line, sizeof line, "  cycles    %llu (lower bound %llu: compute %llu, bandwidth %llu, latency %llu)\n",
-                (unsigned long long)cycles_, (unsigned long long)r["lower_bounds"]["max"].get<std::uint64_t>(),
-                (unsigned long long)r["lower_bounds"]["compute"].get<std::uint64_t>(),
-                (unsigned long long)r["lower_bounds"]["bandwidth"].get<std::uint64_t>(),
-                (unsigned long long)r["lower_bounds"]["latency"].get<std::uint64_t>());
+  const nlohmann::json& b = r["lower_bounds"];
+  std::snprintf(line, sizeof line,
+                "  cycles    %llu (lower bound %llu: compute %llu, bandwidth %llu, reduction %llu, latency %llu)\n",
+                (unsigned long long)cycles_, (unsigned long long)b["max"].get<std::uint64_t>(),
+                (unsigned long long)b["compute"].get<std::uint64_t>(),
+                (unsigned long long)b["bandwidth"].get<std::uint64_t>(),
+                (unsigned long long)b["reduction"].get<std::uint64_t>(),
+                (unsigned long long)b["latency"].get<std::uint64_t>());
   out << line;
   std::snprintf(line, sizeof line, "  speed     %.3g FLOP/s, %.2f%% of the mesh's peak, PEs busy %.1f%%\n",
                 r["achieved_flops_per_second"].get<double>(), 100 * r["utilisation"].get<double>(),
