@@ -76,7 +76,8 @@ void WeightStreamGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh) cons
     }
 }
 
-void WeightStreamGemm::writeActivations(PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& x) const {
+void WeightStreamGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& x,
+                                     const Matrix&) const {
   // PE (c, r) holds its X block k-major: the column of each k is contiguous.
   for (std::uint32_t r = 0; r < plan_.gridY; ++r)
     for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
@@ -88,7 +89,7 @@ void WeightStreamGemm::writeActivations(PeArray& pes, const fabric::MeshGeometry
     }
 }
 
-std::vector<wafer::EdgeStream> WeightStreamGemm::weightStreams(const fabric::MeshGeometry& mesh, const Matrix* w) const {
+std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeometry& mesh, const Matrix* w) const {
   std::vector<wafer::EdgeStream> streams;
   const ElementType type = plan_.inputType();
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) {

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/Matrix.h"
 #include "firmware/gemm/WeightStreamPlan.h"
 #include "hw/fabric/ColorRouteTable.h"
@@ -28,33 +29,36 @@
 
 namespace wsesim::firmware {
 
-struct GemmBounds {
-  std::uint64_t compute = 0;    // the busiest PE's FMAC cycles at full lanes, no overhead
-  std::uint64_t bandwidth = 0;  // the weights through the I/O bandwidth, or a column's weights at one per cycle
-  std::uint64_t reduction = 0;  // a row's partial sums, n by n, over one link at one wavelet per cycle
-  std::uint64_t latency = 0;    // the last weight to the bottom row, then its sums along a row
-  std::uint64_t max() const { return std::max({compute, bandwidth, reduction, latency}); }
-};
-
-class WeightStreamGemm {
+// Bounds: compute (the busiest PE's FMACs at full lanes); bandwidth (K x N
+// weights through the I/O, or a column's at one per cycle); reduction (a
+// row link's N x ms partial sums); latency (the last weight down a column,
+// then its sums along the row).
+class WeightStreamGemm : public GemmMapping {
  public:
   explicit WeightStreamGemm(WeightStreamPlan plan) : plan_(std::move(plan)) {}
 
   const WeightStreamPlan& plan() const { return plan_; }
+  const GemmShape& shape() const override { return plan_.shape; }
+  std::uint32_t gridX() const override { return plan_.gridX; }
+  std::uint32_t gridY() const override { return plan_.gridY; }
+  unsigned colorsUsed() const override { return 3; }
+  std::string describe() const override { return plan_.describe(); }
 
-  void programRoutes(fabric::ColorRouteTable& routes) const;
+  void programRoutes(fabric::ColorRouteTable& routes) const override;
   // Adds one program per distinct PE role and shape, and loads the grid's PEs.
-  void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh) const;
-  void writeActivations(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& x) const;
+  void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh) const override;
+  // Places A (the activations X); B streams in.
+  void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+                     const Matrix& b) const override;
   // One stream per column, entering router (c, 0) from the north: the
-  // column's k's for n = 0, then for n = 1, ...; payloads from `w` (K x N),
-  // or zero when `w` is null (timing mode).
-  std::vector<wafer::EdgeStream> weightStreams(const fabric::MeshGeometry& mesh, const Matrix* w) const;
-  Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh) const;
+  // column's k's for n = 0, then for n = 1, ...; payloads from `b` (K x N),
+  // or zero when `b` is null (timing mode).
+  std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b) const override;
+  Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh) const override;
+  GemmBounds bounds(const config::ArchConfig& arch) const override;
 
   // The program of PE (c, r).
   pe::Program program(std::uint32_t c, std::uint32_t r) const;
-  GemmBounds bounds(const config::ArchConfig& arch) const;
 
  private:
   WeightStreamPlan plan_;

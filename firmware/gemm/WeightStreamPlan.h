@@ -15,20 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "firmware/gemm/GemmShape.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/pe/OpKind.h"
 
 namespace wsesim::firmware {
-
-struct GemmShape {
-  std::uint32_t m = 0, k = 0, n = 0;
-  pe::Precision precision = pe::Precision::Fp32;
-};
-
-class PlanError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct WeightStreamPlan {
   GemmShape shape;

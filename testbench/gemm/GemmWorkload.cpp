@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/Matrix.h"
-#include "firmware/gemm/WeightStreamGemm.h"
 #include "hw/config/ConfigError.h"
 #include "hw/trace/PeVcdTracer.h"
 #include "hw/wafer/DriverGroup.h"
@@ -24,6 +24,7 @@ enum class Pass { Forward, BackwardData };
 struct GemmConfig {
   std::uint32_t m = 0, k = 0, n = 0;
   pe::Precision precision = pe::Precision::Fp32;
+  std::string algorithm;
   Pass pass = Pass::Forward;
   std::uint32_t gridX = 0, gridY = 0;
   bool integers = true;  // operand values: small integers (exact results) or uniform in [-1, 1)
@@ -38,10 +39,13 @@ GemmConfig readConfig(config::ParamReader& p) {
   c.n = std::uint32_t(p.integer("workload.n", 1, 1 << 30));
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("fp32"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
-  p.choice("workload.algorithm", {"weight_stream"}, std::string("weight_stream"));
+  c.algorithm = p.choice("workload.algorithm", firmware::gemmAlgorithms(), std::string("weight_stream"));
   c.pass = p.choice("workload.pass", {"forward", "backward_data"}, std::string("forward")) == "forward"
                ? Pass::Forward
                : Pass::BackwardData;
+  if (c.pass != Pass::Forward && c.algorithm != "weight_stream")
+    throw config::ConfigError("workload.pass: the backward passes are weight_stream's; " + c.algorithm +
+                              " computes the forward product only");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as wide as the mesh and k allow"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as tall as the mesh and m allow"));
   c.integers = p.choice("workload.values", {"integers", "uniform"}, std::string("integers")) == "integers";
@@ -51,7 +55,7 @@ GemmConfig readConfig(config::ParamReader& p) {
 }
 
 // The GEMM the mapping computes: forward Y = X . W; backward-data
-// dX = dY . W^T, the same dataflow with dY resident and W^T streamed.
+// dX = dY . W^T, the same product with dY in X's place and W^T in W's.
 firmware::GemmShape mappedShape(const GemmConfig& c) {
   if (c.pass == Pass::Forward) return {c.m, c.k, c.n, c.precision};
   return {c.m, c.n, c.k, c.precision};
@@ -59,9 +63,9 @@ firmware::GemmShape mappedShape(const GemmConfig& c) {
 
 class GemmWorkload : public workload::Workload {
  public:
-  GemmWorkload(const GemmConfig& config, firmware::WeightStreamPlan plan, const config::ArchConfig& arch,
-               const config::RunConfig& run)
-      : config_(config), gemm_(std::move(plan)), arch_(arch), run_(run) {}
+  GemmWorkload(const GemmConfig& config, std::unique_ptr<firmware::GemmMapping> mapping,
+               const config::ArchConfig& arch, const config::RunConfig& run)
+      : config_(config), mapping_(std::move(mapping)), arch_(arch), run_(run) {}
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
@@ -76,7 +80,7 @@ class GemmWorkload : public workload::Workload {
   void check(const Matrix& got, const Matrix& want, nlohmann::json& r) const;
 
   GemmConfig config_;
-  firmware::WeightStreamGemm gemm_;
+  std::unique_ptr<firmware::GemmMapping> mapping_;
   config::ArchConfig arch_;
   config::RunConfig run_;
   std::uint64_t cycles_ = 0;
@@ -85,28 +89,28 @@ class GemmWorkload : public workload::Workload {
 
 void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const firmware::WeightStreamPlan& plan = gemm_.plan();
+  const firmware::GemmMapping& mapping = *mapping_;
   const fabric::MeshGeometry mesh = arch_.mesh;
   const bool functional = run_.mode == config::DataMode::Functional;
 
   fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
-  gemm_.programRoutes(routes);
+  mapping.programRoutes(routes);
   wafer::Wafer wafer("wafer", arch_, run_, &routes);
   pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
-  gemm_.load(pes, mesh);
+  mapping.load(pes, mesh);
 
-  // Forward: X resident, W streamed. Backward-data: dY resident, W^T streamed.
-  const firmware::GemmShape& s = plan.shape;
-  Matrix resident, streamed;
+  // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
+  // and W^T (W drawn as K x N of the layer, then transposed).
+  const firmware::GemmShape& s = mapping.shape();
+  const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, s.precision, 1);
+  Matrix a, b;
   if (functional) {
-    resident = operand(s.m, s.k, plan.inputType(), 1);
-    const Matrix w = operand(config_.pass == Pass::Forward ? s.k : s.n, config_.pass == Pass::Forward ? s.n : s.k,
-                             plan.inputType(), 2);
-    streamed = config_.pass == Pass::Forward ? w : w.transposed();
-    gemm_.writeActivations(pes, mesh, resident);
+    a = operand(s.m, s.k, inputType, 1);
+    b = config_.pass == Pass::Forward ? operand(s.k, s.n, inputType, 2) : operand(s.n, s.k, inputType, 2).transposed();
+    mapping.writeOperands(pes, mesh, a, b);
   }
-  const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(plan.inputType());
-  wafer::EdgeInjector weights(gemm_.weightStreams(mesh, functional ? &streamed : nullptr), waveletsPerCycle);
+  const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(inputType);
+  wafer::EdgeInjector weights(mapping.streams(mesh, functional ? &b : nullptr), waveletsPerCycle);
   wafer::DriverGroup drivers({&weights, &pes});
   wafer.setDriver(&drivers);
   wafer.fabric().setSink(&pes);
@@ -121,25 +125,25 @@ void GemmWorkload::run(const workload::RunOptions& options) {
 
   const pe::PeCounters totals = pes.totals();
   std::uint64_t sramHighWater = 0;
-  for (std::uint32_t r = 0; r < plan.gridY; ++r)
-    for (std::uint32_t c = 0; c < plan.gridX; ++c)
+  for (std::uint32_t r = 0; r < mapping.gridY(); ++r)
+    for (std::uint32_t c = 0; c < mapping.gridX(); ++c)
       sramHighWater = std::max(sramHighWater, pes.sram(mesh.id(c, r)).highWater());
   const double flops = 2.0 * s.m * s.k * s.n;
   const double seconds = double(cycles_) * arch_.secondsPerCycle();
   const double peakPerCycle = double(mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, s.precision);
-  const firmware::GemmBounds bounds = gemm_.bounds(arch_);
+  const firmware::GemmBounds bounds = mapping.bounds(arch_);
   const fabric::FabricCounters& fabric = wafer.fabric().counters();
 
   nlohmann::json& r = results_;
   r["type"] = "gemm";
-  r["algorithm"] = "weight_stream";
+  r["algorithm"] = config_.algorithm;
+  r["mapping"] = mapping.describe();
   r["pass"] = config_.pass == Pass::Forward ? "forward" : "backward_data";
   r["dtype"] = pe::precisionName(s.precision);
   r["m"] = config_.m;
   r["k"] = config_.k;
   r["n"] = config_.n;
-  r["grid"] = {{"x", plan.gridX}, {"y", plan.gridY}, {"k_per_column_max", plan.ks(plan.gridX - 1)},
-               {"m_per_row_max", plan.ms(plan.gridY - 1)}};
+  r["grid"] = {{"x", mapping.gridX()}, {"y", mapping.gridY()}};
   r["flops"] = flops;
   r["achieved_flops_per_second"] = seconds > 0 ? flops / seconds : 0.0;
   r["utilisation"] = flops / (double(cycles_) * peakPerCycle);
@@ -150,15 +154,16 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                        {"max", bounds.max()}};
   r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
   r["weights_per_cycle"] = waveletsPerCycle;
-  r["breakdown"] = {{"pe_busy_fraction", double(totals.busyCycles) / (double(plan.gridX) * plan.gridY * cycles_)},
+  r["breakdown"] = {{"pe_busy_fraction",
+                     double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * cycles_)},
                     {"edge_stall_cycles", weights.stalls()},
                     {"tasks", totals.tasksRun}};
   r["sram_high_water_bytes"] = sramHighWater;
-  r["colors_used"] = 3;
+  r["colors_used"] = mapping.colorsUsed();
   r["wavelets"] = {{"weights_in", fabric.fromEdge}, {"from_pes", fabric.injected}, {"delivered", fabric.delivered},
                    {"hops", fabric.hops}};
   r["checked"] = functional;
-  if (functional) check(gemm_.readOutput(pes, mesh), firmware::referenceProduct(resident, streamed), r);
+  if (functional) check(mapping.readOutput(pes, mesh), firmware::referenceProduct(a, b), r);
   r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
                {"simulation_seconds", times.simulationSeconds},
                {"pe_bytes", pes.hostBytes()},
@@ -186,7 +191,7 @@ std::string GemmWorkload::summary() const {
   std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u)\n",
                 r["algorithm"].get<std::string>().c_str(), r["pass"].get<std::string>().c_str(), config_.m, config_.k,
                 config_.n, r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
-                gemm_.plan().gridX, gemm_.plan().gridY);
+                mapping_->gridX(), mapping_->gridY());
   out << line;
   const nlohmann::json& b = r["lower_bounds"];
   std::snprintf(line, sizeof line,
@@ -216,7 +221,7 @@ std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params
                                                      const config::RunConfig& run) {
   const GemmConfig c = readConfig(params);
   try {
-    return std::make_unique<GemmWorkload>(c, firmware::WeightStreamPlan::make(mappedShape(c), arch, c.gridX, c.gridY),
+    return std::make_unique<GemmWorkload>(c, firmware::makeGemmMapping(c.algorithm, mappedShape(c), arch, c.gridX, c.gridY),
                                           arch, run);
   } catch (const firmware::PlanError& e) {
     throw config::ConfigError(std::string("workload.m/k/n/grid_x/grid_y: ") + e.what());

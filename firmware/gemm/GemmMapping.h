@@ -1,0 +1,57 @@
+#pragma once
+// A way of computing C[M x N] = A[M x K] · B[K x N] on the mesh. A mapping
+// programs the routes, loads a program on every PE it uses, places the
+// operands that live on the wafer, describes the streams that enter at the
+// edge (if any), reads the result back, and states analytic lower bounds on
+// its cycle count. The gemm workload runs any mapping the same way.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "firmware/gemm/GemmShape.h"
+#include "firmware/gemm/Matrix.h"
+#include "hw/config/ArchConfig.h"
+#include "hw/fabric/ColorRouteTable.h"
+#include "hw/pe/PeArray.h"
+#include "hw/wafer/EdgeInjector.h"
+
+namespace wsesim::firmware {
+
+struct GemmBounds {
+  std::uint64_t compute = 0;    // the busiest PE's FMACs at full lanes, no overhead
+  std::uint64_t bandwidth = 0;  // operands entering through the I/O (and its links)
+  std::uint64_t reduction = 0;  // partial sums over the busiest link at one wavelet per cycle
+  std::uint64_t latency = 0;    // the critical path of hops and ramps
+  std::uint64_t max() const { return std::max({compute, bandwidth, reduction, latency}); }
+};
+
+class GemmMapping {
+ public:
+  virtual ~GemmMapping() = default;
+
+  virtual const GemmShape& shape() const = 0;
+  virtual std::uint32_t gridX() const = 0;
+  virtual std::uint32_t gridY() const = 0;
+  virtual unsigned colorsUsed() const = 0;
+  // One line: the algorithm, the shape, the grid and the blocks.
+  virtual std::string describe() const = 0;
+
+  virtual void programRoutes(fabric::ColorRouteTable& routes) const = 0;
+  virtual void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh) const = 0;
+  // Places the resident operands (functional mode); `b` only if it is resident.
+  virtual void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+                             const Matrix& b) const = 0;
+  // Streams entering at the edge; payloads from `b` (null in timing mode). None for resident mappings.
+  virtual std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b) const = 0;
+  virtual Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh) const = 0;
+  virtual GemmBounds bounds(const config::ArchConfig& arch) const = 0;
+};
+
+// The mappings by the name used in `workload.algorithm`.
+std::vector<std::string> gemmAlgorithms();
+// Throws PlanError (GemmShape.h) when the GEMM does not fit the architecture.
+std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
+                                             const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY);
+
+}  // namespace wsesim::firmware

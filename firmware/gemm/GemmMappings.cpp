@@ -1,0 +1,38 @@
+#include <functional>
+#include <map>
+
+#include "firmware/gemm/GemmMapping.h"
+#include "firmware/gemm/WeightStreamGemm.h"
+
+namespace wsesim::firmware {
+namespace {
+
+using Factory = std::function<std::unique_ptr<GemmMapping>(const GemmShape&, const config::ArchConfig&,
+                                                           std::uint32_t, std::uint32_t)>;
+
+// Adding a mapping: its source files (firmware/CMakeLists.txt), its header
+// above, and one line here.
+const std::map<std::string, Factory>& factories() {
+  static const std::map<std::string, Factory> all = {
+      {"weight_stream",
+       [](const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx, std::uint32_t gy) {
+         return std::make_unique<WeightStreamGemm>(WeightStreamPlan::make(s, arch, gx, gy));
+       }},
+  };
+  return all;
+}
+
+}  // namespace
+
+std::vector<std::string> gemmAlgorithms() {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : factories()) names.push_back(name);
+  return names;
+}
+
+std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
+                                             const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY) {
+  return factories().at(algorithm)(shape, arch, gridX, gridY);
+}
+
+}  // namespace wsesim::firmware
