@@ -4,6 +4,12 @@
 // operands that live on the wafer, describes the streams that enter at the
 // edge (if any), reads the result back, and states analytic lower bounds on
 // its cycle count. The gemm workload runs any mapping the same way.
+//
+// A mapping runs in one or more phases (e.g. passes over blocks of the
+// output), each with its own programs and streams. A phase ends when its
+// streams are in and every PE and the fabric are idle; then each PE's
+// program is unloaded, keeping only `keptBuffers()` (with their data), and
+// the next phase's programs are loaded.
 
 #include <memory>
 #include <string>
@@ -37,13 +43,18 @@ class GemmMapping {
   // One line: the algorithm, the shape, the grid and the blocks.
   virtual std::string describe() const = 0;
 
+  virtual std::uint32_t phases() const { return 1; }
+  virtual std::vector<std::string> keptBuffers() const { return {}; }
+
   virtual void programRoutes(fabric::ColorRouteTable& routes) const = 0;
-  virtual void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh) const = 0;
-  // Places the resident operands (functional mode); `b` only if it is resident.
+  virtual void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const = 0;
+  // Places the resident operands (functional mode) after phase 0 is loaded; `b` only if it is resident.
   virtual void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                              const Matrix& b) const = 0;
-  // Streams entering at the edge; payloads from `b` (null in timing mode). None for resident mappings.
-  virtual std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b) const = 0;
+  // A phase's streams entering at the edge; payloads from `b` (null in
+  // timing mode). None for resident mappings.
+  virtual std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
+                                                 std::uint32_t phase) const = 0;
   virtual Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh) const = 0;
   virtual GemmBounds bounds(const config::ArchConfig& arch) const = 0;
 };

@@ -9,28 +9,55 @@ namespace wsesim::firmware {
 using namespace wsesim::pe;
 
 namespace {
-constexpr unsigned kKIndex = 0;  // index register: the next k of the PE's X block
-constexpr unsigned kNIndex = 1;  // index register (last column): the next n of Y
+constexpr unsigned kKIndex = 0;       // index register: the next k of the PE's X block
+constexpr unsigned kNIndex = 1;       // index register (target): the next n of Y to receive
+constexpr unsigned kFinishIndex = 2;  // index register (two-sided target): the next n of Y to finish
+constexpr unsigned kHalfIndex = 3;    // index register (two-sided target): the send buffer half to fill
+constexpr unsigned kFinishHalf = 4;   // index register (two-sided target): the send buffer half to add
 constexpr unsigned kReductionThread = 0;
 }  // namespace
 
 void WeightStreamGemm::programRoutes(fabric::ColorRouteTable& routes) const {
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) routeColumnFromNorthEdge(routes, c, plan_.gridY - 1, plan_.weightColor);
-  for (std::uint32_t r = 0; r < plan_.gridY; ++r) routeEastChain(routes, r, 0, plan_.gridX - 1, plan_.chainColors);
+  for (std::uint32_t r = 0; r < plan_.gridY; ++r) {
+    routeEastChain(routes, r, 0, plan_.gridX - 1, plan_.eastColors);
+    routeWestChain(routes, r, 0, plan_.gridX - 1, plan_.westColors);
+  }
 }
 
-Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r) const {
-  const std::uint32_t ks = plan_.ks(c), ms = plan_.ms(r), n = plan_.shape.n;
-  const bool first = c == 0, last = c + 1 == plan_.gridX;
+std::vector<std::string> WeightStreamGemm::keptBuffers() const {
+  std::vector<std::string> kept{"x"};
+  for (std::uint32_t p = 0; p < plan_.passes(); ++p) kept.push_back("y" + std::to_string(p));
+  return kept;
+}
+
+WeightStreamGemm::Role WeightStreamGemm::roleOf(std::uint32_t c, std::uint32_t pass) const {
+  const std::uint32_t t = plan_.target[pass];
+  Role role;
+  role.side = c == t ? 0 : c < t ? 1 : 2;
+  role.receivesWest = c > 0 && c <= t;
+  role.receivesEast = c + 1 < plan_.gridX && c >= t;
+  role.parity = c % 2;
+  return role;
+}
+
+Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const {
+  const std::uint32_t ks = plan_.ks(c), ms = plan_.ms(r), ns = plan_.ns(pass), t = plan_.target[pass];
   const ElementType accType = plan_.accumulatorType();
   // Copies and the reduction run in the accumulator's type.
   const Precision accPrecision = accType == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
+  const Role role = roleOf(c, pass);
+  const bool east = c < t, receivesWest = role.receivesWest, receivesEast = role.receivesEast;
+  const std::string roleName =
+      c == t ? "target" : (east ? "east" : "west") + std::string(receivesWest || receivesEast ? "_relay" : "_end");
 
-  ProgramBuilder b(std::string("weight_stream_") + (first && last ? "only" : first ? "first" : last ? "last" : "middle") +
-                   (first || last ? "" : c % 2 ? "_odd" : "_even") + "_k" + std::to_string(ks) + "_m" + std::to_string(ms));
+  ProgramBuilder b("weight_stream_pass" + std::to_string(pass) + "_" + roleName + (c % 2 ? "_odd" : "_even") + "_k" +
+                   std::to_string(ks) + "_m" + std::to_string(ms));
   const BufferRef x = b.buffer("x", plan_.inputType(), ks * ms);
   const BufferRef acc = b.buffer("acc", accType, ms);
-  // Created first: a lower task number runs before the next weight's task.
+  const bool twoSided = c == t && receivesWest && receivesEast;
+  // Created first: lower task numbers run before the next weight's task.
+  const TaskRef finish = twoSided ? b.task("finish") : TaskRef{0};
   const TaskRef columnDone = b.task("column_done");
   const TaskRef onWeight = b.dataTask("on_weight", plan_.weightColor);
 
@@ -38,40 +65,59 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r) const {
          taskArgument());
   b.countIndex(onWeight, kKIndex, ks, columnDone);
 
-  const unsigned sendColor = plan_.chainColors[c % 2];
-  const unsigned receiveColor = plan_.chainColors[(c + 1) % 2];  // what column c - 1 sent on
-  if (first && last) {
-    const BufferRef y = b.buffer("y", accType, ms * n);
+  if (plan_.gridX == 1) {  // no reduction: the PE keeps its sums itself
+    const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
     b.fmov(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), memory(acc, ms));
     b.fmov(columnDone, accPrecision, memory(acc, ms), scalar(0));
-    b.countIndex(columnDone, kNIndex, n);
+    b.countIndex(columnDone, kNIndex, ns);
+    return b.build();
+  }
+  const Issue onThread = Issue::onThread(kReductionThread);
+  const Descriptor fromWest = fabricIn(plan_.eastColors[(c + 1) % 2], ms);  // what column c - 1 sent east
+  const Descriptor fromEast = fabricIn(plan_.westColors[(c + 1) % 2], ms);  // what column c + 1 sent west
+  if (twoSided) {
+    // Both neighbours' sums stream in at once into Y; 'finish' then adds
+    // the PE's own, from the half of the send buffer the next n does not fill.
+    const BufferRef sends = b.buffer("send", accType, 2 * ms);
+    const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
+    b.fmov(columnDone, accPrecision, memory(sends, ms).indexed(kHalfIndex, ms), memory(acc, ms), onThread);
+    b.fmov(columnDone, accPrecision, memory(acc, ms), scalar(0));
+    b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), fromWest, fromEast,
+           onThread.thenActivate(finish));
+    b.countIndex(columnDone, kNIndex, ns);
+    b.countIndex(columnDone, kHalfIndex, 2);
+    b.fadd(finish, accPrecision, memory(y, ms).indexed(kFinishIndex, ms), memory(y, ms).indexed(kFinishIndex, ms),
+           memory(sends, ms).indexed(kFinishHalf, ms));
+    b.countIndex(finish, kFinishIndex, ns);
+    b.countIndex(finish, kFinishHalf, 2);
     return b.build();
   }
   const BufferRef send = b.buffer("send", accType, ms);
-  const Issue onThread = Issue::onThread(kReductionThread);
   b.fmov(columnDone, accPrecision, memory(send, ms), memory(acc, ms), onThread);
   b.fmov(columnDone, accPrecision, memory(acc, ms), scalar(0));
-  if (first) {
-    b.fmov(columnDone, accPrecision, fabricOut(sendColor, ms), memory(send, ms), onThread);
-  } else if (!last) {
-    b.fadd(columnDone, accPrecision, fabricOut(sendColor, ms), fabricIn(receiveColor, ms), memory(send, ms), onThread);
-  } else {
-    const BufferRef y = b.buffer("y", accType, ms * n);
-    b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), fabricIn(receiveColor, ms), memory(send, ms),
-           onThread);
-    b.countIndex(columnDone, kNIndex, n);
+  if (c != t) {
+    const Descriptor out = east ? fabricOut(plan_.eastColors[c % 2], ms) : fabricOut(plan_.westColors[c % 2], ms);
+    if (receivesWest || receivesEast)
+      b.fadd(columnDone, accPrecision, out, receivesWest ? fromWest : fromEast, memory(send, ms), onThread);
+    else
+      b.fmov(columnDone, accPrecision, out, memory(send, ms), onThread);
+    return b.build();
   }
+  const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
+  b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), receivesWest ? fromWest : fromEast,
+         memory(send, ms), onThread);
+  b.countIndex(columnDone, kNIndex, ns);
   return b.build();
 }
 
-void WeightStreamGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh) const {
-  // PEs with the same role, chain colors and block shape share one program.
-  std::map<std::tuple<bool, bool, unsigned, std::uint32_t, std::uint32_t>, ProgramId> programs;
+void WeightStreamGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
+  // PEs with the same role and block shape share one program.
+  std::map<std::tuple<Role, std::uint32_t, std::uint32_t>, ProgramId> programs;
   for (std::uint32_t r = 0; r < plan_.gridY; ++r)
     for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
-      const auto key = std::make_tuple(c == 0, c + 1 == plan_.gridX, c % 2, plan_.ks(c), plan_.ms(r));
+      const auto key = std::make_tuple(roleOf(c, pass), plan_.ks(c), plan_.ms(r));
       auto it = programs.find(key);
-      if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r))).first;
+      if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, pass))).first;
       pes.load(mesh.id(c, r), it->second);
     }
 }
@@ -89,17 +135,22 @@ void WeightStreamGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& m
     }
 }
 
-std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeometry& mesh, const Matrix* w) const {
+std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeometry& mesh, const Matrix* w,
+                                                         std::uint32_t pass) const {
   std::vector<wafer::EdgeStream> streams;
   const ElementType type = plan_.inputType();
+  const std::uint32_t n0 = plan_.nBegin[pass];
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
     wafer::EdgeStream s;
     s.router = mesh.id(c, 0);
     s.side = fabric::Port::North;
     s.color = plan_.weightColor;
     const std::uint32_t ks = plan_.ks(c), k0 = plan_.kBegin[c];
-    s.count = std::uint64_t(ks) * plan_.shape.n;
-    if (w) s.payload = [w, ks, k0, type](std::uint64_t i) { return toPayload(type, w->at(k0 + i % ks, std::uint32_t(i / ks))); };
+    s.count = std::uint64_t(ks) * plan_.ns(pass);
+    if (w)
+      s.payload = [w, ks, k0, n0, type](std::uint64_t i) {
+        return toPayload(type, w->at(k0 + std::uint32_t(i % ks), n0 + std::uint32_t(i / ks)));
+      };
     streams.push_back(std::move(s));
   }
   return streams;
@@ -107,12 +158,13 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
 
 Matrix WeightStreamGemm::readOutput(const PeArray& pes, const fabric::MeshGeometry& mesh) const {
   Matrix y(plan_.shape.m, plan_.shape.n);
-  for (std::uint32_t r = 0; r < plan_.gridY; ++r) {
-    const std::uint32_t ms = plan_.ms(r);
-    const std::vector<float> rows = pes.read(mesh.id(plan_.gridX - 1, r), "y", 0, ms * plan_.shape.n);
-    for (std::uint32_t n = 0; n < plan_.shape.n; ++n)
-      for (std::uint32_t m = 0; m < ms; ++m) y.at(plan_.mBegin[r] + m, n) = rows[std::size_t(n) * ms + m];
-  }
+  for (std::uint32_t p = 0; p < plan_.passes(); ++p)
+    for (std::uint32_t r = 0; r < plan_.gridY; ++r) {
+      const std::uint32_t ms = plan_.ms(r), ns = plan_.ns(p);
+      const std::vector<float> rows = pes.read(mesh.id(plan_.target[p], r), "y" + std::to_string(p), 0, ms * ns);
+      for (std::uint32_t n = 0; n < ns; ++n)
+        for (std::uint32_t m = 0; m < ms; ++m) y.at(plan_.mBegin[r] + m, plan_.nBegin[p] + n) = rows[std::size_t(n) * ms + m];
+    }
   return y;
 }
 
@@ -128,9 +180,16 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   std::uint64_t widest = 0;
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) widest = std::max<std::uint64_t>(widest, std::uint64_t(plan_.ks(c)) * s.n);
   b.bandwidth = std::max<std::uint64_t>(std::uint64_t(wavelets / perCycle), widest);
-  if (plan_.gridX > 1) b.reduction = std::uint64_t(s.n) * plan_.ms(plan_.gridY - 1);
+  // Each pass's partial sums reach its target over one link per side, at
+  // one wavelet per cycle: at least half of them cross the busier link.
+  for (std::uint32_t p = 0; p < plan_.passes() && plan_.gridX > 1; ++p) {
+    const std::uint64_t sums = std::uint64_t(plan_.ns(p)) * plan_.ms(plan_.gridY - 1);
+    const bool bothSides = plan_.target[p] > 0 && plan_.target[p] + 1 < plan_.gridX;
+    b.reduction += bothSides ? (sums + 1) / 2 : sums;
+  }
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
-  b.latency = plan_.gridY * hop + ramp + (plan_.gridX - 1) * (2 * ramp + hop);
+  const std::uint32_t t = plan_.target.back();  // the last pass's sums travel from the farther end
+  b.latency = plan_.gridY * hop + ramp + std::max(t, plan_.gridX - 1 - t) * (2 * ramp + hop);
   return b;
 }
 

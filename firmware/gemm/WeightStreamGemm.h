@@ -1,15 +1,16 @@
 #pragma once
 // The weight-streaming GEMM mapping (see WeightStreamPlan.h for the
-// dataflow): color routes, one program per PE role, the activations'
-// placement, the weight streams entering at the north edge, and reading the
-// output back. PE (c, r) runs:
+// dataflow): color routes, one program per PE role and pass, the
+// activations' placement, the weight streams entering at the north edge,
+// and reading the output back. In a pass with target column t, PE (c, r)
+// runs:
 //
 //   task 'column_done' (activated after the last k of an n):
 //     copy the accumulator to the send buffer (on thread 0, so it waits for
 //     the previous reduction), zero the accumulator, then on thread 0:
-//       first column:   send the partial sums east
-//       middle columns: add what arrives from the west, send east
-//       last column:    add what arrives from the west into Y[rows, n]
+//       an end column (0 or the last), not t: send the partial sums towards t
+//       between an end and t: add what arrives from the far side, send on
+//       t: add what arrives from the west and from the east into Y[rows, n]
 //   task 'on_weight' (one run per weight wavelet):
 //     acc += X[rows, k] * weight;  k = next column of the PE's X block
 //
@@ -41,26 +42,41 @@ class WeightStreamGemm : public GemmMapping {
   const GemmShape& shape() const override { return plan_.shape; }
   std::uint32_t gridX() const override { return plan_.gridX; }
   std::uint32_t gridY() const override { return plan_.gridY; }
-  unsigned colorsUsed() const override { return 3; }
+  unsigned colorsUsed() const override { return 5; }
+  std::uint32_t phases() const override { return plan_.passes(); }
+  // The activations, and each target's output rows ("y<pass>").
+  std::vector<std::string> keptBuffers() const override;
   std::string describe() const override { return plan_.describe(); }
 
   void programRoutes(fabric::ColorRouteTable& routes) const override;
   // Adds one program per distinct PE role and shape, and loads the grid's PEs.
-  void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh) const override;
+  void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
   // Places A (the activations X); B streams in.
   void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
   // One stream per column, entering router (c, 0) from the north: the
-  // column's k's for n = 0, then for n = 1, ...; payloads from `b` (K x N),
-  // or zero when `b` is null (timing mode).
-  std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b) const override;
+  // column's k's for the pass's first n, then for its next n, ...; payloads
+  // from `b` (K x N), or zero when `b` is null (timing mode).
+  std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
+                                         std::uint32_t pass) const override;
   Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
 
-  // The program of PE (c, r).
-  pe::Program program(std::uint32_t c, std::uint32_t r) const;
+  // The program of PE (c, r) in a pass.
+  pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const;
 
  private:
+  // What a PE's program depends on besides its block shape.
+  struct Role {
+    std::uint8_t side = 0;  // 0: the target, 1: west of it (sends east), 2: east of it (sends west)
+    bool receivesWest = false, receivesEast = false;
+    std::uint8_t parity = 0;  // the column's parity picks the colors
+    bool operator<(const Role& o) const {
+      return std::tie(side, receivesWest, receivesEast, parity) < std::tie(o.side, o.receivesWest, o.receivesEast, o.parity);
+    }
+  };
+  Role roleOf(std::uint32_t c, std::uint32_t pass) const;
+
   WeightStreamPlan plan_;
 };
 

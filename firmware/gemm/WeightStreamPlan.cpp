@@ -20,20 +20,32 @@ std::uint64_t aligned(std::uint64_t bytes) {
 
 }  // namespace
 
+std::uint64_t WeightStreamPlan::outputColumns(std::uint32_t c) const {
+  std::uint64_t n = 0;
+  for (std::uint32_t p = 0; p < passes(); ++p)
+    if (target[p] == c) n += ns(p);
+  return n;
+}
+
 std::uint64_t WeightStreamPlan::sramBytes(std::uint32_t c, std::uint32_t r) const {
   const std::uint64_t in = pe::elementBytes(inputType()), acc = pe::elementBytes(accumulatorType());
-  std::uint64_t bytes = aligned(std::uint64_t(ks(c)) * ms(r) * in)  // activations
-                        + 2 * aligned(ms(r) * acc);                 // accumulator and send buffer
-  if (c + 1 == gridX) bytes += aligned(std::uint64_t(ms(r)) * shape.n * acc);  // the output rows
-  return bytes;
+  // A target with neighbours on both sides double-buffers its send buffer.
+  bool twoSidedTarget = false;
+  for (std::uint32_t t : target) twoSidedTarget = twoSidedTarget || (t == c && c > 0 && c + 1 < gridX);
+  return aligned(std::uint64_t(ks(c)) * ms(r) * in)        // activations
+         + (twoSidedTarget ? 3 : 2) * aligned(ms(r) * acc)  // accumulator and send buffer(s)
+         + aligned(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
 }
 
 std::string WeightStreamPlan::describe() const {
+  const auto range = [](std::uint32_t lo, std::uint32_t hi) {
+    return std::to_string(lo) + (hi != lo ? "-" + std::to_string(hi) : "");
+  };
   std::ostringstream out;
   out << "weight_stream " << shape.m << "x" << shape.k << "x" << shape.n << " " << pe::precisionName(shape.precision)
-      << " on " << gridX << "x" << gridY << " PEs: " << ks(0) << (ks(gridX - 1) != ks(0) ? "-" + std::to_string(ks(gridX - 1)) : "")
-      << " k per column, " << ms(0) << (ms(gridY - 1) != ms(0) ? "-" + std::to_string(ms(gridY - 1)) : "")
-      << " m per row";
+      << " on " << gridX << "x" << gridY << " PEs: " << range(ks(0), ks(gridX - 1)) << " k per column, "
+      << range(ms(0), ms(gridY - 1)) << " m per row, " << passes() << (passes() == 1 ? " pass" : " passes") << " of "
+      << range(ns(passes() - 1), ns(0)) << " n";
   return out.str();
 }
 
@@ -42,9 +54,9 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   if (shape.m == 0 || shape.k == 0 || shape.n == 0) throw PlanError("a GEMM needs m, k and n of at least 1");
   if (arch.fabric.routing != fabric::RoutingMode::Color)
     throw PlanError("weight_stream routes by color; set arch.fabric.routing: color");
-  if (arch.fabric.colors < 3)
-    throw PlanError("weight_stream uses 3 colors (weights, two for the row reduction), but arch.fabric.colors=" +
-                    std::to_string(arch.fabric.colors));
+  if (arch.fabric.colors < 5)
+    throw PlanError("weight_stream uses 5 colors (weights, two each way for the row reductions), but "
+                    "arch.fabric.colors=" + std::to_string(arch.fabric.colors));
   WeightStreamPlan p;
   p.shape = shape;
   // More columns than k's or rows than m's would leave PEs without work.
@@ -60,24 +72,37 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   p.kBegin = balancedSplit(shape.k, p.gridX);
   p.mBegin = balancedSplit(shape.m, p.gridY);
 
-  // The PE needing the most SRAM is on the last column (it keeps the
-  // output), in a row with the most m's and a column with the most k's.
+  // As few passes as the output allows: the largest block of n's whose
+  // rows fit beside the activations and buffers of the fullest PE.
+  const std::uint64_t in = pe::elementBytes(p.inputType()), acc = pe::elementBytes(p.accumulatorType());
+  const std::uint32_t ksMax = p.ks(p.gridX - 1), msMax = p.ms(p.gridY - 1);
+  const std::uint64_t fixed = aligned(std::uint64_t(ksMax) * msMax * in) + 3 * aligned(msMax * acc);
+  const std::uint64_t perN = msMax * acc;
+  const std::uint64_t nPerPass = arch.pe.sramBytes > fixed ? (arch.pe.sramBytes - fixed) / perN : 0;
+  std::uint32_t passes = nPerPass == 0 ? 1 : std::uint32_t((shape.n + nPerPass - 1) / nPerPass);
+  // More passes than columns: a whole number per column, so each keeps an equal share.
+  if (passes > p.gridX) passes = (passes + p.gridX - 1) / p.gridX * p.gridX;
+  p.nBegin = balancedSplit(shape.n, passes);
+  // Targets spread over the columns; with more passes than columns, round-robin.
+  for (std::uint32_t pass = 0; pass < passes; ++pass)
+    p.target.push_back(passes <= p.gridX ? std::uint32_t((2ull * pass + 1) * p.gridX / (2ull * passes))
+                                         : pass % p.gridX);
+
   std::uint64_t worst = 0;
   std::uint32_t wc = 0, wr = 0;
-  for (std::uint32_t c : {0u, p.gridX - 1})
+  for (std::uint32_t c = 0; c < p.gridX; ++c)
     for (std::uint32_t r : {0u, p.gridY - 1})
       if (p.sramBytes(c, r) > worst) worst = p.sramBytes(c, r), wc = c, wr = r;
   if (worst > arch.pe.sramBytes) {
-    const std::uint64_t in = pe::elementBytes(p.inputType()), acc = pe::elementBytes(p.accumulatorType());
     std::ostringstream why;
     why << p.describe() << ": PE (" << wc << "," << wr << ") needs " << worst << " bytes of SRAM, more than arch.pe.sram_bytes="
         << arch.pe.sramBytes << ": activations " << p.ks(wc) << "x" << p.ms(wr) << " " << pe::elementTypeName(p.inputType())
-        << " = " << std::uint64_t(p.ks(wc)) * p.ms(wr) * in << " B, accumulator and send buffer 2x" << p.ms(wr) << " "
-        << pe::elementTypeName(p.accumulatorType()) << " = " << 2 * p.ms(wr) * acc << " B";
-    if (wc + 1 == p.gridX)
-      why << ", output " << p.ms(wr) << "x" << shape.n << " " << pe::elementTypeName(p.accumulatorType()) << " = "
-          << std::uint64_t(p.ms(wr)) * shape.n * acc << " B";
-    why << " (a taller grid spreads m over more rows)";
+        << " = " << std::uint64_t(p.ks(wc)) * p.ms(wr) * in << " B, accumulator and send buffers "
+        << p.ms(wr) << " " << pe::elementTypeName(p.accumulatorType()) << " each";
+    if (p.outputColumns(wc))
+      why << ", output " << p.ms(wr) << "x" << p.outputColumns(wc) << " " << pe::elementTypeName(p.accumulatorType())
+          << " = " << std::uint64_t(p.ms(wr)) * p.outputColumns(wc) * acc << " B";
+    why << " (a taller grid spreads m over more rows, a wider one k over more columns)";
     throw PlanError(why.str());
   }
   return p;

@@ -6,7 +6,13 @@
 // at the top of column c, n by n, and are multicast down it; each arriving
 // weight triggers an FMAC of the PE's activation column into an accumulator
 // and is not stored; after column c's last k of an n, each row reduces its
-// partial sums eastward, and the last column stores Y[rows of r, n].
+// partial sums towards a target column, which stores Y[rows of r, n].
+//
+// N is computed in passes, each a block of n's with its own target column,
+// so that the output is spread over the columns (as the next layer reads
+// its activations, split along x) and each target's share fits its SRAM.
+// Partial sums flow east to the target from the PEs west of it and west
+// from those east of it.
 //
 // The plan fixes the grid, the splits, the buffers and the colors, and
 // checks them against the architecture, explaining what does not fit.
@@ -26,13 +32,20 @@ struct WeightStreamPlan {
   std::uint32_t gridX = 0, gridY = 0;
   std::vector<std::uint32_t> kBegin;  // gridX + 1 boundaries: column c holds k in [kBegin[c], kBegin[c+1])
   std::vector<std::uint32_t> mBegin;  // gridY + 1 boundaries: row r holds m in [mBegin[r], mBegin[r+1])
+  std::vector<std::uint32_t> nBegin;  // passes + 1 boundaries: pass p computes n in [nBegin[p], nBegin[p+1])
+  std::vector<std::uint32_t> target;  // per pass: the column that reduces and keeps its n's
   unsigned weightColor = 0;
-  unsigned chainColors[2] = {1, 2};
+  unsigned eastColors[2] = {1, 2};  // partial sums flowing east: PE c sends on eastColors[c % 2]
+  unsigned westColors[2] = {3, 4};  // and west: PE c sends on westColors[c % 2]
 
   pe::ElementType inputType() const { return pe::operandType(pe::Opcode::Fmac, shape.precision, 1); }
   pe::ElementType accumulatorType() const { return pe::operandType(pe::Opcode::Fmac, shape.precision, -1); }
   std::uint32_t ks(std::uint32_t c) const { return kBegin[c + 1] - kBegin[c]; }
   std::uint32_t ms(std::uint32_t r) const { return mBegin[r + 1] - mBegin[r]; }
+  std::uint32_t passes() const { return std::uint32_t(nBegin.size() - 1); }
+  std::uint32_t ns(std::uint32_t p) const { return nBegin[p + 1] - nBegin[p]; }
+  // Output elements PE column c keeps per row element: the n's of every pass targeting it.
+  std::uint64_t outputColumns(std::uint32_t c) const;
   // SRAM bytes the plan needs on PE (c, r).
   std::uint64_t sramBytes(std::uint32_t c, std::uint32_t r) const;
   std::string describe() const;

@@ -14,6 +14,15 @@ void routeEastChain(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint3
   }
 }
 
+void routeWestChain(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
+                    const unsigned (&colors)[2]) {
+  for (std::uint32_t x = x1; x > x0; --x) {
+    const unsigned color = colors[x % 2];
+    routes.set(x, y, color, bit(Port::Ramp), bit(Port::West));
+    routes.set(x - 1, y, color, bit(Port::East), bit(Port::Ramp));
+  }
+}
+
 void routeColumnFromNorthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y1, unsigned color) {
   for (std::uint32_t y = 0; y <= y1; ++y)
     routes.set(x, y, color, bit(Port::North), fabric::PortMask(bit(Port::Ramp) | (y < y1 ? bit(Port::South) : 0)));

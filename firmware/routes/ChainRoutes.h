@@ -14,6 +14,11 @@ namespace wsesim::firmware {
 void routeEastChain(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
                     const unsigned (&colors)[2]);
 
+// The mirror image: partial sums flowing west along row `y` from x1 to x0,
+// the PE at x sending on `colors[x % 2]` to its west neighbour's PE.
+void routeWestChain(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
+                    const unsigned (&colors)[2]);
+
 // A stream entering column x at its north edge (router (x, 0)) and
 // multicast to the PE of every row from 0 to y1.
 void routeColumnFromNorthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y1, unsigned color);

@@ -9,11 +9,4 @@ bool TensorOp::usesFabric() const {
   return false;
 }
 
-int TensorOp::indexRegister() const {
-  if (dst.index >= 0) return dst.index;
-  for (const Descriptor& s : src)
-    if (s.index >= 0) return s.index;
-  return -1;
-}
-
 }  // namespace wsesim::pe

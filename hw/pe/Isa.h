@@ -57,8 +57,6 @@ struct TensorOp {
   std::int8_t unblockOnDone = kNoTask;
 
   bool usesFabric() const;
-  // The index register the op's memory descriptors use, or -1 (at most one per op).
-  int indexRegister() const;
 };
 
 struct Instruction {

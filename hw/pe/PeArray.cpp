@@ -21,6 +21,7 @@ PeArray::PeArray(const config::ArchConfig& arch, DataMode mode, fabric::FabricKe
       counters_(peCount_),
       sram_(peCount_),
       bufferBase_(peCount_),
+      kept_(peCount_),
       slots_(peCount_ * slotsPerPe_),
       indexRegisters_(peCount_ * arch.pe.indexRegisters),
       inboxHeaders_(peCount_ * arch.fabric.colors),
@@ -58,19 +59,20 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
   lp.checked = true;
   std::vector<std::uint32_t>& bases = bufferBase_[pe];
   bases.clear();
-  SramAllocator& sram = sram_[pe];
+  std::vector<ResidentBuffer>& kept = kept_[pe];
   for (const BufferDecl& b : p.buffers) {
-    const std::int64_t kept = sram.find(b.name);
-    if (kept < 0) {
-      bases.push_back(sram.allocate(arch_.mesh.name(pe), b.name, b.bytes(), arch_.pe.sramBytes));
+    const auto it = std::find_if(kept.begin(), kept.end(), [&](const ResidentBuffer& k) { return k.decl.name == b.name; });
+    if (it == kept.end()) {
+      bases.push_back(sram_[pe].allocate(arch_.mesh.name(pe), b.name, b.bytes(), arch_.pe.sramBytes));
       continue;
     }
-    if (sram.sizeOf(b.name) != (b.bytes() + SramAllocator::kAlignment - 1) / SramAllocator::kAlignment *
-                                   SramAllocator::kAlignment)
+    if (it->decl.type != b.type || it->decl.elements != b.elements)
       throw ProgramError("PE " + arch_.mesh.name(pe) + ": program '" + p.name + "' declares buffer '" + b.name +
-                         "' of " + std::to_string(b.bytes()) + " bytes, but the kept buffer of that name has " +
-                         std::to_string(sram.sizeOf(b.name)));
-    bases.push_back(std::uint32_t(kept));
+                         "' as " + elementTypeName(b.type) + "[" + std::to_string(b.elements) +
+                         "], but the kept buffer of that name is " + elementTypeName(it->decl.type) + "[" +
+                         std::to_string(it->decl.elements) + "]");
+    bases.push_back(it->offset);
+    kept.erase(it);  // the program's own again until it is unloaded
   }
   s.program = id;
   for (std::size_t t = 0; t < p.tasks.size(); ++t) {
@@ -94,49 +96,53 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
   if (!idle(pe))
     throw ProgramError("PE " + arch_.mesh.name(pe) + " is still running program '" + programs_[s.program].program.name +
                        "' and cannot unload it");
-  for (const BufferDecl& b : programs_[s.program].program.buffers)
-    if (std::find(keep.begin(), keep.end(), b.name) == keep.end()) sram_[pe].free(arch_.mesh.name(pe), b.name);
+  const std::vector<BufferDecl>& buffers = programs_[s.program].program.buffers;
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    if (std::find(keep.begin(), keep.end(), buffers[b].name) != keep.end())
+      kept_[pe].push_back(ResidentBuffer{buffers[b], bufferBase_[pe][b]});
+    else
+      sram_[pe].free(arch_.mesh.name(pe), buffers[b].name);
+  }
   bufferBase_[pe].clear();
   for (unsigned reg = 0; reg < arch_.pe.indexRegisters; ++reg) indexRegister(pe, reg) = 0;
   s.program = kNoProgram;
   s.activated = s.blocked = 0;
 }
 
+PeArray::ResidentBuffer PeArray::locate(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
+                                        std::uint64_t count, const char* access) const {
+  if (!data_) throw ProgramError(std::string(access) + " PE data needs run.mode: functional");
+  ResidentBuffer found{};
+  bool known = false;
+  if (pes_[pe].program != kNoProgram) {
+    const std::vector<BufferDecl>& buffers = programs_[pes_[pe].program].program.buffers;
+    for (std::size_t b = 0; b < buffers.size() && !known; ++b)
+      if (buffers[b].name == buffer) found = ResidentBuffer{buffers[b], bufferBase_[pe][b]}, known = true;
+  }
+  for (const ResidentBuffer& k : kept_[pe])
+    if (!known && k.decl.name == buffer) found = k, known = true;
+  if (!known) throw ProgramError("PE " + arch_.mesh.name(pe) + " has no buffer '" + buffer + "'");
+  if (offset + count > found.decl.elements)
+    throw ProgramError("PE " + arch_.mesh.name(pe) + ": " + access + " " + std::to_string(count) + " elements at " +
+                       std::to_string(offset) + " overruns buffer '" + buffer + "' of " +
+                       std::to_string(found.decl.elements));
+  return found;
+}
+
 void PeArray::write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
                     const std::vector<float>& values) {
-  if (!data_) throw ProgramError("writing PE data needs run.mode: functional");
-  const Program& p = programs_.at(pes_[pe].program).program;
-  for (std::size_t b = 0; b < p.buffers.size(); ++b) {
-    if (p.buffers[b].name != buffer) continue;
-    if (std::uint64_t(offset) + values.size() > p.buffers[b].elements)
-      throw ProgramError("PE " + arch_.mesh.name(pe) + ": writing " + std::to_string(values.size()) +
-                         " elements at " + std::to_string(offset) + " overruns buffer '" + buffer + "' of " +
-                         std::to_string(p.buffers[b].elements));
-    const ElementType t = p.buffers[b].type;
-    for (std::size_t i = 0; i < values.size(); ++i)
-      data_->store(pe, bufferBase_[pe][b] + (offset + i) * elementBytes(t), t, values[i]);
-    return;
-  }
-  throw ProgramError("PE " + arch_.mesh.name(pe) + " has no buffer '" + buffer + "'");
+  const ResidentBuffer b = locate(pe, buffer, offset, values.size(), "writing");
+  const ElementType t = b.decl.type;
+  for (std::size_t i = 0; i < values.size(); ++i) data_->store(pe, b.offset + (offset + i) * elementBytes(t), t, values[i]);
 }
 
 std::vector<float> PeArray::read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
                                  std::uint32_t count) const {
-  if (!data_) throw ProgramError("reading PE data needs run.mode: functional");
-  const Program& p = programs_.at(pes_[pe].program).program;
-  for (std::size_t b = 0; b < p.buffers.size(); ++b) {
-    if (p.buffers[b].name != buffer) continue;
-    if (std::uint64_t(offset) + count > p.buffers[b].elements)
-      throw ProgramError("PE " + arch_.mesh.name(pe) + ": reading " + std::to_string(count) + " elements at " +
-                         std::to_string(offset) + " overruns buffer '" + buffer + "' of " +
-                         std::to_string(p.buffers[b].elements));
-    const ElementType t = p.buffers[b].type;
-    std::vector<float> out(count);
-    for (std::uint32_t i = 0; i < count; ++i)
-      out[i] = data_->load(pe, bufferBase_[pe][b] + std::uint64_t(offset + i) * elementBytes(t), t);
-    return out;
-  }
-  throw ProgramError("PE " + arch_.mesh.name(pe) + " has no buffer '" + buffer + "'");
+  const ResidentBuffer b = locate(pe, buffer, offset, count, "reading");
+  const ElementType t = b.decl.type;
+  std::vector<float> out(count);
+  for (std::uint32_t i = 0; i < count; ++i) out[i] = data_->load(pe, b.offset + std::uint64_t(offset + i) * elementBytes(t), t);
+  return out;
 }
 
 std::uint64_t PeArray::nextActivity(std::uint64_t now) const {

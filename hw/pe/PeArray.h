@@ -77,7 +77,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   // Whether the PE has nothing to do: no task running or activated, no op, no wavelet waiting.
   bool idle(fabric::RouterId pe) const;
 
-  // Host access to a PE's buffers (functional mode only).
+  // Host access to a PE's buffers, its program's or kept ones (functional mode only).
   void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset, const std::vector<float>& values);
   std::vector<float> read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
                           std::uint32_t count) const;
@@ -114,7 +114,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
     std::uint32_t done;  // fabric op: elements moved
     std::uint16_t passes;
     bool fabric;  // has a fabric operand
-    std::uint32_t index;  // the op's index register when it issued
+    std::uint32_t index[4];  // per operand (destination, sources): its index register when the op issued
   };
   struct PeState {
     ProgramId program = kNoProgram;
@@ -152,7 +152,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   void computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot);
   float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand, std::uint32_t index,
                    std::uint32_t element) const;
-  // `index`: the op's index register value, captured at issue.
+  // `index`: the descriptor's index register value, captured at issue.
   std::uint64_t address(fabric::RouterId r, const Descriptor& d, ElementType t, std::uint32_t index,
                         std::uint32_t element) const {
     const std::uint64_t first = std::uint64_t(d.offset) + (d.index >= 0 ? std::uint64_t(index) * d.indexScale : 0);
@@ -191,6 +191,16 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   std::vector<PeCounters> counters_;
   std::vector<SramAllocator> sram_;
   std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
+  // Buffers kept by unload() for a later program, with their data.
+  struct ResidentBuffer {
+    BufferDecl decl;
+    std::uint32_t offset;
+  };
+  std::vector<std::vector<ResidentBuffer>> kept_;  // [pe]
+  // A buffer of the PE's program or kept from an earlier one; throws unless
+  // elements [offset, offset + count) exist and data is kept.
+  ResidentBuffer locate(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset, std::uint64_t count,
+                        const char* access) const;
   fabric::ZeroedArray<OpSlot> slots_;
   fabric::ZeroedArray<std::uint32_t> indexRegisters_;  // [pe][register]
   fabric::ZeroedArray<InboxHeader> inboxHeaders_;  // color-major: a color's slice is contiguous

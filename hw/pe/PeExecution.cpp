@@ -138,8 +138,8 @@ void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const Te
   slot.done = 0;
   slot.passes = std::uint16_t(timing.portPasses);
   slot.fabric = op.usesFabric();
-  const int reg = op.indexRegister();
-  slot.index = reg >= 0 ? indexRegister(r, unsigned(reg)) : 0;
+  slot.index[0] = op.dst.index >= 0 ? indexRegister(r, unsigned(op.dst.index)) : 0;
+  for (unsigned i = 0; i < 3; ++i) slot.index[i + 1] = op.src[i].index >= 0 ? indexRegister(r, unsigned(op.src[i].index)) : 0;
   if (slot.fabric) {
     slot.at = now + arch_.pe.opOverheadCycles;
   } else {
@@ -159,7 +159,7 @@ PeArray::FabricStep PeArray::advanceFabricOp(fabric::RouterId r, OpSlot& slot, s
   float value = 0;
   if (data_) {
     float v[3] = {0, 0, 0};
-    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, slot.index, slot.done);
+    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, slot.index[i + 1], slot.done);
     value = compute(op.opcode, op.precision, v[0], v[1], v[2]);
   }
   const ElementType dstType = operandType(op.opcode, op.precision, -1);
@@ -171,7 +171,7 @@ PeArray::FabricStep PeArray::advanceFabricOp(fabric::RouterId r, OpSlot& slot, s
     w.stamp = now;
     if (!fabric_.inject(r, w, now)) return FabricStep::Backpressure;
   } else if (data_) {
-    data_->store(r, address(r, op.dst, dstType, slot.index, slot.done), dstType, value);
+    data_->store(r, address(r, op.dst, dstType, slot.index[0], slot.done), dstType, value);
   }
   for (unsigned i = 0; i < sourceCount(op.opcode); ++i)
     if (op.src[i].kind == Descriptor::Kind::FabricIn) popInbox(r, op.src[i].color);
@@ -198,8 +198,8 @@ void PeArray::computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot
   const ElementType dstType = operandType(op.opcode, op.precision, -1);
   for (std::uint32_t e = 0; e < op.length; ++e) {
     float v[3] = {0, 0, 0};
-    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, slot.index, e);
-    data_->store(r, address(r, op.dst, dstType, slot.index, e), dstType,
+    for (unsigned i = 0; i < sourceCount(op.opcode); ++i) v[i] = readSource(r, s, op, i, slot.index[i + 1], e);
+    data_->store(r, address(r, op.dst, dstType, slot.index[0], e), dstType,
                  compute(op.opcode, op.precision, v[0], v[1], v[2]));
   }
 }

@@ -110,12 +110,8 @@ class Checker {
     if (op.unblockOnDone != kNoTask) checkTask(op.unblockOnDone, [] { return std::string("unblocks"); });
     if (op.dst.kind != Descriptor::Kind::Memory && op.dst.kind != Descriptor::Kind::FabricOut)
       fail("the destination must be a memory vector or a fabric output");
-    const int reg = op.indexRegister();
-    if (reg >= 0) checkRegister(unsigned(reg));
     for (const Descriptor* d : {&op.dst, &op.src[0], &op.src[1], &op.src[2]})
-      if (d->index >= 0 && d->index != reg)
-        fail("uses index registers " + std::to_string(reg) + " and " + std::to_string(d->index) +
-             "; an op may use one");
+      if (d->index >= 0) checkRegister(unsigned(d->index));
     checkOperand(op, op.dst, -1);
     std::uint32_t inputColors = 0;
     for (unsigned i = 0; i < sourceCount(op.opcode); ++i) {

@@ -37,12 +37,6 @@ void SramAllocator::free(const std::string& pe, const std::string& name) {
   throw ProgramError("PE " + pe + ": freeing buffer '" + name + "', which is not allocated");
 }
 
-std::uint64_t SramAllocator::sizeOf(const std::string& name) const {
-  for (const Block& b : blocks_)
-    if (b.name == name) return b.bytes;
-  return 0;
-}
-
 std::int64_t SramAllocator::find(const std::string& name) const {
   for (const Block& b : blocks_)
     if (b.name == name) return b.offset;

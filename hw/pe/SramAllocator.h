@@ -24,8 +24,6 @@ class SramAllocator {
   std::uint64_t highWater() const { return highWater_; }
   // Byte offset of a named buffer, or -1.
   std::int64_t find(const std::string& name) const;
-  // Allocated bytes of a named buffer (after alignment), or 0.
-  std::uint64_t sizeOf(const std::string& name) const;
 
  private:
   struct Block {

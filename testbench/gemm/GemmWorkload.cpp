@@ -10,8 +10,8 @@
 #include "firmware/gemm/Matrix.h"
 #include "hw/config/ConfigError.h"
 #include "hw/trace/PeVcdTracer.h"
-#include "hw/wafer/DriverGroup.h"
 #include "hw/wafer/Wafer.h"
+#include "testbench/gemm/GemmPhases.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::gemm {
@@ -97,7 +97,6 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   mapping.programRoutes(routes);
   wafer::Wafer wafer("wafer", arch_, run_, &routes);
   pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
-  mapping.load(pes, mesh);
 
   // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
   // and W^T (W drawn as K x N of the layer, then transposed).
@@ -107,12 +106,11 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   if (functional) {
     a = operand(s.m, s.k, inputType, 1);
     b = config_.pass == Pass::Forward ? operand(s.k, s.n, inputType, 2) : operand(s.n, s.k, inputType, 2).transposed();
-    mapping.writeOperands(pes, mesh, a, b);
   }
   const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(inputType);
-  wafer::EdgeInjector weights(mapping.streams(mesh, functional ? &b : nullptr), waveletsPerCycle);
-  wafer::DriverGroup drivers({&weights, &pes});
-  wafer.setDriver(&drivers);
+  GemmPhases phases(mapping, pes, mesh, functional ? &b : nullptr, waveletsPerCycle);
+  if (functional) mapping.writeOperands(pes, mesh, a, b);
+  wafer.setDriver(&phases);
   wafer.fabric().setSink(&pes);
 
   std::unique_ptr<trace::PeVcdTracer> peTracer;
@@ -144,6 +142,8 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["k"] = config_.k;
   r["n"] = config_.n;
   r["grid"] = {{"x", mapping.gridX()}, {"y", mapping.gridY()}};
+  r["phases"] = phases.phaseStarts().size();
+  r["phase_start_cycles"] = phases.phaseStarts();
   r["flops"] = flops;
   r["achieved_flops_per_second"] = seconds > 0 ? flops / seconds : 0.0;
   r["utilisation"] = flops / (double(cycles_) * peakPerCycle);
@@ -156,7 +156,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["weights_per_cycle"] = waveletsPerCycle;
   r["breakdown"] = {{"pe_busy_fraction",
                      double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * cycles_)},
-                    {"edge_stall_cycles", weights.stalls()},
+                    {"edge_stall_cycles", phases.edgeStalls()},
                     {"tasks", totals.tasksRun}};
   r["sram_high_water_bytes"] = sramHighWater;
   r["colors_used"] = mapping.colorsUsed();

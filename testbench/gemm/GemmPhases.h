@@ -1,0 +1,51 @@
+#pragma once
+// Runs a GEMM mapping's phases one after the other on the wafer. Each
+// phase's weights enter through an edge injector at the I/O bandwidth; once
+// they are all in, every PE is idle and the fabric is empty, the PEs'
+// programs are unloaded (keeping the mapping's resident buffers) and the
+// next phase's programs and streams take over.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "firmware/gemm/GemmMapping.h"
+#include "hw/pe/PeArray.h"
+#include "hw/wafer/CycleDriver.h"
+#include "hw/wafer/EdgeInjector.h"
+
+namespace wsesim::gemm {
+
+class GemmPhases : public wafer::CycleDriver {
+ public:
+  // Loads phase 0; `b` gives the streamed payloads (null in timing mode)
+  // and must outlive the run.
+  GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+             const firmware::Matrix* b, double waveletsPerCycle);
+
+  void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
+  std::uint64_t nextActivity(std::uint64_t now) const override;
+  bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
+
+  // The cycle each phase started in.
+  const std::vector<std::uint64_t>& phaseStarts() const { return phaseStarts_; }
+  std::uint64_t edgeStalls() const { return edgeStalls_ + injector_->stalls(); }
+
+ private:
+  bool phaseDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
+    return injector_->finished(now, fabric) && pes_.finished(now, fabric);
+  }
+  void startPhase(std::uint32_t phase, std::uint64_t now);
+
+  const firmware::GemmMapping& mapping_;
+  pe::PeArray& pes_;
+  fabric::MeshGeometry mesh_;
+  const firmware::Matrix* b_;
+  double waveletsPerCycle_;
+  std::uint32_t phase_ = 0;
+  std::unique_ptr<wafer::EdgeInjector> injector_;
+  std::vector<std::uint64_t> phaseStarts_;
+  std::uint64_t edgeStalls_ = 0;  // of finished phases
+};
+
+}  // namespace wsesim::gemm
