@@ -27,6 +27,7 @@ struct GemmConfig {
   std::string algorithm;
   Pass pass = Pass::Forward;
   std::uint32_t gridX = 0, gridY = 0;
+  bool representativeRows = false;  // simulate one row per distinct row shape (see GemmConfig's reader)
   bool integers = true;  // operand values: small integers (exact results) or uniform in [-1, 1)
   int valueRange = 3;
   std::uint64_t seed = 1;
@@ -48,6 +49,7 @@ GemmConfig readConfig(config::ParamReader& p) {
                               " computes the forward product only");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as wide as the mesh and k allow"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as tall as the mesh and m allow"));
+  c.representativeRows = p.choice("workload.rows", {"all", "representative"}, std::string("all")) == "representative";
   c.integers = p.choice("workload.values", {"integers", "uniform"}, std::string("integers")) == "integers";
   c.valueRange = int(p.integer("workload.value_range", 1, 1000, 3));
   c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
@@ -63,9 +65,11 @@ firmware::GemmShape mappedShape(const GemmConfig& c) {
 
 class GemmWorkload : public workload::Workload {
  public:
-  GemmWorkload(const GemmConfig& config, std::unique_ptr<firmware::GemmMapping> mapping,
-               const config::ArchConfig& arch, const config::RunConfig& run)
-      : config_(config), mapping_(std::move(mapping)), arch_(arch), run_(run) {}
+  // `simulated` is `full` itself, or its representative rows.
+  GemmWorkload(const GemmConfig& config, std::unique_ptr<firmware::GemmMapping> full,
+               std::unique_ptr<firmware::GemmMapping> representative, const config::ArchConfig& arch,
+               const config::RunConfig& run)
+      : config_(config), full_(std::move(full)), representative_(std::move(representative)), arch_(arch), run_(run) {}
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
@@ -80,7 +84,8 @@ class GemmWorkload : public workload::Workload {
   void check(const Matrix& got, const Matrix& want, nlohmann::json& r) const;
 
   GemmConfig config_;
-  std::unique_ptr<firmware::GemmMapping> mapping_;
+  std::unique_ptr<firmware::GemmMapping> full_;            // the GEMM as asked
+  std::unique_ptr<firmware::GemmMapping> representative_;  // its representative rows, or null: all simulated
   config::ArchConfig arch_;
   config::RunConfig run_;
   std::uint64_t cycles_ = 0;
@@ -89,7 +94,7 @@ class GemmWorkload : public workload::Workload {
 
 void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const firmware::GemmMapping& mapping = *mapping_;
+  const firmware::GemmMapping& mapping = representative_ ? *representative_ : *full_;
   const fabric::MeshGeometry mesh = arch_.mesh;
   const bool functional = run_.mode == config::DataMode::Functional;
 
@@ -100,7 +105,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
 
   // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
   // and W^T (W drawn as K x N of the layer, then transposed).
-  const firmware::GemmShape& s = mapping.shape();
+  const firmware::GemmShape& s = full_->shape();
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, s.precision, 1);
   Matrix a, b;
   if (functional) {
@@ -119,7 +124,12 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     wafer.addTraceObserver(peTracer.get());
   });
   pes.checkQuiescent();
-  cycles_ = wafer.cycles();
+  // Rows left out lie further down the weights' column multicast: in every
+  // phase the last of them finishes one hop later per row, and the next
+  // phase starts after it (identical rows run at the same pace; checked
+  // against simulating every row in the tests).
+  const std::uint64_t skippedRows = full_->gridY() - mapping.gridY();
+  cycles_ = wafer.cycles() + mapping.phases() * skippedRows * arch_.fabric.hopLatencyCycles;
 
   const pe::PeCounters totals = pes.totals();
   std::uint64_t sramHighWater = 0;
@@ -129,19 +139,21 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   const double flops = 2.0 * s.m * s.k * s.n;
   const double seconds = double(cycles_) * arch_.secondsPerCycle();
   const double peakPerCycle = double(mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, s.precision);
-  const firmware::GemmBounds bounds = mapping.bounds(arch_);
+  const firmware::GemmBounds bounds = full_->bounds(arch_);
   const fabric::FabricCounters& fabric = wafer.fabric().counters();
 
   nlohmann::json& r = results_;
   r["type"] = "gemm";
   r["algorithm"] = config_.algorithm;
-  r["mapping"] = mapping.describe();
+  r["mapping"] = full_->describe();
   r["pass"] = config_.pass == Pass::Forward ? "forward" : "backward_data";
   r["dtype"] = pe::precisionName(s.precision);
   r["m"] = config_.m;
   r["k"] = config_.k;
   r["n"] = config_.n;
-  r["grid"] = {{"x", mapping.gridX()}, {"y", mapping.gridY()}};
+  r["grid"] = {{"x", full_->gridX()}, {"y", full_->gridY()}};
+  r["rows_simulated"] = mapping.gridY();
+  r["cycles_simulated"] = wafer.cycles();
   r["phases"] = phases.phaseStarts().size();
   r["phase_start_cycles"] = phases.phaseStarts();
   r["flops"] = flops;
@@ -191,7 +203,7 @@ std::string GemmWorkload::summary() const {
   std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u)\n",
                 r["algorithm"].get<std::string>().c_str(), r["pass"].get<std::string>().c_str(), config_.m, config_.k,
                 config_.n, r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
-                mapping_->gridX(), mapping_->gridY());
+                full_->gridX(), full_->gridY());
   out << line;
   const nlohmann::json& b = r["lower_bounds"];
   std::snprintf(line, sizeof line,
@@ -220,9 +232,24 @@ std::string GemmWorkload::summary() const {
 std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params, const config::ArchConfig& arch,
                                                      const config::RunConfig& run) {
   const GemmConfig c = readConfig(params);
+  if (c.representativeRows && (c.algorithm != "weight_stream" || run.mode != config::DataMode::Timing))
+    throw config::ConfigError(
+        "workload.rows: representative needs algorithm weight_stream (whose rows are alike) and run.mode: timing "
+        "(the rows left out hold no results)");
   try {
-    return std::make_unique<GemmWorkload>(c, firmware::makeGemmMapping(c.algorithm, mappedShape(c), arch, c.gridX, c.gridY),
-                                          arch, run);
+    const firmware::GemmShape shape = mappedShape(c);
+    auto full = firmware::makeGemmMapping(c.algorithm, shape, arch, c.gridX, c.gridY);
+    std::unique_ptr<firmware::GemmMapping> representative;
+    if (c.representativeRows) {
+      // Balanced rows hold floor(M / rows) or that + 1 m's: one row of each
+      // (the larger at the bottom, latest in the column multicast).
+      const std::uint32_t rows = full->gridY(), low = shape.m / rows;
+      const bool uneven = shape.m % rows != 0;
+      firmware::GemmShape sample = shape;
+      sample.m = uneven ? 2 * low + 1 : low;
+      representative = firmware::makeGemmMapping(c.algorithm, sample, arch, full->gridX(), uneven ? 2 : 1);
+    }
+    return std::make_unique<GemmWorkload>(c, std::move(full), std::move(representative), arch, run);
   } catch (const firmware::PlanError& e) {
     throw config::ConfigError(std::string("workload.m/k/n/grid_x/grid_y: ") + e.what());
   }
