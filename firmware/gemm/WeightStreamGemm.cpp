@@ -14,6 +14,7 @@ constexpr unsigned kNIndex = 1;       // index register (target): the next n of 
 constexpr unsigned kFinishIndex = 2;  // index register (two-sided target): the next n of Y to finish
 constexpr unsigned kHalfIndex = 3;    // index register (two-sided target): the send buffer half to fill
 constexpr unsigned kFinishHalf = 4;   // index register (two-sided target): the send buffer half to add
+constexpr unsigned kStarted = 5;      // index register: 0 before an n's first weight, then 1
 constexpr unsigned kReductionThread = 0;
 }  // namespace
 
@@ -54,21 +55,26 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
   ProgramBuilder b("weight_stream_pass" + std::to_string(pass) + "_" + roleName + (c % 2 ? "_odd" : "_even") + "_k" +
                    std::to_string(ks) + "_m" + std::to_string(ms));
   const BufferRef x = b.buffer("x", plan_.inputType(), ks * ms);
-  const BufferRef acc = b.buffer("acc", accType, ms);
+  // 'acc' is [zeros | sums] (a new buffer starts zeroed): an n's first FMAC
+  // adds to the zeros (i5 = 0), the others to the sums, so no op clears the
+  // sums between n's.
+  const BufferRef accPair = b.buffer("acc", accType, 2 * ms);
+  const Descriptor acc = memory(accPair, ms, ms);
   const bool twoSided = c == t && receivesWest && receivesEast;
   // Created first: lower task numbers run before the next weight's task.
   const TaskRef finish = twoSided ? b.task("finish") : TaskRef{0};
   const TaskRef columnDone = b.task("column_done");
   const TaskRef onWeight = b.dataTask("on_weight", plan_.weightColor);
 
-  b.fmac(onWeight, plan_.shape.precision, memory(acc, ms), memory(acc, ms), memory(x, ms).indexed(kKIndex, ms),
-         taskArgument());
+  b.fmac(onWeight, plan_.shape.precision, acc, memory(accPair, ms).indexed(kStarted, ms),
+         memory(x, ms).indexed(kKIndex, ms), taskArgument());
+  b.setIndex(onWeight, kStarted, 1);
   b.countIndex(onWeight, kKIndex, ks, columnDone);
+  b.setIndex(columnDone, kStarted, 0);
 
   if (plan_.gridX == 1) {  // no reduction: the PE keeps its sums itself
     const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
-    b.fmov(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), memory(acc, ms));
-    b.fmov(columnDone, accPrecision, memory(acc, ms), scalar(0));
+    b.fmov(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), acc);
     b.countIndex(columnDone, kNIndex, ns);
     return b.build();
   }
@@ -80,8 +86,7 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
     // the PE's own, from the half of the send buffer the next n does not fill.
     const BufferRef sends = b.buffer("send", accType, 2 * ms);
     const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
-    b.fmov(columnDone, accPrecision, memory(sends, ms).indexed(kHalfIndex, ms), memory(acc, ms), onThread);
-    b.fmov(columnDone, accPrecision, memory(acc, ms), scalar(0));
+    b.fmov(columnDone, accPrecision, memory(sends, ms).indexed(kHalfIndex, ms), acc, onThread);
     b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), fromWest, fromEast,
            onThread.thenActivate(finish));
     b.countIndex(columnDone, kNIndex, ns);
@@ -93,8 +98,7 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
     return b.build();
   }
   const BufferRef send = b.buffer("send", accType, ms);
-  b.fmov(columnDone, accPrecision, memory(send, ms), memory(acc, ms), onThread);
-  b.fmov(columnDone, accPrecision, memory(acc, ms), scalar(0));
+  b.fmov(columnDone, accPrecision, memory(send, ms), acc, onThread);
   if (c != t) {
     const Descriptor out = east ? fabricOut(plan_.eastColors[c % 2], ms) : fabricOut(plan_.westColors[c % 2], ms);
     if (receivesWest || receivesEast)

@@ -33,7 +33,7 @@ std::uint64_t WeightStreamPlan::sramBytes(std::uint32_t c, std::uint32_t r) cons
   bool twoSidedTarget = false;
   for (std::uint32_t t : target) twoSidedTarget = twoSidedTarget || (t == c && c > 0 && c + 1 < gridX);
   return aligned(std::uint64_t(ks(c)) * ms(r) * in)        // activations
-         + (twoSidedTarget ? 3 : 2) * aligned(ms(r) * acc)  // accumulator and send buffer(s)
+         + (twoSidedTarget ? 4 : 3) * aligned(ms(r) * acc)  // zeros, accumulator, send buffer(s)
          + aligned(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
 }
 
@@ -76,7 +76,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   // rows fit beside the activations and buffers of the fullest PE.
   const std::uint64_t in = pe::elementBytes(p.inputType()), acc = pe::elementBytes(p.accumulatorType());
   const std::uint32_t ksMax = p.ks(p.gridX - 1), msMax = p.ms(p.gridY - 1);
-  const std::uint64_t fixed = aligned(std::uint64_t(ksMax) * msMax * in) + 3 * aligned(msMax * acc);
+  const std::uint64_t fixed = aligned(std::uint64_t(ksMax) * msMax * in) + 4 * aligned(msMax * acc);
   const std::uint64_t perN = msMax * acc;
   const std::uint64_t nPerPass = arch.pe.sramBytes > fixed ? (arch.pe.sramBytes - fixed) / perN : 0;
   std::uint32_t passes = nPerPass == 0 ? 1 : std::uint32_t((shape.n + nPerPass - 1) / nPerPass);
@@ -97,7 +97,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
     std::ostringstream why;
     why << p.describe() << ": PE (" << wc << "," << wr << ") needs " << worst << " bytes of SRAM, more than arch.pe.sram_bytes="
         << arch.pe.sramBytes << ": activations " << p.ks(wc) << "x" << p.ms(wr) << " " << pe::elementTypeName(p.inputType())
-        << " = " << std::uint64_t(p.ks(wc)) * p.ms(wr) * in << " B, accumulator and send buffers "
+        << " = " << std::uint64_t(p.ks(wc)) * p.ms(wr) * in << " B, zeros, accumulator and send buffers "
         << p.ms(wr) << " " << pe::elementTypeName(p.accumulatorType()) << " each";
     if (p.outputColumns(wc))
       why << ", output " << p.ms(wr) << "x" << p.outputColumns(wc) << " " << pe::elementTypeName(p.accumulatorType())

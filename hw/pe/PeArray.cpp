@@ -64,6 +64,7 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
     const auto it = std::find_if(kept.begin(), kept.end(), [&](const ResidentBuffer& k) { return k.decl.name == b.name; });
     if (it == kept.end()) {
       bases.push_back(sram_[pe].allocate(arch_.mesh.name(pe), b.name, b.bytes(), arch_.pe.sramBytes));
+      if (data_) data_->zero(pe, bases.back(), b.bytes());
       continue;
     }
     if (it->decl.type != b.type || it->decl.elements != b.elements)

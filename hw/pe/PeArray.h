@@ -64,8 +64,9 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
 
   ProgramId addProgram(Program program);
   const Program& program(ProgramId id) const { return programs_[id].program; }
-  // Allocates the program's buffers in the PE's SRAM (a buffer of the same
-  // name and size kept from the previous program is reused, data and all),
+  // Allocates the program's buffers in the PE's SRAM, zeroed like a loaded
+  // program image's (a buffer of the same name and size kept from the
+  // previous program is reused, data and all),
   // checks the program against the architecture and the routes, and
   // activates its start tasks. Throws ProgramError naming the PE and the
   // offending item.

@@ -19,6 +19,9 @@ class SramData {
     std::memcpy(&raw, &bytes_[pe * bytesPerPe_ + address], elementBytes(t));
     return fromPayload(t, raw);
   }
+  void zero(std::uint32_t pe, std::uint64_t address, std::uint64_t bytes) {
+    std::memset(&bytes_[pe * bytesPerPe_ + address], 0, bytes);
+  }
   void store(std::uint32_t pe, std::uint64_t address, ElementType t, float v) {
     const std::uint32_t raw = toPayload(t, v);
     std::memcpy(&bytes_[pe * bytesPerPe_ + address], &raw, elementBytes(t));
