@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""GEMM benchmark: how long the firmware's mappings take to simulate.
+
+The headline scenario is the one the firmware issue sets as its scale
+target: a weight-streamed forward GEMM the size of a GPT-3 XL FFN layer
+(K = 2048, N = 8192, M = batch x sequence = 16384) on the full 750 x 994
+WSE-2 in timing mode (target: under 10 minutes and 16 GiB), with
+representative rows (docs/gemm-mappings.md). Smaller scenarios simulate
+every row, to show what the shortcut saves. Writes one JSON document
+atomically.
+
+    testbench/bench/gemm_bench.py [--wsesim build/wsesim] [--out gemm_bench.json] [--only NAME]...
+"""
+import argparse
+import os
+import sys
+
+from bench_common import DEFAULT_WSESIM, ROOT, run_wsesim, write_document
+
+CONFIG = os.path.join(ROOT, "testbench", "configs", "gemm_small.yaml")
+
+
+def gemm(name, m, k, n, rows="all", preset="wse2", dtype="mixed"):
+    return (name, {
+        "arch.preset": preset, "run.mode": "timing", "workload.m": m, "workload.k": k, "workload.n": n,
+        "workload.dtype": dtype, "workload.rows": rows,
+    })
+
+
+SCENARIOS = [
+    gemm("gpt3xl_ffn_wse2_representative_rows", 16384, 2048, 8192, rows="representative"),
+    gemm("gpt3xl_ffn_n64_wse2_representative_rows", 16384, 2048, 64, rows="representative"),
+    gemm("gpt3xl_ffn_n64_small_all_rows", 4096, 2048, 64, preset="small"),
+    gemm("gpt3xl_ffn_n64_small_representative_rows", 4096, 2048, 64, rows="representative", preset="small"),
+]
+
+
+def run(wsesim, name, overrides):
+    result, wall = run_wsesim(wsesim, name, CONFIG, overrides)
+    w = result["workload"]
+    return {
+        "name": name,
+        "overrides": overrides,
+        "mapping": w["mapping"],
+        "cycles": result["cycles"],
+        "simulated_seconds": result["cycles"] / float(result["config"]["arch"]["clock_hz"]),
+        "utilisation": w["utilisation"],
+        "cycles_over_bound": w["cycles_over_bound"],
+        "lower_bounds": w["lower_bounds"],
+        "rows_simulated": w["rows_simulated"],
+        "phases": w["phases"],
+        "elaboration_seconds": w["host"]["elaboration_seconds"],
+        "simulation_seconds": w["host"]["simulation_seconds"],
+        "process_wall_seconds": wall,
+        "peak_rss_bytes": result["host"]["peak_rss_bytes"],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
+    parser.add_argument("--out", default="gemm_bench.json")
+    parser.add_argument("--only", action="append", help="run only these scenarios")
+    args = parser.parse_args()
+
+    rows = []
+    for name, overrides in SCENARIOS:
+        if args.only and name not in args.only:
+            continue
+        row = run(args.wsesim, name, overrides)
+        rows.append(row)
+        print(f'{name:42s} {row["cycles"]:>10d} cycles  util {100 * row["utilisation"]:5.1f}%  '
+              f'wall {row["process_wall_seconds"]:7.1f} s  RSS {row["peak_rss_bytes"] / 2**20:7.0f} MiB', flush=True)
+    write_document("gemm", rows, args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
