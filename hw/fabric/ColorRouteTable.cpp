@@ -20,15 +20,9 @@ void ColorRouteTable::set(std::uint32_t x, std::uint32_t y, unsigned color, Port
     throw FabricError("route at router " + mesh_.name(r) + " uses color " + std::to_string(color) +
                       " but the fabric has " + std::to_string(colors_) + " colors (0.." +
                       std::to_string(colors_ - 1) + ")");
-  // Accepting on an edge port is how streams from the wafer's I/O enter
-  // (FabricKernel::injectAtEdge); forwarding off the mesh would lose wavelets.
-  for (unsigned i = 0; i < kPortCount; ++i) {
-    const Port p = Port(i);
-    if (p == Port::Ramp || mesh_.neighbour(r, p) != kNoRouter) continue;
-    if (forward & bit(p))
-      throw FabricError("route for color " + std::to_string(color) + " at router " + mesh_.name(r) +
-                        " forwards to " + portName(p) + ", which leaves the mesh");
-  }
+  // An edge port in `accept` takes streams from the wafer's I/O
+  // (FabricKernel::injectAtEdge); in `forward` it sends wavelets out of the
+  // wafer (FabricKernel::setEdgeSink).
   routes_[std::size_t(r) * colors_ + color] = ColorRoute{accept, forward};
   if (accept | forward) colorsInUse_ |= 1u << color;
 }

@@ -20,8 +20,9 @@ class ColorRouteTable {
  public:
   ColorRouteTable(MeshGeometry mesh, unsigned colors);
 
-  // Throws FabricError if the color is out of range or an output leaves the
-  // mesh. Inputs on an edge take wavelets from outside (FabricKernel::injectAtEdge).
+  // Throws FabricError if the color is out of range. Inputs on an edge take
+  // wavelets from outside (FabricKernel::injectAtEdge), outputs on an edge
+  // send them out of the wafer (FabricKernel::setEdgeSink).
   void set(std::uint32_t x, std::uint32_t y, unsigned color, PortMask accept, PortMask forward);
 
   const ColorRoute& at(RouterId r, unsigned color) const { return routes_[std::size_t(r) * colors_ + color]; }

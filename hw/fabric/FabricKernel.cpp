@@ -55,6 +55,7 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
     for (unsigned o = 0; o < kPortCount; ++o) {
       s.lastGrantInput[o] = kPortCount - 1;
       s.lastGrantColor[o] = 31;
+      if (Port(o) != Port::Ramp && params.mesh.neighbour(r, Port(o)) == kNoRouter) s.edgeOutputs |= bit(Port(o));
     }
   }
 }
@@ -174,8 +175,8 @@ template <class Routing>
 void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
   RouterState& state = routers_[r];
   const std::uint32_t width = params_.mesh.width;
-  // Routes never point off the mesh (XY by construction, color routes are
-  // validated when set), so an output that is wanted has a neighbour.
+  // An output that is wanted has a neighbour unless it is an edge output
+  // (color routes only: XY never routes off the mesh).
   const RouterId neighbour[kPortCount] = {r - width, r + 1, r + width, r - 1, r};
 
   // Per output, the (input, color) heads that want it and whose downstream
@@ -189,8 +190,9 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
     const unsigned o = lowestBit(todo);
     std::uint32_t candidates[kPortCount];
     std::uint32_t any = 0;
-    const std::uint32_t full = o == unsigned(Port::Ramp) ? state.rampNoSpace
-                                                         : routers_[neighbour[o]].noSpace[unsigned(opposite(Port(o)))];
+    const std::uint32_t full = o == unsigned(Port::Ramp)       ? state.rampNoSpace
+                               : (state.edgeOutputs >> o) & 1u ? edgeNoSpace(r, o, now)
+                                                               : routers_[neighbour[o]].noSpace[unsigned(opposite(Port(o)))];
     for (unsigned in = 0; in < kPortCount; ++in) any |= candidates[in] = state.wants[o][in] & ~full;
     while (any) {
       unsigned in = 0, color = 0;
@@ -217,6 +219,10 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
       ++counters_.delivered;
       lastProgress_ = now;
       if (sink_) sink_->deliver(r, w, now + params_.rampLatency);
+    } else if ((state.edgeOutputs >> o) & 1u) {
+      ++counters_.toEdge;
+      lastProgress_ = now;
+      edgeSink_->leave(r, Port(o), w, now + params_.hopLatency);
     } else {
       const Port arrival = opposite(Port(o));
       routing.checkArrival(neighbour[o], arrival, w);
@@ -235,6 +241,13 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
     for (unsigned e = 0; e < g; ++e) seen = seen || (grants[e].input == in && grants[e].color == color);
     if (!seen && !(wantsAny(state, in) & (1u << color))) pop(routing, r, in, color);
   }
+}
+
+std::uint32_t FabricKernel::edgeNoSpace(RouterId r, unsigned output, std::uint64_t now) {
+  if (!edgeSink_)
+    throw FabricError("router " + params_.mesh.name(r) + " forwards wavelets off the mesh through its edge port " +
+                      portName(Port(output)) + ", but nothing takes wavelets leaving the wafer");
+  return edgeSink_->accepts(now) ? 0u : ~0u;
 }
 
 void FabricKernel::checkWatchdog(std::uint64_t now) const {
@@ -286,6 +299,10 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
         for (unsigned o = 0; o < kPortCount; ++o) {
           if (!(pending & (1u << o)) || o == unsigned(Port::Ramp)) continue;
           const RouterId n = mesh.neighbour(r, Port(o));
+          if (n == kNoRouter) {
+            out << "; waiting for outbound I/O bandwidth at edge port " << portName(Port(o));
+            continue;
+          }
           const Port arrival = opposite(Port(o));
           if (routers_[n].noSpace[unsigned(arrival)] & (1u << color))
             out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(arrival) << " ("

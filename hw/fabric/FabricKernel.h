@@ -44,6 +44,18 @@ class WaveletSink {
   virtual void deliver(RouterId at, const Wavelet& w, std::uint64_t arrivalCycle) = 0;
 };
 
+// Takes the wavelets that leave the mesh through an edge port (a route
+// forwarding off the mesh): the wafer's outbound I/O.
+class EdgeSink {
+ public:
+  virtual ~EdgeSink() = default;
+  // Whether a wavelet may leave in cycle `now`; while not, routers hold
+  // such wavelets back (backpressure from the I/O bandwidth).
+  virtual bool accepts(std::uint64_t now) = 0;
+  // Wavelet `w` left router `from` through its edge port `side`, arriving outside at `arrivalCycle`.
+  virtual void leave(RouterId from, Port side, const Wavelet& w, std::uint64_t arrivalCycle) = 0;
+};
+
 // Sees every link transfer (for waveform tracing); off the hot path when unset.
 class LinkObserver {
  public:
@@ -54,6 +66,7 @@ class LinkObserver {
 struct FabricCounters {
   std::uint64_t injected = 0;   // wavelets accepted from PEs
   std::uint64_t fromEdge = 0;   // wavelets accepted from outside the mesh
+  std::uint64_t toEdge = 0;     // wavelets that left the mesh through an edge port
   std::uint64_t delivered = 0;  // wavelets handed to PEs (each multicast copy counts)
   std::uint64_t hops = 0;       // router-to-router link transfers
   std::uint64_t queued = 0;     // wavelets currently held in queues
@@ -67,6 +80,7 @@ class FabricKernel {
 
   void setSink(WaveletSink* sink) { sink_ = sink; }
   void setObserver(LinkObserver* observer) { observer_ = observer; }
+  void setEdgeSink(EdgeSink* sink) { edgeSink_ = sink; }
 
   // Offers a wavelet from the PE at `r` to its router at cycle `now`.
   // Returns false (backpressure) when the RAMP queue of that color is full
@@ -123,6 +137,7 @@ class FabricKernel {
     std::uint16_t x = 0, y = 0;
     PortMask injected = 0;                    // inputs that took a wavelet from a PE or the edge this cycle
     PortMask wantedOutputs = 0;               // outputs with any bit set in `wants`
+    PortMask edgeOutputs = 0;                 // ports without a neighbour: wavelets leave the mesh there
     std::uint8_t lastGrantInput[kPortCount];  // per output: last (input, color) granted,
     std::uint8_t lastGrantColor[kPortCount];  // for round-robin
     // [output][input]: colors whose head wavelet still has to go to that output.
@@ -163,11 +178,14 @@ class FabricKernel {
   bool inject(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt,
               std::uint64_t now);
   void checkWatchdog(std::uint64_t now) const;
+  // The colors an edge output cannot take this cycle: all or none.
+  std::uint32_t edgeNoSpace(RouterId r, unsigned output, std::uint64_t now);
 
   FabricParams params_;
   const ColorRouteTable* routes_;
   WaveletSink* sink_ = nullptr;
   LinkObserver* observer_ = nullptr;
+  EdgeSink* edgeSink_ = nullptr;
 
   std::vector<RouterState> routers_;
   WaveletQueues queues_;

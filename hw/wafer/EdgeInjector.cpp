@@ -1,30 +1,24 @@
 #include "hw/wafer/EdgeInjector.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace wsesim::wafer {
 
 EdgeInjector::EdgeInjector(std::vector<EdgeStream> streams, double waveletsPerCycle)
-    : streams_(std::move(streams)), next_(streams_.size(), 0), rate_(waveletsPerCycle) {
+    : streams_(std::move(streams)), next_(streams_.size(), 0), bandwidth_(waveletsPerCycle) {
   for (std::size_t s = 0; s < streams_.size(); ++s)
     if (streams_[s].count > 0) open_.push_back(s);
 }
 
 void EdgeInjector::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (open_.empty()) return;
-  // Bandwidth unused while nothing could be sent is not saved up beyond one
-  // cycle's worth (plus the fraction carried to the next wavelet).
-  const double cycles = started_ ? double(now - lastCycle_) : 1.0;
-  credit_ = std::min(credit_ + rate_ * cycles, std::max(rate_, 1.0));
-  started_ = true;
-  lastCycle_ = now;
+  bandwidth_.advance(now);
   // Round-robin: start with the first open stream after the last one served.
   const std::size_t n = open_.size();
   const std::size_t first =
       std::size_t(std::upper_bound(open_.begin(), open_.end(), lastServed_) - open_.begin()) % n;
   bool closed = false;
-  for (std::size_t i = 0; i < n && credit_ >= 1.0; ++i) {
+  for (std::size_t i = 0; i < n && bandwidth_.available(); ++i) {
     const std::size_t slot = (first + i) % n;
     const std::size_t s = open_[slot];
     EdgeStream& stream = streams_[s];
@@ -36,7 +30,7 @@ void EdgeInjector::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
       ++stalls_;
       continue;
     }
-    credit_ -= 1.0;
+    bandwidth_.consume();
     ++sent_;
     lastServed_ = s;
     if (++next_[s] == stream.count) closed = true;
@@ -47,11 +41,7 @@ void EdgeInjector::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
 }
 
 std::uint64_t EdgeInjector::nextActivity(std::uint64_t now) const {
-  if (open_.empty()) return kNever;
-  if (!started_ || credit_ + rate_ >= 1.0) return now;
-  // The first cycle the bandwidth allows another wavelet.
-  const double wait = std::ceil((1.0 - credit_) / rate_);
-  return std::max(now, lastCycle_ + std::uint64_t(wait));
+  return open_.empty() ? kNever : bandwidth_.nextAvailable(now);
 }
 
 bool EdgeInjector::finished(std::uint64_t, const fabric::FabricKernel&) const { return open_.empty(); }

@@ -14,6 +14,7 @@
 
 #include "hw/fabric/FabricKernel.h"
 #include "hw/wafer/CycleDriver.h"
+#include "hw/wafer/IoBandwidth.h"
 
 namespace wsesim::wafer {
 
@@ -42,11 +43,8 @@ class EdgeInjector : public CycleDriver {
   std::vector<EdgeStream> streams_;
   std::vector<std::uint64_t> next_;  // per stream: index of its next wavelet
   std::vector<std::size_t> open_;    // streams with wavelets left, in stream order
-  double rate_;
-  double credit_ = 0;   // wavelets the bandwidth allows now
+  IoBandwidth bandwidth_;
   std::size_t lastServed_ = SIZE_MAX;  // the stream that sent last (round-robin)
-  bool started_ = false;
-  std::uint64_t lastCycle_ = 0;  // the last cycle credit was counted for
   std::uint64_t sent_ = 0, stalls_ = 0;
 };
 
