@@ -9,7 +9,10 @@
 // output), each with its own programs and streams. A phase ends when its
 // streams are in and every PE and the fabric are idle; then each PE's
 // program is unloaded, keeping only `keptBuffers()` (with their data), and
-// the next phase's programs are loaded.
+// the next phase's programs are loaded. Routes that change with the phase
+// are reprogrammed before it loads, while the fabric is empty (the hardware
+// would switch route positions with control wavelets; we model the switch
+// as free).
 
 #include <memory>
 #include <string>
@@ -20,6 +23,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/PeArray.h"
+#include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/EdgeInjector.h"
 
 namespace wsesim::firmware {
@@ -47,6 +51,8 @@ class GemmMapping {
   virtual std::vector<std::string> keptBuffers() const { return {}; }
 
   virtual void programRoutes(fabric::ColorRouteTable& routes) const = 0;
+  // The routes that differ between phases, before each phase (0 included) is loaded.
+  virtual void programPhaseRoutes(fabric::ColorRouteTable&, std::uint32_t /*phase*/) const {}
   virtual void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const = 0;
   // Places the resident operands (functional mode) after phase 0 is loaded; `b` only if it is resident.
   virtual void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
@@ -55,7 +61,9 @@ class GemmMapping {
   // timing mode). None for resident mappings.
   virtual std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                                  std::uint32_t phase) const = 0;
-  virtual Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh) const = 0;
+  // The result, from the PEs' SRAM or from what left the wafer (`egress`).
+  virtual Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+                            const wafer::EdgeCollector& egress) const = 0;
   virtual GemmBounds bounds(const config::ArchConfig& arch) const = 0;
 };
 

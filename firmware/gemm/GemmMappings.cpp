@@ -2,6 +2,7 @@
 #include <map>
 
 #include "firmware/gemm/GemmMapping.h"
+#include "firmware/gemm/WeightGradGemm.h"
 #include "firmware/gemm/WeightStreamGemm.h"
 
 namespace wsesim::firmware {
@@ -16,7 +17,8 @@ const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> all = {
       {"weight_stream",
        [](const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx, std::uint32_t gy) {
-         return std::make_unique<WeightStreamGemm>(WeightStreamPlan::make(s, arch, gx, gy));
+         if (s.pass == GemmPass::WeightGrad) return std::unique_ptr<GemmMapping>(new WeightGradGemm(s, arch, gx, gy));
+         return std::unique_ptr<GemmMapping>(new WeightStreamGemm(WeightStreamPlan::make(s, arch, gx, gy)));
        }},
   };
   return all;

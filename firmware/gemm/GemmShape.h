@@ -8,9 +8,15 @@
 
 namespace wsesim::firmware {
 
+// The training pass a GEMM belongs to: it decides, for weight streaming,
+// which operands live on the wafer and which stream in or out.
+enum class GemmPass : std::uint8_t { Forward, BackwardData, WeightGrad };
+
+// C[m x n] = A[m x k] . B[k x n].
 struct GemmShape {
   std::uint32_t m = 0, k = 0, n = 0;
   pe::Precision precision = pe::Precision::Fp32;
+  GemmPass pass = GemmPass::Forward;
 };
 
 // The GEMM cannot be laid onto this architecture; the message says which

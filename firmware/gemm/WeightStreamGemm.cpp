@@ -160,7 +160,8 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
   return streams;
 }
 
-Matrix WeightStreamGemm::readOutput(const PeArray& pes, const fabric::MeshGeometry& mesh) const {
+Matrix WeightStreamGemm::readOutput(const PeArray& pes, const fabric::MeshGeometry& mesh,
+                                    const wafer::EdgeCollector&) const {
   Matrix y(plan_.shape.m, plan_.shape.n);
   for (std::uint32_t p = 0; p < plan_.passes(); ++p)
     for (std::uint32_t r = 0; r < plan_.gridY; ++r) {

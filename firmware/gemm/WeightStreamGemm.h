@@ -59,7 +59,8 @@ class WeightStreamGemm : public GemmMapping {
   // from `b` (K x N), or zero when `b` is null (timing mode).
   std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                          std::uint32_t pass) const override;
-  Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh) const override;
+  Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+                    const wafer::EdgeCollector& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
 
   // The program of PE (c, r) in a pass.

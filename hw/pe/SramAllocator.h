@@ -13,6 +13,10 @@ class SramAllocator {
  public:
   // Buffers start at multiples of this many bytes (one fp32 word).
   static constexpr std::uint32_t kAlignment = 4;
+  // The bytes a buffer of `bytes` takes, alignment included.
+  static constexpr std::uint64_t aligned(std::uint64_t bytes) {
+    return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  }
 
   // Returns the buffer's byte offset. Throws ProgramError naming `pe`, the
   // buffer, the bytes asked for and the bytes free when it does not fit.

@@ -2,11 +2,16 @@
 
 namespace wsesim::gemm {
 
-GemmPhases::GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+GemmPhases::GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, fabric::ColorRouteTable& routes,
                        const firmware::Matrix* b, double waveletsPerCycle)
-    : mapping_(mapping), pes_(pes), mesh_(mesh), b_(b), waveletsPerCycle_(waveletsPerCycle) {
-  mapping_.load(pes_, mesh_, 0);
+    : mapping_(mapping), pes_(pes), routes_(routes), mesh_(routes.mesh()), b_(b), waveletsPerCycle_(waveletsPerCycle) {
+  loadPhase(0);
   startPhase(0, 0);
+}
+
+void GemmPhases::loadPhase(std::uint32_t phase) {
+  mapping_.programPhaseRoutes(routes_, phase);
+  mapping_.load(pes_, mesh_, phase);
 }
 
 void GemmPhases::startPhase(std::uint32_t phase, std::uint64_t now) {
@@ -22,7 +27,7 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     const std::vector<std::string> kept = mapping_.keptBuffers();
     for (std::uint32_t y = 0; y < mapping_.gridY(); ++y)
       for (std::uint32_t x = 0; x < mapping_.gridX(); ++x) pes_.unload(mesh_.id(x, y), kept);
-    mapping_.load(pes_, mesh_, phase_ + 1);
+    loadPhase(phase_ + 1);
     startPhase(phase_ + 1, now);
   }
   injector_->beginCycle(now, fabric);

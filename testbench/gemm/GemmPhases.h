@@ -18,9 +18,9 @@ namespace wsesim::gemm {
 
 class GemmPhases : public wafer::CycleDriver {
  public:
-  // Loads phase 0; `b` gives the streamed payloads (null in timing mode)
-  // and must outlive the run.
-  GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+  // Loads phase 0; `b` gives the streamed payloads (null in timing mode);
+  // both it and `routes` (the fabric's, reprogrammed per phase) must outlive the run.
+  GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, fabric::ColorRouteTable& routes,
              const firmware::Matrix* b, double waveletsPerCycle);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
@@ -38,7 +38,11 @@ class GemmPhases : public wafer::CycleDriver {
   void startPhase(std::uint32_t phase, std::uint64_t now);
 
   const firmware::GemmMapping& mapping_;
+  // Programs phase `phase`'s routes and loads its programs.
+  void loadPhase(std::uint32_t phase);
+
   pe::PeArray& pes_;
+  fabric::ColorRouteTable& routes_;
   fabric::MeshGeometry mesh_;
   const firmware::Matrix* b_;
   double waveletsPerCycle_;

@@ -10,6 +10,7 @@
 #include "firmware/gemm/Matrix.h"
 #include "hw/config/ConfigError.h"
 #include "hw/trace/PeVcdTracer.h"
+#include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/Wafer.h"
 #include "testbench/gemm/GemmPhases.h"
 #include "testbench/workload/Simulation.h"
@@ -19,13 +20,13 @@ namespace {
 
 using firmware::Matrix;
 
-enum class Pass { Forward, BackwardData };
+using firmware::GemmPass;
 
 struct GemmConfig {
   std::uint32_t m = 0, k = 0, n = 0;
   pe::Precision precision = pe::Precision::Fp32;
   std::string algorithm;
-  Pass pass = Pass::Forward;
+  GemmPass pass = GemmPass::Forward;
   std::uint32_t gridX = 0, gridY = 0;
   bool representativeRows = false;  // simulate one row per distinct row shape (see GemmConfig's reader)
   bool integers = true;  // operand values: small integers (exact results) or uniform in [-1, 1)
@@ -41,10 +42,9 @@ GemmConfig readConfig(config::ParamReader& p) {
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("fp32"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
   c.algorithm = p.choice("workload.algorithm", firmware::gemmAlgorithms(), std::string("weight_stream"));
-  c.pass = p.choice("workload.pass", {"forward", "backward_data"}, std::string("forward")) == "forward"
-               ? Pass::Forward
-               : Pass::BackwardData;
-  if (c.pass != Pass::Forward && c.algorithm != "weight_stream")
+  const std::string pass = p.choice("workload.pass", {"forward", "backward_data", "weight_grad"}, std::string("forward"));
+  c.pass = pass == "forward" ? GemmPass::Forward : pass == "backward_data" ? GemmPass::BackwardData : GemmPass::WeightGrad;
+  if (c.pass != GemmPass::Forward && c.algorithm != "weight_stream")
     throw config::ConfigError("workload.pass: the backward passes are weight_stream's; " + c.algorithm +
                               " computes the forward product only");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as wide as the mesh and k allow"));
@@ -56,11 +56,20 @@ GemmConfig readConfig(config::ParamReader& p) {
   return c;
 }
 
-// The GEMM the mapping computes: forward Y = X . W; backward-data
-// dX = dY . W^T, the same product with dY in X's place and W^T in W's.
+// The GEMM the mapping computes, for the layer Y[m x n] = X[m x k] . W[k x n]:
+// forward Y = X . W; backward-data dX = dY . W^T, the same product with dY
+// in X's place and W^T in W's; weight-gradient dW = X^T . dY.
 firmware::GemmShape mappedShape(const GemmConfig& c) {
-  if (c.pass == Pass::Forward) return {c.m, c.k, c.n, c.precision};
-  return {c.m, c.n, c.k, c.precision};
+  switch (c.pass) {
+    case GemmPass::Forward: return {c.m, c.k, c.n, c.precision, c.pass};
+    case GemmPass::BackwardData: return {c.m, c.n, c.k, c.precision, c.pass};
+    case GemmPass::WeightGrad: break;
+  }
+  return {c.k, c.m, c.n, c.precision, c.pass};
+}
+
+const char* passName(GemmPass p) {
+  return p == GemmPass::Forward ? "forward" : p == GemmPass::BackwardData ? "backward_data" : "weight_grad";
 }
 
 class GemmWorkload : public workload::Workload {
@@ -104,16 +113,22 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
 
   // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
-  // and W^T (W drawn as K x N of the layer, then transposed).
+  // and W^T (W drawn as K x N of the layer, then transposed); weight-gradient
+  // X^T and dY.
   const firmware::GemmShape& s = full_->shape();
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, s.precision, 1);
   Matrix a, b;
   if (functional) {
     a = operand(s.m, s.k, inputType, 1);
-    b = config_.pass == Pass::Forward ? operand(s.k, s.n, inputType, 2) : operand(s.n, s.k, inputType, 2).transposed();
+    b = config_.pass == GemmPass::BackwardData ? operand(s.n, s.k, inputType, 2).transposed()
+                                               : operand(s.k, s.n, inputType, 2);
   }
   const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(inputType);
-  GemmPhases phases(mapping, pes, mesh, functional ? &b : nullptr, waveletsPerCycle);
+  GemmPhases phases(mapping, pes, routes, functional ? &b : nullptr, waveletsPerCycle);
+  // Results leaving the wafer (the weight gradients) in the accumulator's type.
+  const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, s.precision, -1);
+  wafer::EdgeCollector egress(arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(outputType), functional);
+  wafer.fabric().setEdgeSink(&egress);
   if (functional) mapping.writeOperands(pes, mesh, a, b);
   wafer.setDriver(&phases);
   wafer.fabric().setSink(&pes);
@@ -146,7 +161,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["type"] = "gemm";
   r["algorithm"] = config_.algorithm;
   r["mapping"] = full_->describe();
-  r["pass"] = config_.pass == Pass::Forward ? "forward" : "backward_data";
+  r["pass"] = passName(config_.pass);
   r["dtype"] = pe::precisionName(s.precision);
   r["m"] = config_.m;
   r["k"] = config_.k;
@@ -173,9 +188,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["sram_high_water_bytes"] = sramHighWater;
   r["colors_used"] = mapping.colorsUsed();
   r["wavelets"] = {{"weights_in", fabric.fromEdge}, {"from_pes", fabric.injected}, {"delivered", fabric.delivered},
-                   {"hops", fabric.hops}};
+                   {"hops", fabric.hops}, {"out_of_wafer", fabric.toEdge}};
   r["checked"] = functional;
-  if (functional) check(mapping.readOutput(pes, mesh), firmware::referenceProduct(a, b), r);
+  if (functional) check(mapping.readOutput(pes, mesh, egress), firmware::referenceProduct(a, b), r);
   r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
                {"simulation_seconds", times.simulationSeconds},
                {"pe_bytes", pes.hostBytes()},
@@ -232,10 +247,12 @@ std::string GemmWorkload::summary() const {
 std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params, const config::ArchConfig& arch,
                                                      const config::RunConfig& run) {
   const GemmConfig c = readConfig(params);
-  if (c.representativeRows && (c.algorithm != "weight_stream" || run.mode != config::DataMode::Timing))
+  if (c.representativeRows &&
+      (c.algorithm != "weight_stream" || c.pass == GemmPass::WeightGrad || run.mode != config::DataMode::Timing))
     throw config::ConfigError(
-        "workload.rows: representative needs algorithm weight_stream (whose rows are alike) and run.mode: timing "
-        "(the rows left out hold no results)");
+        "workload.rows: representative needs algorithm weight_stream in the forward or backward_data pass (whose "
+        "rows are alike; weight_grad reduces down the columns) and run.mode: timing (the rows left out hold no "
+        "results)");
   try {
     const firmware::GemmShape shape = mappedShape(c);
     auto full = firmware::makeGemmMapping(c.algorithm, shape, arch, c.gridX, c.gridY);

@@ -1,0 +1,190 @@
+#include "firmware/gemm/WeightGradGemm.h"
+
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "firmware/routes/ChainRoutes.h"
+#include "hw/pe/Numerics.h"
+#include "hw/pe/ProgramBuilder.h"
+#include "hw/pe/SramAllocator.h"
+
+namespace wsesim::firmware {
+
+using namespace wsesim::pe;
+
+namespace {
+constexpr unsigned kMIndex = 0;        // index register: the m of the next dY to arrive
+constexpr unsigned kStarted = 1;       // index register: 0 before an n's first dY, then 1
+constexpr unsigned kReductionThread = 0;
+constexpr unsigned kBroadcastThread = 1;
+}  // namespace
+
+WeightGradGemm::WeightGradGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX,
+                               std::uint32_t gridY)
+    : shape_(shape),
+      layout_(WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward}, arch, gridX,
+                                     gridY)) {
+  if (arch.pe.threads < 2)
+    throw PlanError("the weight-gradient pass overlaps the dY broadcast and the column reduction with the FMACs on 2 "
+                    "hardware threads, but arch.pe.threads=" + std::to_string(arch.pe.threads));
+  // The buffers of program(): X and dY (kept), the accumulator pair and the send buffer.
+  const std::uint64_t in = elementBytes(layout_.inputType()), acc = elementBytes(layout_.accumulatorType());
+  for (std::uint32_t r = 0; r < layout_.gridY; ++r)
+    for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
+      const std::uint64_t x = std::uint64_t(layout_.ks(c)) * layout_.ms(r) * in;
+      const std::uint64_t dy = layout_.ms(r) * layout_.outputColumns(c) * in;
+      const std::uint64_t sums = 3 * SramAllocator::aligned(layout_.ks(c) * acc);
+      const std::uint64_t need = SramAllocator::aligned(x) + SramAllocator::aligned(dy) + sums;
+      if (need <= arch.pe.sramBytes) continue;
+      std::ostringstream why;
+      why << describe() << ": PE (" << c << "," << r << ") needs " << need << " bytes of SRAM, more than arch.pe.sram_bytes="
+          << arch.pe.sramBytes << ": activations 'x' " << x << " B, output gradients 'dy' " << dy
+          << " B, accumulator and send buffer " << sums << " B";
+      throw PlanError(why.str());
+    }
+}
+
+std::string WeightGradGemm::describe() const {
+  std::string forward = layout_.describe();
+  return "weight_grad dW = X^T . dY of the layer " + forward.substr(forward.find(' ') + 1);
+}
+
+void WeightGradGemm::programRoutes(fabric::ColorRouteTable& routes) const {
+  const std::uint32_t last = layout_.gridY - 1;
+  for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
+    routeSouthChain(routes, c, 0, last, sumColors_);
+    routeColumnToSouthEdge(routes, c, last, sumColors_[last % 2]);
+  }
+}
+
+void WeightGradGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const {
+  for (std::uint32_t r = 0; r < layout_.gridY; ++r)
+    routeRowBroadcast(routes, r, 0, layout_.gridX - 1, layout_.target[pass], broadcastColor_);
+}
+
+std::uint32_t WeightGradGemm::dyColumnOffset(std::uint32_t pass) const {
+  std::uint32_t n = 0;
+  for (std::uint32_t p = 0; p < pass; ++p)
+    if (layout_.target[p] == layout_.target[pass]) n += layout_.ns(p);
+  return n;
+}
+
+Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const {
+  const std::uint32_t ks = layout_.ks(c), ms = layout_.ms(r), ns = layout_.ns(pass);
+  const bool source = c == layout_.target[pass];
+  const ElementType accType = layout_.accumulatorType();
+  const Precision accPrecision = accType == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
+  const Precision inPrecision = layout_.inputType() == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
+
+  ProgramBuilder b("weight_grad_pass" + std::to_string(pass) + (source ? "_source" : "") + (r == 0 ? "_top" : "") +
+                   (r % 2 ? "_odd" : "_even") + "_k" + std::to_string(ks) + "_m" + std::to_string(ms));
+  // X is k-major (as the forward pass reads it): X[m, ks] is a stride-ms vector.
+  const BufferRef x = b.buffer("x", layout_.inputType(), ks * ms);
+  const std::uint32_t dyElements = std::uint32_t(ms * layout_.outputColumns(c));
+  const BufferRef dy = dyElements ? b.buffer("dy", layout_.inputType(), dyElements) : BufferRef{0};
+  // [zeros | sums], as in the forward pass: an n's first FMAC adds to the zeros.
+  const BufferRef accPair = b.buffer("acc", accType, 2 * ks);
+  const Descriptor acc = memory(accPair, ks, ks);
+  const BufferRef send = b.buffer("send", accType, ks);
+  // Created first: a lower task number runs before the next dY's task.
+  const TaskRef columnDone = b.task("column_done");
+  const TaskRef onDy = b.dataTask("on_dy", broadcastColor_);
+
+  if (source) {
+    const TaskRef broadcast = b.task("broadcast");
+    b.activateAtStart(broadcast);
+    b.fmov(broadcast, inPrecision, fabricOut(broadcastColor_, ms * ns), memory(dy, ms * ns, ms * dyColumnOffset(pass)),
+           Issue::onThread(kBroadcastThread));
+  }
+  b.fmac(onDy, shape_.precision, acc, memory(accPair, ks).indexed(kStarted, ks), memory(x, ks, 0, ms).indexed(kMIndex, 1),
+         taskArgument());
+  b.setIndex(onDy, kStarted, 1);
+  b.countIndex(onDy, kMIndex, ms, columnDone);
+
+  // The column's reduction, south to the edge: the top row starts it, the
+  // others add what arrives from the north; the last row's goes off the wafer.
+  const Issue onThread = Issue::onThread(kReductionThread);
+  b.setIndex(columnDone, kStarted, 0);
+  b.fmov(columnDone, accPrecision, memory(send, ks), acc, onThread);
+  const Descriptor out = fabricOut(sumColors_[r % 2], ks);
+  if (r == 0)
+    b.fmov(columnDone, accPrecision, out, memory(send, ks), onThread);
+  else
+    b.fadd(columnDone, accPrecision, out, fabricIn(sumColors_[(r - 1) % 2], ks), memory(send, ks), onThread);
+  return b.build();
+}
+
+void WeightGradGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
+  // PEs alike in role and buffers share one program.
+  std::map<std::tuple<bool, unsigned, std::uint32_t, std::uint32_t, std::uint64_t>, ProgramId> programs;
+  for (std::uint32_t r = 0; r < layout_.gridY; ++r)
+    for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
+      const auto key = std::make_tuple(c == layout_.target[pass], r == 0 ? 2u : r % 2, layout_.ks(c), layout_.ms(r),
+                                       layout_.outputColumns(c));
+      auto it = programs.find(key);
+      if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, pass))).first;
+      pes.load(mesh.id(c, r), it->second);
+    }
+}
+
+void WeightGradGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& xt,
+                                   const Matrix& dy) const {
+  for (std::uint32_t r = 0; r < layout_.gridY; ++r)
+    for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
+      std::vector<float> block;
+      for (std::uint32_t k = layout_.kBegin[c]; k < layout_.kBegin[c + 1]; ++k)
+        for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m) block.push_back(xt.at(k, m));
+      pes.write(mesh.id(c, r), "x", 0, block);
+    }
+  // dY's n's of each pass at its target, n-major, in pass order.
+  for (std::uint32_t p = 0; p < layout_.passes(); ++p)
+    for (std::uint32_t r = 0; r < layout_.gridY; ++r) {
+      std::vector<float> block;
+      for (std::uint32_t n = layout_.nBegin[p]; n < layout_.nBegin[p + 1]; ++n)
+        for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m) block.push_back(dy.at(m, n));
+      pes.write(mesh.id(layout_.target[p], r), "dy", layout_.ms(r) * dyColumnOffset(p), block);
+    }
+}
+
+Matrix WeightGradGemm::readOutput(const PeArray&, const fabric::MeshGeometry& mesh,
+                                  const wafer::EdgeCollector& egress) const {
+  // Column c's gradients leave its bottom router: for each pass in order,
+  // each n of the pass, its ks k's.
+  Matrix dw(shape_.m, shape_.n);
+  for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
+    const std::vector<std::uint32_t>& out = egress.payloads(mesh.id(c, mesh.height - 1), fabric::Port::South);
+    const std::uint32_t ks = layout_.ks(c);
+    if (out.size() != std::size_t(ks) * shape_.n)
+      throw PlanError("column " + std::to_string(c) + " sent " + std::to_string(out.size()) +
+                      " gradients off the wafer, expected " + std::to_string(std::size_t(ks) * shape_.n));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      dw.at(layout_.kBegin[c] + std::uint32_t(i % ks), std::uint32_t(i / ks)) =
+          fromPayload(layout_.accumulatorType(), out[i]);
+  }
+  return dw;
+}
+
+GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
+  GemmBounds b;
+  const std::uint64_t lanes = arch.pe.lanes.of(Opcode::Fmac, shape_.precision);
+  const std::uint32_t ksMax = layout_.ks(layout_.gridX - 1), msMax = layout_.ms(layout_.gridY - 1);
+  b.compute = std::uint64_t(shape_.n) * msMax * ((ksMax + lanes - 1) / lanes);
+  const double perCycle = arch.io.bandwidthBytesPerS / arch.clockHz / elementBytes(layout_.accumulatorType());
+  b.bandwidth = std::max<std::uint64_t>(std::uint64_t(double(shape_.m) * shape_.n / perCycle),
+                                        std::uint64_t(ksMax) * shape_.n);
+  // A row's dY leaves its source router once per element, and a column's
+  // link to the edge carries ks sums per n.
+  b.reduction = std::max<std::uint64_t>(std::uint64_t(msMax) * shape_.n, std::uint64_t(ksMax) * shape_.n);
+  const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
+  const std::uint32_t t = layout_.target.back();
+  const std::uint64_t across = std::max(t, layout_.gridX - 1 - t) * hop;
+  // Onto the RAMP, across the row, off the RAMP; then the column's sums:
+  // onto the RAMP, and per row below a hop and the RAMP both ways; then the
+  // hops to the edge and out.
+  b.latency = 2 * ramp + across + ramp + (layout_.gridY - 1) * (2 * ramp + hop) +
+              (arch.mesh.height - layout_.gridY + 1) * hop;
+  return b;
+}
+
+}  // namespace wsesim::firmware

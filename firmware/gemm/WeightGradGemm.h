@@ -1,0 +1,73 @@
+#pragma once
+// The weight-gradient pass of a weight-streamed layer, dW[K x N] =
+// X^T[K x M] . dY[M x N], as the transposed version of the forward dataflow
+// (the vendor has not published this mapping; docs/gemm-mappings.md says
+// what we assume). Nothing streams in; the gradients stream out:
+//
+// - X stays where the forward pass left it: PE (c, r) holds X[rows of r,
+//   ks of c] (WeightStreamPlan's layout of the forward GEMM).
+// - dY lies where the layer's output Y lay in the forward pass (as the
+//   backward-data pass of the next layer leaves it): pass p's n's at its
+//   target column t, rows of r at row r.
+// - For each n, the target PE of each row broadcasts dY[rows of r, n] along
+//   its row (color 0, both ways, itself included); every arriving dY[m, n]
+//   runs one FMAC: acc[ks] += X[m, ks] * dY[m, n], the AXPY of the forward's
+//   transposition (strided over X, so bank conflicts may cut lanes).
+// - After the row's last m of an n, the partial dW[ks, n] of the PE is
+//   reduced down the column (colors 1 and 2 by row parity) on a hardware
+//   thread, overlapping the next n's FMACs, and the last row sends the sum
+//   out of the wafer at the south edge: K x N gradients leave, one column
+//   of k's per PE column.
+//
+// The passes are the forward's: one per target column; the broadcast's
+// routes change with the pass (GemmMapping::programPhaseRoutes).
+
+#include "firmware/gemm/GemmMapping.h"
+#include "firmware/gemm/WeightStreamPlan.h"
+
+namespace wsesim::firmware {
+
+class WeightGradGemm : public GemmMapping {
+ public:
+  // `shape` is the product computed, K x M x N (A = X^T, B = dY). Throws
+  // PlanError when the layout or a PE's buffers do not fit.
+  WeightGradGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY);
+
+  const GemmShape& shape() const override { return shape_; }
+  std::uint32_t gridX() const override { return layout_.gridX; }
+  std::uint32_t gridY() const override { return layout_.gridY; }
+  unsigned colorsUsed() const override { return 3; }
+  std::string describe() const override;
+  std::uint32_t phases() const override { return layout_.passes(); }
+  std::vector<std::string> keptBuffers() const override { return {"x", "dy"}; }
+
+  void programRoutes(fabric::ColorRouteTable& routes) const override;
+  void programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const override;
+  void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
+  // A is X^T (K x M), B is dY (M x N).
+  void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+                     const Matrix& b) const override;
+  std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry&, const Matrix*, std::uint32_t) const override {
+    return {};
+  }
+  Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+                    const wafer::EdgeCollector& egress) const override;
+  // compute: the busiest PE's FMACs at full lanes; bandwidth: K x N
+  // gradients through the outbound I/O (or a column's through its edge
+  // port); reduction: the busiest link (a column's sums, or a row's dY
+  // broadcast); latency: a dY to the farthest column, then down the column.
+  GemmBounds bounds(const config::ArchConfig& arch) const override;
+
+  pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const;
+
+ private:
+  // Where pass `pass`'s n's start in the "dy" buffer of its target column, in n's.
+  std::uint32_t dyColumnOffset(std::uint32_t pass) const;
+
+  GemmShape shape_;
+  WeightStreamPlan layout_;  // of the forward GEMM Y[M x N] = X[M x K] . W[K x N]
+  unsigned broadcastColor_ = 0;
+  unsigned sumColors_[2] = {1, 2};
+};
+
+}  // namespace wsesim::firmware

@@ -1,0 +1,88 @@
+// The weight-gradient pass dW = X^T . dY in functional mode on small
+// meshes: X and dY resident where the forward pass leaves X and Y, the
+// gradients reassembled from what leaves the wafer's south edge and
+// checked against a reference matmul; timing mode's cycles equal
+// functional mode's; the outbound I/O bandwidth holds the gradients back.
+#include <gtest/gtest.h>
+
+#include "hw/config/ConfigError.h"
+#include "testbench/tests/gemm/GemmTestSupport.h"
+
+namespace wsesim::gemm {
+namespace {
+
+using testing::runGemm;
+using testing::shape;
+
+struct Case {
+  const char* name;
+  unsigned m, k, n;  // of the layer Y[m x n] = X[m x k] . W[k x n]
+  const char* extra;
+};
+
+class WeightGradShapes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(WeightGradShapes, ExactOnIntegersAndAllGradientsLeaveTheWafer) {
+  const Case c = GetParam();
+  const nlohmann::json r = runGemm(shape(c.m, c.k, c.n) + "  pass: weight_grad\n" + c.extra);
+  EXPECT_EQ(r["checked"], true);
+  EXPECT_EQ(r["mismatches"], 0u) << r.dump(2);
+  EXPECT_GE(r["cycles"].get<std::uint64_t>(), r["lower_bounds"]["max"].get<std::uint64_t>());
+  EXPECT_EQ(r["wavelets"]["out_of_wafer"], std::uint64_t(c.k) * c.n);  // each gradient leaves once
+  EXPECT_EQ(r["wavelets"]["weights_in"], 0u);                          // nothing streams in
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Passes, WeightGradShapes,
+    ::testing::Values(Case{"mesh_sized", 40, 24, 16, ""},       // 8x8 grid
+                      Case{"m_is_1", 1, 8, 5, ""},              // one row: it sends straight off the wafer
+                      Case{"k_wider_than_mesh", 7, 30, 3, ""},  // 3-4 k per column
+                      Case{"k_narrower", 13, 5, 9, ""},         // 5 columns, uneven m per row
+                      Case{"n_is_1", 9, 17, 1, ""},
+                      Case{"one_column", 6, 1, 4, ""},          // the target broadcasts to itself only
+                      Case{"given_grid", 16, 16, 4, "  grid_x: 3\n  grid_y: 5\n"},  // rows below the grid pass sums on
+                      Case{"fp16", 20, 12, 6, "  dtype: fp16\n"},
+                      Case{"mixed", 20, 12, 6, "  dtype: mixed\n"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// With 400 bytes of SRAM the forward layout keeps Y (so dY) in 5 passes at
+// columns 0, 2, 4, 5, 7: the row broadcast's routes change with each pass.
+TEST(WeightGradGemm, PassesBroadcastFromEachTargetColumn) {
+  const nlohmann::json r =
+      runGemm(shape(40, 24, 64) + "  pass: weight_grad\n", "functional", "  pe:\n    sram_bytes: 400\n");
+  EXPECT_EQ(r["phases"], 5u);
+  EXPECT_EQ(r["mismatches"], 0u);
+  EXPECT_LE(r["sram_high_water_bytes"].get<std::uint64_t>(), 400u);
+}
+
+// Timing mode reproduces functional mode's cycles (recorded from a
+// functional run of the five-pass case above); each mode in its own process.
+class WeightGradModes : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WeightGradModes, SameCyclesInBothModes) {
+  const nlohmann::json r = runGemm(shape(40, 24, 64) + "  pass: weight_grad\n", GetParam(), "  pe:\n    sram_bytes: 400\n");
+  EXPECT_EQ(r["cycles"], 2902u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, WeightGradModes, ::testing::Values("functional", "timing"));
+
+// 2.2e8 B/s at 1.1 GHz is 0.05 fp32 gradients per cycle: the 24 x 16
+// gradients need 7680 cycles to leave, ten times the pass's compute, so the
+// outbound I/O sets the pace (the fabric holds the sums back, none lost).
+TEST(WeightGradGemm, OutboundIoBandwidthBindsWhenLow) {
+  const nlohmann::json r = runGemm(shape(40, 24, 16) + "  pass: weight_grad\n", "functional",
+                                   "  clock_hz: 1100000000\n  io:\n    bandwidth_bytes_per_s: 220000000\n");
+  EXPECT_EQ(r["mismatches"], 0u);
+  EXPECT_EQ(r["lower_bounds"]["max"], r["lower_bounds"]["bandwidth"]);
+  EXPECT_EQ(r["lower_bounds"]["bandwidth"], 7680u);
+  EXPECT_GE(r["cycles"].get<std::uint64_t>(), 7680u);
+  EXPECT_LT(r["cycles"].get<std::uint64_t>(), 7680u + 710u);
+}
+
+TEST(WeightGradGemm, RepresentativeRowsAreRefused) {
+  EXPECT_THROW(runGemm(shape(40, 24, 16) + "  pass: weight_grad\n  rows: representative\n", "timing"),
+               config::ConfigError);
+}
+
+}  // namespace
+}  // namespace wsesim::gemm
