@@ -1,6 +1,6 @@
 // GEMM properties that take several simulations, each its own `wsesim run`
 // (one simulation per process): cycles never below the analytic lower bound
-// on random shapes; representative rows give the cycles of every row.
+// on random shapes in every pass; representative rows give the cycles of every row.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,10 +49,14 @@ TEST(GemmBounds, CyclesNeverBelowTheLowerBoundOnRandomShapes) {
   std::uniform_int_distribution<int> small(1, 40), grid(0, 8), bandwidth(0, 2);
   const char* const dtypes[] = {"fp32", "mixed", "fp16"};
   const char* const bandwidths[] = {"150e9", "4e9", "1e9"};  // plenty, about one, and a quarter wavelet per cycle
-  for (int i = 0; i < 12; ++i) {
+  const char* const passes[] = {"forward", "backward_data", "weight_grad"};
+  for (int i = 0; i < 15; ++i) {
+    const std::string pass = passes[(i / 3) % 3];
     const int m = small(rng), k = small(rng), n = small(rng) / 4 + 1;
-    const int gx = std::min(grid(rng), k), gy = std::min(grid(rng), m);
-    const std::string overrides = "--set run.mode=timing --set workload.m=" + std::to_string(m) +
+    // The grid spans the reduced dimension along x: n for backward-data, k otherwise.
+    const int gx = std::min(grid(rng), pass == "backward_data" ? n : k), gy = std::min(grid(rng), m);
+    const std::string overrides = "--set run.mode=timing --set workload.pass=" + pass + " --set workload.m=" +
+                                  std::to_string(m) +
                                   " --set workload.k=" + std::to_string(k) + " --set workload.n=" + std::to_string(n) +
                                   " --set workload.grid_x=" + std::to_string(gx) + " --set workload.grid_y=" +
                                   std::to_string(gy) + " --set workload.dtype=" + dtypes[i % 3] +
