@@ -1,24 +1,29 @@
 #!/usr/bin/python3
 """Plots metrics of a sweep table (OUT/results.json from sweep.py) against a
-swept key, one line per value of another swept key; PNG or SVG by extension.
+swept key, one line per value of another swept key; or a wafer heatmap of
+one run's per-PE statistics (wsesim run --map MAP.json). PNG or SVG by
+extension.
 
   scripts/plot.py OUT/results.json --x KEY --y METRIC [--y METRIC]... [--lines KEY]
                   [--where KEY=VALUE]... [--logx] [--logy] [--title TEXT] --out FILE.png [--out FILE.svg]
+  scripts/plot.py --map MAP.json --metric pe_busy|sram|link_load[:N|E|S|W|RAMP]
+                  [--region X0,Y0,X1,Y1] [--title TEXT] --out FILE.png [--out FILE.svg]
 
-Every other swept key must be fixed with --where or have one value.
-Wafer heatmaps (per-PE busy fraction, per-link load, SRAM use) need per-PE
-statistics from the run, which wsesim does not write yet; see docs/exploration.md."""
+Every other swept key must be fixed with --where or have one value."""
 import argparse
 import sys
 
-from wsesweep import aggregate, plotting
+from wsesweep import aggregate, heatmap, plotting
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("table", help="results.json of a sweep")
-    parser.add_argument("--x", required=True, help="swept key on the x axis")
-    parser.add_argument("--y", required=True, action="append", help="metric (repeat for stacked panels)")
+    parser.add_argument("table", nargs="?", help="results.json of a sweep")
+    parser.add_argument("--x", help="swept key on the x axis")
+    parser.add_argument("--y", action="append", help="metric (repeat for stacked panels)")
+    parser.add_argument("--map", help="a run's wafer map (wsesim run --map): draw a heatmap instead")
+    parser.add_argument("--metric", choices=heatmap.METRICS, default="pe_busy", help="the heatmap's metric")
+    parser.add_argument("--region", metavar="X0,Y0,X1,Y1", help="the heatmap's rectangle of PEs (inclusive)")
     parser.add_argument("--lines", help="swept key: one line per value")
     parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                         help="keep only the points with this swept value (repeatable)")
@@ -37,6 +42,10 @@ def main():
     for path in args.out:
         if not path.endswith((".png", ".svg")):
             parser.error(f"--out {path}: the name must end in .png or .svg")
+    if args.map:
+        return draw_heatmap(parser, args)
+    if not args.table or not args.x or not args.y:
+        parser.error("a line plot needs a table, --x and --y (or use --map for a heatmap)")
     try:
         table = aggregate.load_table(args.table)
         missing = plotting.line_plot(table, args.x, args.y, args.out, lines=args.lines, where=where,
@@ -46,6 +55,24 @@ def main():
         return 2
     if missing:
         print(f"plot: {missing} matching point(s) without results left out", file=sys.stderr)
+    print("plot: wrote " + ", ".join(args.out))
+    return 0
+
+
+def draw_heatmap(parser, args):
+    region = None
+    if args.region:
+        try:
+            region = tuple(int(v) for v in args.region.split(","))
+        except ValueError:
+            region = ()
+        if len(region) != 4:
+            parser.error(f"--region {args.region}: expected X0,Y0,X1,Y1 (integers)")
+    try:
+        heatmap.heatmap(heatmap.load_map(args.map), args.metric, args.out, region=region, title=args.title)
+    except (OSError, ValueError, plotting.PlotError) as e:
+        print(f"plot: {e}", file=sys.stderr)
+        return 2
     print("plot: wrote " + ", ".join(args.out))
     return 0
 

@@ -58,12 +58,17 @@ def line_plot(table, x, ys, outputs, lines=None, where=None, logx=False, logy=Fa
     heading = " | ".join(t for t in (title, fixed) if t)
     if heading:
         figure.suptitle(heading, fontsize="medium")
+    save(figure, outputs)
+    return len(selected) - len(done)
+
+
+def save(figure, outputs):
+    """Writes the figure to every path (PNG or SVG by extension) and closes it."""
     figure.tight_layout()
     for path in outputs:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         figure.savefig(path, dpi=120)
     plt.close(figure)
-    return len(selected) - len(done)
 
 
 def same_value(value, wanted):

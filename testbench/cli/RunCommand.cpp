@@ -27,6 +27,7 @@ struct RunArguments {
   std::vector<std::string> overrides;
   std::string outFile;
   std::string vcdFile;
+  std::string mapFile;
 };
 
 // A VCD being written lives under a temporary name until the run succeeds.
@@ -40,6 +41,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   options.add_options()("set", po::value(&args.overrides)->composing(), "override a key: dotted.key=value")(
       "out", po::value(&args.outFile), "write the result JSON here (atomically)")(
       "vcd", po::value(&args.vcdFile), "write a VCD waveform of run.vcd.region here")(
+      "map", po::value(&args.mapFile), "write per-PE and per-link statistics (JSON) here, for scripts/plot.py --map")(
       "config", po::value(&args.configFile)->required(), "the run's YAML configuration");
   po::positional_options_description positional;
   positional.add("config", 1);
@@ -49,7 +51,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     po::notify(vm);
   } catch (const po::error& e) {
     err << "wsesim run: " << e.what() << "\n"
-        << "usage: wsesim run CONFIG.yaml [--set key=value]... [--out RESULT.json] [--vcd TRACE.vcd]\n";
+        << "usage: wsesim run CONFIG.yaml [--set key=value]... [--out RESULT.json] [--vcd TRACE.vcd] [--map MAP.json]\n";
     return kUsageError;
   }
 
@@ -86,7 +88,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
   }
   try {
-    work->run(workload::RunOptions{vcdBase});
+    work->run(workload::RunOptions{vcdBase, !args.mapFile.empty()});
   } catch (const std::exception& e) {
     if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd");
     err << "wsesim: simulation failed: " << e.what() << "\n";
@@ -105,6 +107,10 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (!vcdBase.empty()) {
       results::publishFile(vcdBase + ".vcd", args.vcdFile);
       out << "  waveform: " << args.vcdFile << "\n";
+    }
+    if (!args.mapFile.empty()) {
+      results::writeFileAtomically(args.mapFile, work->waferMap().dump() + "\n");
+      out << "  wafer map: " << args.mapFile << "\n";
     }
     if (!args.outFile.empty()) {
       results::writeFileAtomically(args.outFile, doc.dump(2) + "\n");

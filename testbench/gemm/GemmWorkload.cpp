@@ -13,6 +13,7 @@
 #include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/Wafer.h"
 #include "testbench/gemm/GemmPhases.h"
+#include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::gemm {
@@ -139,6 +140,8 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     wafer.addTraceObserver(peTracer.get());
   });
   pes.checkQuiescent();
+  // Of the simulated rows (all of them unless representative).
+  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
   // Rows left out lie further down the weights' column multicast: in every
   // phase the last of them finishes one hop later per row, and the next
   // phase starts after it (identical rows run at the same pace; checked

@@ -11,6 +11,7 @@
 #include "testbench/noc/BroadcastRoutes.h"
 #include "testbench/noc/NocConfig.h"
 #include "testbench/noc/NocTraffic.h"
+#include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::noc {
@@ -67,6 +68,7 @@ void NocWorkload::run(const workload::RunOptions& options) {
   const workload::SimulationTimes times = workload::simulate(wafer, options, start);
 
   cycles_ = wafer.cycles();
+  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), nullptr, wafer.cycles());
   const double simSeconds = times.simulationSeconds;
   const fabric::FabricCounters& counters = wafer.fabric().counters();
   const LatencyStats latency = traffic.latency();

@@ -10,6 +10,7 @@
 #include "hw/trace/PeVcdTracer.h"
 #include "hw/wafer/Wafer.h"
 #include "testbench/pe/ChainReduce.h"
+#include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::pe_kernels {
@@ -70,6 +71,7 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   });
   pes.checkQuiescent();
   cycles_ = wafer.cycles();
+  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
 
   const pe::PeCounters totals = pes.totals();
   std::uint64_t busiest = 0, sramHighWater = 0;

@@ -20,6 +20,8 @@ namespace wsesim::workload {
 struct RunOptions {
   // Waveform file name without its extension (SystemC appends ".vcd"); empty: none.
   std::string vcdBaseName;
+  // Keep per-PE and per-link statistics for waferMap().
+  bool waferMap = false;
 };
 
 class Workload {
@@ -32,6 +34,11 @@ class Workload {
   virtual nlohmann::json results() const = 0;
   // A few human-readable lines for the terminal.
   virtual std::string summary() const = 0;
+  // Per-PE and per-link statistics (results/WaferMap.h) if the run was asked for them, else null.
+  const nlohmann::json& waferMap() const { return waferMap_; }
+
+ protected:
+  nlohmann::json waferMap_;
 };
 
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(

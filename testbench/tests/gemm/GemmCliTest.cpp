@@ -86,4 +86,30 @@ TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
   }
 }
 
+// The wafer map of the small GEMM (40 x 24 x 16 on 8 x 8, 3 k per column,
+// 5 m per row, one pass reduced to column 4): each column's top router
+// passes its 3 x 16 weights south; every PE keeps x (3 x 5 fp32), acc
+// (2 x 5) and send (5), and the target also y (5 x 16) and a second send
+// half (5): 120 and 460 bytes.
+TEST(GemmWaferMap, LinkLoadsAndSramPerPe) {
+  const ScratchDir dir;
+  const std::string map = dir.path() + "/wafer_map.json";
+  const nlohmann::json r = runGemm(dir, "map", "--map '" + map + "'");
+  ASSERT_FALSE(r.empty());
+  const nlohmann::json m = nlohmann::json::parse(std::ifstream(map));
+  const std::uint64_t cycles = r.at("cycles");
+  ASSERT_EQ(m.at("cycles"), cycles);
+  ASSERT_EQ(m.at("width"), 8);
+  ASSERT_EQ(m.at("pe_busy_permille").size(), 64u);
+  for (unsigned x = 0; x < 8; ++x) {
+    EXPECT_EQ(m["link_load_permille"]["S"][x], (48 * 1000 + cycles / 2) / cycles) << x;
+    EXPECT_EQ(m["link_load_permille"]["S"][56 + x], 0u) << x;  // the bottom row passes nothing on
+    for (unsigned y = 0; y < 8; ++y) {
+      EXPECT_EQ(m["sram_high_water_bytes"][y * 8 + x], x == 4 ? 460u : 120u) << x << "," << y;
+      EXPECT_LE(m["pe_busy_permille"][y * 8 + x].get<unsigned>(), 1000u);
+      EXPECT_GT(m["pe_busy_permille"][y * 8 + x].get<unsigned>(), 0u);
+    }
+  }
+}
+
 }  // namespace
