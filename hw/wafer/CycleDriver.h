@@ -21,6 +21,17 @@ class CycleDriver {
   virtual std::uint64_t nextActivity(std::uint64_t now) const = 0;
   // True once the workload is complete at cycle `now`.
   virtual bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const = 0;
+  // The fraction of the workload done at cycle `now`, in [0, 1], or a
+  // negative number when the driver cannot tell (progress reports only).
+  virtual double progress(std::uint64_t /*now*/) const { return -1; }
+};
+
+// Hears about a long run's progress about once a second of wall time.
+class ProgressObserver {
+ public:
+  virtual ~ProgressObserver() = default;
+  // `fraction` as CycleDriver::progress; `done` once, when the run ends.
+  virtual void progress(std::uint64_t cycle, double fraction, bool done) = 0;
 };
 
 // Samples state at the end of every cycle while a waveform is traced.

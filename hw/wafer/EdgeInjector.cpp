@@ -6,8 +6,10 @@ namespace wsesim::wafer {
 
 EdgeInjector::EdgeInjector(std::vector<EdgeStream> streams, double waveletsPerCycle)
     : streams_(std::move(streams)), next_(streams_.size(), 0), bandwidth_(waveletsPerCycle) {
-  for (std::size_t s = 0; s < streams_.size(); ++s)
+  for (std::size_t s = 0; s < streams_.size(); ++s) {
     if (streams_[s].count > 0) open_.push_back(s);
+    total_ += streams_[s].count;
+  }
 }
 
 void EdgeInjector::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {

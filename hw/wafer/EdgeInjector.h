@@ -36,6 +36,8 @@ class EdgeInjector : public CycleDriver {
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
 
   std::uint64_t sent() const { return sent_; }
+  // Wavelets in all streams.
+  std::uint64_t total() const { return total_; }
   // Cycles in which a stream had bandwidth for a wavelet but its edge queue was full.
   std::uint64_t stalls() const { return stalls_; }
 
@@ -45,7 +47,7 @@ class EdgeInjector : public CycleDriver {
   std::vector<std::size_t> open_;    // streams with wavelets left, in stream order
   IoBandwidth bandwidth_;
   std::size_t lastServed_ = SIZE_MAX;  // the stream that sent last (round-robin)
-  std::uint64_t sent_ = 0, stalls_ = 0;
+  std::uint64_t sent_ = 0, stalls_ = 0, total_ = 0;
 };
 
 }  // namespace wsesim::wafer

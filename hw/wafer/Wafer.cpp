@@ -43,7 +43,15 @@ void Wafer::sample(std::uint64_t cycle) {
   for (CycleObserver* o : observers_) o->sample(cycle);
 }
 
+void Wafer::reportProgress() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - lastReport_ < std::chrono::seconds(1)) return;
+  lastReport_ = now;
+  progress_->progress(now_, driver_->progress(now_), false);
+}
+
 void Wafer::run() {
+  lastReport_ = std::chrono::steady_clock::now();
   try {
     std::uint64_t synced = 0;  // cycle SystemC time corresponds to
     auto advanceTo = [&](std::uint64_t cycle) {
@@ -73,8 +81,11 @@ void Wafer::run() {
       driver_->beginCycle(now_, fabric_);
       fabric_.step(now_);
       if (tracer_) sample(now_);
+      // The clock is read every 64 cycles: cheap beside stepping them.
+      if (progress_ && (now_ & 63) == 0) reportProgress();
       ++now_;
     }
+    if (progress_) progress_->progress(now_, 1.0, true);
     advanceTo(now_);
   } catch (...) {
     error_ = std::current_exception();

@@ -7,6 +7,7 @@
 
 #include <systemc>
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -37,6 +38,7 @@ class Wafer : public sc_core::sc_module {
   void traceTo(sc_core::sc_trace_file* file);
   // Samples `observer` along with the routers (only while tracing).
   void addTraceObserver(CycleObserver* observer) { observers_.push_back(observer); }
+  void setProgressObserver(ProgressObserver* observer) { progress_ = observer; }
 
   fabric::FabricKernel& fabric() { return fabric_; }
   const fabric::FabricKernel& fabric() const { return fabric_; }
@@ -50,6 +52,8 @@ class Wafer : public sc_core::sc_module {
  private:
   void run();
   void sample(std::uint64_t cycle);
+  // Tells the progress observer, if a second of wall time has passed since it last heard.
+  void reportProgress();
 
   config::ArchConfig arch_;
   config::RunConfig runConfig_;
@@ -57,6 +61,8 @@ class Wafer : public sc_core::sc_module {
   CycleDriver* driver_ = nullptr;
   std::unique_ptr<trace::FabricVcdTracer> tracer_;
   std::vector<CycleObserver*> observers_;
+  ProgressObserver* progress_ = nullptr;
+  std::chrono::steady_clock::time_point lastReport_;
   sc_core::sc_time period_;
   std::uint64_t now_ = 0;
   std::exception_ptr error_;

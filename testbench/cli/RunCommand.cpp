@@ -1,10 +1,12 @@
 #include <boost/program_options.hpp>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <ostream>
 #include <systemc>
 
@@ -13,6 +15,7 @@
 #include "hw/config/RunConfig.h"
 #include "hw/fabric/FabricError.h"
 #include "testbench/cli/Cli.h"
+#include "testbench/cli/ProgressLine.h"
 #include "testbench/results/AtomicFile.h"
 #include "testbench/results/ResultDocument.h"
 #include "testbench/workload/Workload.h"
@@ -88,7 +91,10 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
   }
   try {
-    work->run(workload::RunOptions{vcdBase, !args.mapFile.empty()});
+    // Progress goes to a terminal only: logs and pipes (and tests' streams) stay quiet.
+    const bool terminal = &err == &std::cerr && ::isatty(STDERR_FILENO);
+    ProgressLine progress(err);
+    work->run(workload::RunOptions{vcdBase, !args.mapFile.empty(), terminal ? &progress : nullptr});
   } catch (const std::exception& e) {
     if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd");
     err << "wsesim: simulation failed: " << e.what() << "\n";

@@ -42,6 +42,11 @@ std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
   return next;
 }
 
+double GemmPhases::progress(std::uint64_t) const {
+  const double phase = injector_->total() ? double(injector_->sent()) / double(injector_->total()) : 0.0;
+  return (phase_ + phase) / mapping_.phases();
+}
+
 bool GemmPhases::finished(std::uint64_t now, const fabric::FabricKernel& fabric) const {
   return phase_ + 1 == mapping_.phases() && phaseDone(now, fabric);
 }

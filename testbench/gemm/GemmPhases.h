@@ -26,6 +26,8 @@ class GemmPhases : public wafer::CycleDriver {
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
+  // Phases done, plus the share of the current phase's streams sent.
+  double progress(std::uint64_t now) const override;
 
   // The cycle each phase started in.
   const std::vector<std::uint64_t>& phaseStarts() const { return phaseStarts_; }

@@ -6,6 +6,7 @@
 // source (so it includes source queueing and both ramps) to the arrival of
 // its tail at the destination PE.
 
+#include <algorithm>
 #include <cstdint>
 #include <queue>
 #include <vector>
@@ -32,6 +33,8 @@ class NocTraffic : public wafer::CycleDriver, public fabric::WaveletSink {
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
+  // Through warm-up and measurement; the drain that follows counts as the last moment.
+  double progress(std::uint64_t now) const override { return std::min(1.0, double(now) / double(measureEnd())); }
   void deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64_t arrivalCycle) override;
 
   std::uint64_t measureStart() const { return config_.warmupCycles; }

@@ -13,6 +13,7 @@ SimulationTimes simulate(wafer::Wafer& wafer, const RunOptions& options,
     wafer.traceTo(vcd);
     if (traceMore) traceMore(vcd);
   }
+  wafer.setProgressObserver(options.progress);
   const auto elaborated = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const auto finished = std::chrono::steady_clock::now();

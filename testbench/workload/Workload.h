@@ -14,6 +14,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"
+#include "hw/wafer/CycleDriver.h"
 
 namespace wsesim::workload {
 
@@ -22,6 +23,8 @@ struct RunOptions {
   std::string vcdBaseName;
   // Keep per-PE and per-link statistics for waferMap().
   bool waferMap = false;
+  // Hears about the run's progress (null: nobody).
+  wafer::ProgressObserver* progress = nullptr;
 };
 
 class Workload {
