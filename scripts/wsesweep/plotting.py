@@ -26,8 +26,10 @@ def line_plot(table, x, ys, outputs, lines=None, where=None, logx=False, logy=Fa
             raise PlotError(f"{metric} is not a metric of this table ({', '.join(table['metrics'])})")
 
     selected = [r for r in table["rows"] if all(same_value(r[k], v) for k, v in where.items())]
+    # A key is free when it takes several values at one (x, line) point;
+    # one that moves along with x (a zipped axis) is not.
     free = [k for k in table["axes"] if k not in (x, lines) and k not in where
-            and len({repr(r[k]) for r in selected}) > 1]
+            and _varies_at_a_point(selected, k, x, lines)]
     if free:
         raise PlotError(f"{', '.join(free)} also vary: fix them with where (--where KEY=VALUE) "
                         "or use one as the line key")
@@ -69,6 +71,13 @@ def save(figure, outputs):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         figure.savefig(path, dpi=120)
     plt.close(figure)
+
+
+def _varies_at_a_point(rows, key, x, lines):
+    seen = {}
+    for r in rows:
+        seen.setdefault((repr(r[x]), repr(r[lines]) if lines else None), set()).add(repr(r[key]))
+    return any(len(values) > 1 for values in seen.values())
 
 
 def same_value(value, wanted):

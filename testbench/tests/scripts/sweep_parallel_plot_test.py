@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The GNU parallel job list that `sweep.py --emit parallel` writes runs every
 point, aggregates into the right table, and plot.py draws a line per value of
-one swept key with a third fixed by --where, as PNG and SVG."""
+one swept key with a third fixed by --where, as PNG and SVG; a zipped axis
+moving along with x needs no fixing."""
 import os
 import shutil
 import subprocess
@@ -52,4 +53,14 @@ unfixed = ctx.script("plot.py", table, "--x", "workload.injection_rate", "--y", 
                      "--lines", "arch.fabric.queue_depth", "--out", png)
 check_exit(unfixed, 2, "plot with a third key left varying")
 check("workload.pattern also vary" in unfixed.stderr, f"unclear message: {unfixed.stderr}")
+
+# A key that moves along with x (zipped axes, e.g. a square mesh's width and
+# height) does not need fixing; plotted against the other, it draws.
+from wsesweep import plotting  # noqa: E402
+
+zipped = {"axes": ["arch.mesh.width", "arch.mesh.height"], "metrics": ["cycles"],
+          "rows": [{"status": "ok", "arch.mesh.width": w, "arch.mesh.height": w, "cycles": 1000 // w}
+                   for w in (8, 16, 32)]}
+check(plotting.line_plot(zipped, "arch.mesh.width", ["cycles"], [ctx.path("zip.png")]) == 0, "zipped plot")
+check(os.path.getsize(ctx.path("zip.png")) > 1000, "the zipped plot is empty")
 print("GNU parallel ran all 12 points; table and PNG/SVG plot are right")
