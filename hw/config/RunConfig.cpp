@@ -26,6 +26,8 @@ RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {
       p.integer("run.vcd.region.x1", r.vcdRegion.x0, w - 1, std::min<std::int64_t>(w - 1, r.vcdRegion.x0 + 3)));
   r.vcdRegion.y1 = std::uint32_t(
       p.integer("run.vcd.region.y1", r.vcdRegion.y0, h - 1, std::min<std::int64_t>(h - 1, r.vcdRegion.y0 + 3)));
+  r.timelineLinkWindow =
+      std::uint64_t(p.integer("run.timeline.link_window_cycles", 1, std::int64_t(1) << 32, 100));
   return r;
 }
 

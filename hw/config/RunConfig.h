@@ -1,5 +1,6 @@
 #pragma once
-// How a run is carried out (`run.*`): data mode, watchdog, waveform region.
+// How a run is carried out (`run.*`): data mode, watchdog, the region of
+// interest that waveforms and timelines show, the timeline's link window.
 
 #include <cstdint>
 
@@ -20,7 +21,8 @@ enum class DataMode { Functional, Timing };
 struct RunConfig {
   DataMode mode = DataMode::Functional;
   std::uint64_t watchdogCycles = 0;
-  Region vcdRegion;
+  Region vcdRegion;                 // also the timeline's PEs
+  std::uint64_t timelineLinkWindow = 0;  // cycles per link-load sample in a timeline
 
   static RunConfig read(ParamReader& params, const ArchConfig& arch);
 };

@@ -97,6 +97,10 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   PeCounters totals() const;
   const SramAllocator& sram(fabric::RouterId pe) const { return sram_[pe]; }
   PeActivity activity(fabric::RouterId pe) const;
+  // The name of task `task` of the program loaded on `pe`.
+  const std::string& taskName(fabric::RouterId pe, int task) const {
+    return programs_[pes_[pe].program].program.tasks[std::size_t(task)].name;
+  }
   DataMode mode() const { return mode_; }
   std::size_t hostBytes() const;
 

@@ -39,7 +39,7 @@ void Wafer::traceTo(sc_core::sc_trace_file* file) {
 }
 
 void Wafer::sample(std::uint64_t cycle) {
-  tracer_->sample(fabric_);
+  if (tracer_) tracer_->sample(fabric_);
   for (CycleObserver* o : observers_) o->sample(cycle);
 }
 
@@ -58,6 +58,7 @@ void Wafer::run() {
       if (cycle > synced) wait(period_ * double(cycle - synced));
       synced = cycle;
     };
+    const bool sampling = tracer_ || !observers_.empty();
     while (driver_ && !driver_->finished(now_, fabric_)) {
       if (fabric_.idle()) {
         const std::uint64_t next = driver_->nextActivity(now_);
@@ -80,7 +81,7 @@ void Wafer::run() {
       }
       driver_->beginCycle(now_, fabric_);
       fabric_.step(now_);
-      if (tracer_) sample(now_);
+      if (sampling) sample(now_);
       // The clock is read every 64 cycles: cheap beside stepping them.
       if (progress_ && (now_ & 63) == 0) reportProgress();
       ++now_;

@@ -36,10 +36,13 @@ class Wafer : public sc_core::sc_module {
   void setDriver(CycleDriver* driver) { driver_ = driver; }
   // Traces the routers of run.vcd.region into `file`, one sample per cycle.
   void traceTo(sc_core::sc_trace_file* file);
-  // Samples `observer` along with the routers (only while tracing).
+  // Samples `observer` at the end of every cycle stepped (a waveform's
+  // routers are sampled too, and idle stretches as well).
   void addTraceObserver(CycleObserver* observer) { observers_.push_back(observer); }
   void setProgressObserver(ProgressObserver* observer) { progress_ = observer; }
 
+  const config::ArchConfig& arch() const { return arch_; }
+  const config::RunConfig& runConfig() const { return runConfig_; }
   fabric::FabricKernel& fabric() { return fabric_; }
   const fabric::FabricKernel& fabric() const { return fabric_; }
   // Cycles simulated so far (the cycle after the last one stepped).

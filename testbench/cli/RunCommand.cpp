@@ -31,6 +31,7 @@ struct RunArguments {
   std::string outFile;
   std::string vcdFile;
   std::string mapFile;
+  std::string timelineFile;
 };
 
 // A VCD being written lives under a temporary name until the run succeeds.
@@ -45,6 +46,8 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
       "out", po::value(&args.outFile), "write the result JSON here (atomically)")(
       "vcd", po::value(&args.vcdFile), "write a VCD waveform of run.vcd.region here")(
       "map", po::value(&args.mapFile), "write per-PE and per-link statistics (JSON) here, for scripts/plot.py --map")(
+      "timeline", po::value(&args.timelineFile),
+      "write a timeline of run.vcd.region (Chrome trace JSON, for ui.perfetto.dev) here")(
       "config", po::value(&args.configFile)->required(), "the run's YAML configuration");
   po::positional_options_description positional;
   positional.add("config", 1);
@@ -54,7 +57,8 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     po::notify(vm);
   } catch (const po::error& e) {
     err << "wsesim run: " << e.what() << "\n"
-        << "usage: wsesim run CONFIG.yaml [--set key=value]... [--out RESULT.json] [--vcd TRACE.vcd] [--map MAP.json]\n";
+        << "usage: wsesim run CONFIG.yaml [--set key=value]... [--out RESULT.json] [--vcd TRACE.vcd] [--map MAP.json]\n"
+           "       [--timeline TIMELINE.json]\n";
     return kUsageError;
   }
 
@@ -94,7 +98,8 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     // Progress goes to a terminal only: logs and pipes (and tests' streams) stay quiet.
     const bool terminal = &err == &std::cerr && ::isatty(STDERR_FILENO);
     ProgressLine progress(err);
-    work->run(workload::RunOptions{vcdBase, !args.mapFile.empty(), terminal ? &progress : nullptr});
+    work->run(workload::RunOptions{vcdBase, !args.mapFile.empty(), !args.timelineFile.empty(),
+                                   terminal ? &progress : nullptr});
   } catch (const std::exception& e) {
     if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd");
     err << "wsesim: simulation failed: " << e.what() << "\n";
@@ -113,6 +118,10 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (!vcdBase.empty()) {
       results::publishFile(vcdBase + ".vcd", args.vcdFile);
       out << "  waveform: " << args.vcdFile << "\n";
+    }
+    if (!args.timelineFile.empty()) {
+      results::writeFileAtomically(args.timelineFile, work->timeline());
+      out << "  timeline: " << args.timelineFile << "\n";
     }
     if (!args.mapFile.empty()) {
       results::writeFileAtomically(args.mapFile, work->waferMap().dump() + "\n");

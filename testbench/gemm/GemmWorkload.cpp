@@ -138,10 +138,17 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
     wafer.addTraceObserver(peTracer.get());
-  });
+  }, &pes);
   pes.checkQuiescent();
   // Of the simulated rows (all of them unless representative).
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
+  if (times.timeline) {
+    const std::vector<std::uint64_t>& starts = phases.phaseStarts();
+    for (std::size_t p = 0; p < starts.size(); ++p)
+      times.timeline->addSpan("phase " + std::to_string(p), starts[p],
+                              p + 1 < starts.size() ? starts[p + 1] : wafer.cycles());
+    timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
+  }
   // Rows left out lie further down the weights' column multicast: in every
   // phase the last of them finishes one hop later per row, and the next
   // phase starts after it (identical rows run at the same pace; checked

@@ -69,6 +69,12 @@ void NocWorkload::run(const workload::RunOptions& options) {
 
   cycles_ = wafer.cycles();
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), nullptr, wafer.cycles());
+  if (times.timeline) {
+    times.timeline->addSpan("warm-up", 0, traffic.measureStart());
+    times.timeline->addSpan("measurement", traffic.measureStart(), traffic.measureEnd());
+    times.timeline->addSpan("drain", traffic.measureEnd(), wafer.cycles());
+    timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
+  }
   const double simSeconds = times.simulationSeconds;
   const fabric::FabricCounters& counters = wafer.fabric().counters();
   const LatencyStats latency = traffic.latency();

@@ -68,10 +68,11 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
     wafer.addTraceObserver(peTracer.get());
-  });
+  }, &pes);
   pes.checkQuiescent();
   cycles_ = wafer.cycles();
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
+  if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
 
   const pe::PeCounters totals = pes.totals();
   std::uint64_t busiest = 0, sramHighWater = 0;

@@ -23,6 +23,8 @@ struct RunOptions {
   std::string vcdBaseName;
   // Keep per-PE and per-link statistics for waferMap().
   bool waferMap = false;
+  // Record a timeline of run.vcd.region for timeline().
+  bool timeline = false;
   // Hears about the run's progress (null: nobody).
   wafer::ProgressObserver* progress = nullptr;
 };
@@ -39,9 +41,12 @@ class Workload {
   virtual std::string summary() const = 0;
   // Per-PE and per-link statistics (results/WaferMap.h) if the run was asked for them, else null.
   const nlohmann::json& waferMap() const { return waferMap_; }
+  // The Chrome-trace JSON of the run's timeline if it was asked for, else empty.
+  const std::string& timeline() const { return timeline_; }
 
  protected:
   nlohmann::json waferMap_;
+  std::string timeline_;
 };
 
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(

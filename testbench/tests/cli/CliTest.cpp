@@ -174,7 +174,8 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
                               "fp32": {"fmac": 1, "fadd": 2, "fmul": 1, "fmov": 2}}},
              "fabric": {"color_bits": 5, "colors": 24, "queue_depth": 4, "hop_latency_cycles": 1,
                         "ramp_latency_cycles": 2, "routing": "xy"}},
-    "run": {"mode": "functional", "watchdog_cycles": 100000, "vcd": {"region": {"x0": 0, "y0": 0, "x1": 3, "y1": 3}}},
+    "run": {"mode": "functional", "watchdog_cycles": 100000, "vcd": {"region": {"x0": 0, "y0": 0, "x1": 3, "y1": 3}},
+            "timeline": {"link_window_cycles": 100}},
     "workload": {"type": "noc", "pattern": "uniform_random", "injection_rate": 0.01, "packet_wavelets": 1,
                  "warmup_cycles": 100, "measure_cycles": 2000, "drain_cycles": 100000, "seed": 1,
                  "colors": 1}})");

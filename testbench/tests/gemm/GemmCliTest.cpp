@@ -13,6 +13,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -110,6 +111,45 @@ TEST(GemmWaferMap, LinkLoadsAndSramPerPe) {
       EXPECT_GT(m["pe_busy_permille"][y * 8 + x].get<unsigned>(), 0u);
     }
   }
+}
+
+// The timeline of the one-PE GEMM (4 x 3 x 2 on a 1 x 1 grid, the PE at
+// (0, 0) traced): each of the 3 x 2 weights runs 'on_weight' for 8 cycles
+// (task start 2, FMAC 2 + 4), the first from cycle 3 (a hop and the ramp);
+// 'column_done' runs once per n; the RAMP delivers the 6 weights; one phase
+// spans the run.
+TEST(GemmTimeline, TasksLinkCountsAndPhaseOfTheTracedPe) {
+  const ScratchDir dir;
+  const std::string timeline = dir.path() + "/timeline.json";
+  const nlohmann::json r =
+      runGemm(dir, "one_pe",
+              "--set workload.m=4 --set workload.k=3 --set workload.n=2 --set workload.grid_x=1 --set workload.grid_y=1 "
+              "--set run.vcd.region.x1=0 --set run.vcd.region.y1=0 --timeline '" + timeline + "'");
+  ASSERT_FALSE(r.empty());
+  const nlohmann::json events = nlohmann::json::parse(std::ifstream(timeline)).at("traceEvents");
+  std::vector<std::uint64_t> weightStarts;
+  unsigned columnDone = 0, phases = 0;
+  std::uint64_t delivered = 0;
+  for (const nlohmann::json& e : events) {
+    const std::string name = e.at("name");
+    if (e.at("ph") == "X" && name == "on_weight") {
+      EXPECT_EQ(e["args"]["cycles"], 8u);
+      EXPECT_EQ(e["pid"], 1);
+      weightStarts.push_back(e["args"]["cycle"]);
+    }
+    columnDone += e.at("ph") == "X" && name == "column_done";
+    if (e.at("ph") == "X" && name == "phase 0") {
+      ++phases;
+      EXPECT_EQ(e["args"]["cycle"], 0u);
+      EXPECT_EQ(e["args"]["cycles"], r.at("cycles"));
+    }
+    if (e.at("ph") == "C" && name == "wavelets out RAMP") delivered += e["args"]["value"].get<std::uint64_t>();
+  }
+  ASSERT_EQ(weightStarts.size(), 6u);
+  EXPECT_EQ(weightStarts.front(), 3u);
+  EXPECT_EQ(columnDone, 2u);
+  EXPECT_EQ(phases, 1u);
+  EXPECT_EQ(delivered, 6u);
 }
 
 }  // namespace

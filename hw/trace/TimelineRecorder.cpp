@@ -1,0 +1,104 @@
+#include "hw/trace/TimelineRecorder.h"
+
+#include <cstdio>
+
+namespace wsesim::trace {
+namespace {
+
+const char* const kLinkCounter[fabric::kPortCount] = {"wavelets out N", "wavelets out E", "wavelets out S",
+                                                      "wavelets out W", "wavelets out RAMP"};
+
+// Task names are program identifiers; escape anyway, so any name stays valid JSON.
+std::string jsonString(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+TimelineRecorder::TimelineRecorder(const config::ArchConfig& arch, const config::Region& region,
+                                   const fabric::FabricKernel& fabric, const pe::PeArray* pes,
+                                   std::uint64_t linkWindow)
+    : fabric_(fabric),
+      pes_(pes),
+      mesh_(arch.mesh),
+      secondsPerCycle_(arch.secondsPerCycle()),
+      linkWindow_(linkWindow),
+      nextLinkSample_(linkWindow) {
+  for (std::uint32_t y = region.y0; y <= region.y1; ++y)
+    for (std::uint32_t x = region.x0; x <= region.x1; ++x) traced_.push_back(TracedPe{mesh_.id(x, y)});
+}
+
+void TimelineRecorder::endTask(TracedPe& pe, std::uint64_t cycle) {
+  if (pe.task < 0) return;
+  const unsigned track = unsigned(&pe - traced_.data()) + 1;
+  spans_.push_back(Span{pes_->taskName(pe.id, pe.task), track, pe.taskSince, cycle});
+  pe.task = -1;
+}
+
+void TimelineRecorder::sample(std::uint64_t cycle) {
+  if (pes_) {
+    for (TracedPe& pe : traced_) {
+      const pe::PeActivity a = pes_->activity(pe.id);
+      const std::uint64_t runs = pes_->counters(pe.id).tasksRun;
+      if (a.task != pe.task || runs != pe.tasksRun) {
+        endTask(pe, cycle);
+        pe.task = a.task;
+        pe.taskSince = cycle;
+        pe.tasksRun = runs;
+      }
+      if (a.threadsBusy != pe.threads) {
+        pe.threads = a.threadsBusy;
+        counters_.push_back(Counter{"threads busy", unsigned(&pe - traced_.data()) + 1, cycle, pe.threads});
+      }
+    }
+  }
+  if (cycle + 1 >= nextLinkSample_) sampleLinks(cycle + 1);
+}
+
+void TimelineRecorder::sampleLinks(std::uint64_t cycle) {
+  for (TracedPe& pe : traced_)
+    for (unsigned o = 0; o < fabric::kPortCount; ++o) {
+      const std::uint32_t sent = fabric_.transfers(pe.id, fabric::Port(o));
+      // Modulo 2^32, exact over any window shorter than that.
+      counters_.push_back(Counter{kLinkCounter[o], unsigned(&pe - traced_.data()) + 1, cycle,
+                                  std::uint32_t(sent - pe.sent[o])});
+      pe.sent[o] = sent;
+    }
+  nextLinkSample_ = cycle + linkWindow_;
+}
+
+void TimelineRecorder::addSpan(const std::string& name, std::uint64_t begin, std::uint64_t end) {
+  spans_.push_back(Span{name, 0, begin, end});
+}
+
+void TimelineRecorder::write(std::ostream& out, std::uint64_t end) {
+  for (TracedPe& pe : traced_) endTask(pe, end);
+  sampleLinks(end);
+  char number[64];
+  const auto time = [&](std::uint64_t cycle) {
+    std::snprintf(number, sizeof number, "%.6f", micros(cycle));
+    return std::string(number);
+  };
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"workload\"}}";
+  for (std::size_t i = 0; i < traced_.size(); ++i)
+    out << ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << i + 1 << ",\"args\":{\"name\":\"PE "
+        << mesh_.name(traced_[i].id) << "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << i + 1
+        << ",\"args\":{\"sort_index\":" << i + 1 << "}}";
+  for (const Span& s : spans_)
+    out << ",\n{\"ph\":\"X\",\"name\":" << jsonString(s.name) << ",\"pid\":" << s.track << ",\"tid\":0,\"ts\":"
+        << time(s.begin) << ",\"dur\":" << time(s.end - s.begin) << ",\"args\":{\"cycle\":" << s.begin
+        << ",\"cycles\":" << s.end - s.begin << "}}";
+  for (const Counter& c : counters_)
+    out << ",\n{\"ph\":\"C\",\"name\":\"" << c.name << "\",\"pid\":" << c.track << ",\"ts\":" << time(c.cycle)
+        << ",\"args\":{\"value\":" << c.value << "}}";
+  out << "\n]}\n";
+}
+
+}  // namespace wsesim::trace
