@@ -20,10 +20,10 @@ from bench_common import DEFAULT_WSESIM, ROOT, run_wsesim, write_document
 CONFIG = os.path.join(ROOT, "testbench", "configs", "gemm_small.yaml")
 
 
-def gemm(name, m, k, n, rows="all", preset="wse2", dtype="mixed"):
+def gemm(name, m, k, n, rows="all", preset="wse2", dtype="mixed", pass_="forward"):
     return (name, {
         "arch.preset": preset, "run.mode": "timing", "workload.m": m, "workload.k": k, "workload.n": n,
-        "workload.dtype": dtype, "workload.rows": rows,
+        "workload.dtype": dtype, "workload.rows": rows, "workload.pass": pass_,
     })
 
 
@@ -32,6 +32,10 @@ SCENARIOS = [
     gemm("gpt3xl_ffn_n64_wse2_representative_rows", 16384, 2048, 64, rows="representative"),
     gemm("gpt3xl_ffn_n64_small_all_rows", 4096, 2048, 64, preset="small"),
     gemm("gpt3xl_ffn_n64_small_representative_rows", 4096, 2048, 64, rows="representative", preset="small"),
+    gemm("gpt3xl_ffn_backward_data_wse2_representative_rows", 16384, 2048, 8192, rows="representative",
+         pass_="backward_data"),
+    # The weight-gradient pass reduces down the columns, so every row is simulated.
+    gemm("gpt3xl_ffn_n64_small_weight_grad", 4096, 2048, 64, preset="small", pass_="weight_grad"),
 ]
 
 
