@@ -2,6 +2,7 @@
 #include <map>
 
 #include "firmware/gemm/GemmMapping.h"
+#include "firmware/gemm/SummaGemm.h"
 #include "firmware/gemm/WeightStreamGemm.h"
 
 namespace wsesim::firmware {
@@ -18,6 +19,8 @@ const std::map<std::string, Factory>& factories() {
        [](const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx, std::uint32_t gy) {
          return std::make_unique<WeightStreamGemm>(WeightStreamPlan::make(s, arch, gx, gy));
        }},
+      {"summa", [](const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx,
+                   std::uint32_t gy) { return std::make_unique<SummaGemm>(s, arch, gx, gy); }},
   };
   return all;
 }

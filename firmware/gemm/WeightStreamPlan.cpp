@@ -3,22 +3,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "hw/pe/SramAllocator.h"
+#include "firmware/gemm/BalancedSplit.h"
 
 namespace wsesim::firmware {
-namespace {
-
-std::vector<std::uint32_t> balancedSplit(std::uint32_t total, std::uint32_t parts) {
-  std::vector<std::uint32_t> begin(parts + 1);
-  for (std::uint32_t p = 0; p <= parts; ++p) begin[p] = std::uint32_t(std::uint64_t(total) * p / parts);
-  return begin;
-}
-
-std::uint64_t aligned(std::uint64_t bytes) {
-  return (bytes + pe::SramAllocator::kAlignment - 1) / pe::SramAllocator::kAlignment * pe::SramAllocator::kAlignment;
-}
-
-}  // namespace
 
 std::uint64_t WeightStreamPlan::outputColumns(std::uint32_t c) const {
   std::uint64_t n = 0;
@@ -32,9 +19,9 @@ std::uint64_t WeightStreamPlan::sramBytes(std::uint32_t c, std::uint32_t r) cons
   // A target with neighbours on both sides double-buffers its send buffer.
   bool twoSidedTarget = false;
   for (std::uint32_t t : target) twoSidedTarget = twoSidedTarget || (t == c && c > 0 && c + 1 < gridX);
-  return aligned(std::uint64_t(ks(c)) * ms(r) * in)        // activations
-         + (twoSidedTarget ? 4 : 3) * aligned(ms(r) * acc)  // zeros, accumulator, send buffer(s)
-         + aligned(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
+  return alignedBytes(std::uint64_t(ks(c)) * ms(r) * in)        // activations
+         + (twoSidedTarget ? 4 : 3) * alignedBytes(ms(r) * acc)  // zeros, accumulator, send buffer(s)
+         + alignedBytes(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
 }
 
 std::string WeightStreamPlan::describe() const {
@@ -76,7 +63,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   // rows fit beside the activations and buffers of the fullest PE.
   const std::uint64_t in = pe::elementBytes(p.inputType()), acc = pe::elementBytes(p.accumulatorType());
   const std::uint32_t ksMax = p.ks(p.gridX - 1), msMax = p.ms(p.gridY - 1);
-  const std::uint64_t fixed = aligned(std::uint64_t(ksMax) * msMax * in) + 4 * aligned(msMax * acc);
+  const std::uint64_t fixed = alignedBytes(std::uint64_t(ksMax) * msMax * in) + 4 * alignedBytes(msMax * acc);
   const std::uint64_t perN = msMax * acc;
   const std::uint64_t nPerPass = arch.pe.sramBytes > fixed ? (arch.pe.sramBytes - fixed) / perN : 0;
   std::uint32_t passes = nPerPass == 0 ? 1 : std::uint32_t((shape.n + nPerPass - 1) / nPerPass);

@@ -3,8 +3,9 @@
 namespace wsesim::gemm {
 
 GemmPhases::GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, const fabric::MeshGeometry& mesh,
-                       const firmware::Matrix* b, double waveletsPerCycle)
-    : mapping_(mapping), pes_(pes), mesh_(mesh), b_(b), waveletsPerCycle_(waveletsPerCycle) {
+                       fabric::ColorRouteTable& routes, const firmware::Matrix* b, double waveletsPerCycle)
+    : mapping_(mapping), pes_(pes), mesh_(mesh), routes_(routes), b_(b), waveletsPerCycle_(waveletsPerCycle) {
+  mapping_.programPhaseRoutes(routes_, 0);
   mapping_.load(pes_, mesh_, 0);
   startPhase(0, 0);
 }
@@ -22,6 +23,7 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     const std::vector<std::string> kept = mapping_.keptBuffers();
     for (std::uint32_t y = 0; y < mapping_.gridY(); ++y)
       for (std::uint32_t x = 0; x < mapping_.gridX(); ++x) pes_.unload(mesh_.id(x, y), kept);
+    mapping_.programPhaseRoutes(routes_, phase_ + 1);
     mapping_.load(pes_, mesh_, phase_ + 1);
     startPhase(phase_ + 1, now);
   }

@@ -18,10 +18,11 @@ namespace wsesim::gemm {
 
 class GemmPhases : public wafer::CycleDriver {
  public:
-  // Loads phase 0; `b` gives the streamed payloads (null in timing mode)
-  // and must outlive the run.
+  // Programs phase 0's routes and loads its programs; `b` gives the
+  // streamed payloads (null in timing mode); `routes` (the fabric's) and
+  // `b` must outlive the run.
   GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, const fabric::MeshGeometry& mesh,
-             const firmware::Matrix* b, double waveletsPerCycle);
+             fabric::ColorRouteTable& routes, const firmware::Matrix* b, double waveletsPerCycle);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -40,6 +41,7 @@ class GemmPhases : public wafer::CycleDriver {
   const firmware::GemmMapping& mapping_;
   pe::PeArray& pes_;
   fabric::MeshGeometry mesh_;
+  fabric::ColorRouteTable& routes_;
   const firmware::Matrix* b_;
   double waveletsPerCycle_;
   std::uint32_t phase_ = 0;

@@ -113,7 +113,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     b = config_.pass == Pass::Forward ? operand(s.k, s.n, inputType, 2) : operand(s.n, s.k, inputType, 2).transposed();
   }
   const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(inputType);
-  GemmPhases phases(mapping, pes, mesh, functional ? &b : nullptr, waveletsPerCycle);
+  GemmPhases phases(mapping, pes, mesh, routes, functional ? &b : nullptr, waveletsPerCycle);
   if (functional) mapping.writeOperands(pes, mesh, a, b);
   wafer.setDriver(&phases);
   wafer.fabric().setSink(&pes);
