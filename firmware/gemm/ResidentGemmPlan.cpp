@@ -31,19 +31,21 @@ std::uint64_t ResidentGemmPlan::computeBound(const config::ArchConfig& arch) con
   return std::uint64_t(shape.k) * ns(grid - 1) * ((ms(grid - 1) + lanes - 1) / lanes);
 }
 
+void ResidentGemmPlan::checkColors(unsigned colors, const config::ArchConfig& arch) const {
+  if (colors > arch.fabric.colors)
+    throw PlanError(describe() + ": uses " + std::to_string(colors) + " colors, but arch.fabric.colors=" +
+                    std::to_string(arch.fabric.colors));
+}
+
 ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const GemmShape& shape,
                                         const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY, Placement placement,
-                                        std::vector<std::string> aBuffers, std::vector<std::string> bBuffers,
-                                        unsigned colors) {
+                                        std::vector<std::string> aBuffers, std::vector<std::string> bBuffers) {
   if (shape.m == 0 || shape.k == 0 || shape.n == 0) throw PlanError("a GEMM needs m, k and n of at least 1");
   if (arch.fabric.routing != fabric::RoutingMode::Color)
     throw PlanError(algorithm + " routes by color; set arch.fabric.routing: color");
   if (gridX && gridY && gridX != gridY)
     throw PlanError(algorithm + " runs on a square grid of PEs, but workload.grid_x=" + std::to_string(gridX) +
                     " and workload.grid_y=" + std::to_string(gridY) + " differ");
-  if (colors > arch.fabric.colors)
-    throw PlanError(algorithm + " uses " + std::to_string(colors) + " colors, but arch.fabric.colors=" +
-                    std::to_string(arch.fabric.colors));
   const std::uint32_t dims = std::min({shape.m, shape.k, shape.n});
   ResidentGemmPlan p;
   p.algorithm = algorithm;

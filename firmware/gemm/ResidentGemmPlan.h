@@ -52,7 +52,7 @@ struct ResidentGemmPlan {
   // Grid: gridX and gridY (0: not given) must agree; by default P is as
   // large as the mesh and the smallest of m, k, n allow (larger P only
   // shrinks the blocks). Throws PlanError naming what does not fit: the
-  // grid, the colors, or the PE, buffer and bytes that overflow SRAM.
+  // grid, or the PE, buffer and bytes that overflow SRAM.
   using Placement = std::vector<std::uint32_t> (*)(std::uint32_t grid);
   // The identity placement: logical position = mesh position.
   static std::vector<std::uint32_t> inOrder(std::uint32_t grid) {
@@ -62,7 +62,9 @@ struct ResidentGemmPlan {
   }
   static ResidentGemmPlan make(const std::string& algorithm, const GemmShape& shape, const config::ArchConfig& arch,
                                std::uint32_t gridX, std::uint32_t gridY, Placement placement,
-                               std::vector<std::string> aBuffers, std::vector<std::string> bBuffers, unsigned colors);
+                               std::vector<std::string> aBuffers, std::vector<std::string> bBuffers);
+  // Throws PlanError when the algorithm needs more colors than the fabric has.
+  void checkColors(unsigned colors, const config::ArchConfig& arch) const;
 };
 
 }  // namespace wsesim::firmware

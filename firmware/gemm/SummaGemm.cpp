@@ -10,7 +10,9 @@ std::string panel(const char* operand, std::uint32_t s) { return operand + std::
 
 SummaGemm::SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY)
     : ResidentGemm(ResidentGemmPlan::make("summa", shape, arch, gridX, gridY, ResidentGemmPlan::inOrder,
-                                          {"a", "ap0", "ap1"}, {"b", "bp0", "bp1"}, 2)) {}
+                                          {"a", "ap0", "ap1"}, {"b", "bp0", "bp1"})) {
+  plan_.checkColors(colorsUsed(), arch);
+}
 
 void SummaGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t phase) const {
   for (const LineTransfer& t : transfers(phase)) routeTransfer(routes, t);

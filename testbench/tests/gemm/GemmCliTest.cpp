@@ -73,8 +73,8 @@ TEST(GemmBounds, ResidentCyclesNeverBelowTheLowerBoundOnRandomShapes) {
   std::mt19937 rng(20260517);
   std::uniform_int_distribution<int> dim(1, 30), grid(0, 8);
   const char* const dtypes[] = {"fp32", "mixed", "fp16"};
-  const char* const algorithms[] = {"summa"};
-  for (int i = 0; i < 12; ++i) {
+  const char* const algorithms[] = {"summa", "cannon", "meshgemm"};
+  for (int i = 0; i < 15; ++i) {
     const int m = dim(rng), k = dim(rng), n = dim(rng);
     const int p = std::min({grid(rng), m, k, n});
     const std::string overrides = "--set workload.algorithm=" + std::string(algorithms[i % std::size(algorithms)]) +

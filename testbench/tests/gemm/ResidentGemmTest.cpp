@@ -6,6 +6,8 @@
 // and configuration errors.
 #include <gtest/gtest.h>
 
+#include "firmware/gemm/MeshGemm.h"
+#include "firmware/routes/LineRoutes.h"
 #include "hw/config/ConfigError.h"
 #include "testbench/tests/gemm/GemmTestSupport.h"
 
@@ -15,7 +17,7 @@ namespace {
 using testing::runGemm;
 using testing::shape;
 
-const char* const kAlgorithms[] = {"summa"};
+const char* const kAlgorithms[] = {"summa", "cannon", "meshgemm"};
 
 std::string algorithm(const std::string& name) { return "  algorithm: " + name + "\n"; }
 
@@ -79,7 +81,8 @@ TEST_P(BothModes, SameCycles) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BothModes,
-                         ::testing::Combine(::testing::Values(Recorded{"summa", 359}),
+                         ::testing::Combine(::testing::Values(Recorded{"summa", 359}, Recorded{"cannon", 615},
+                                                              Recorded{"meshgemm", 595}),
                                             ::testing::Values("functional", "timing")),
                          [](const auto& info) {
                            return std::string(std::get<0>(info.param).algorithm) + "_" + std::get<1>(info.param);
@@ -101,6 +104,27 @@ TEST(SummaGemm, CyclesMatchTheHandCountOnTwoByTwo) {
   EXPECT_EQ(r["phase_start_cycles"], nlohmann::json::array({0, 12, 24}));
   EXPECT_EQ(r["cycles"], 30u);
   EXPECT_EQ(r["mismatches"], 0u);
+}
+
+// The interleaved ring puts every logical neighbour at most two hops away;
+// each directed link carries one ring path, so 4 colors per direction.
+TEST(MeshGemm, InterleavedRingNeighboursAtMostTwoHops) {
+  EXPECT_EQ(firmware::MeshGemm::interleaved(8), (std::vector<std::uint32_t>{0, 2, 4, 6, 7, 5, 3, 1}));
+  EXPECT_EQ(firmware::MeshGemm::interleaved(5), (std::vector<std::uint32_t>{0, 2, 4, 3, 1}));
+  for (std::uint32_t p = 1; p <= 9; ++p) {
+    const firmware::RingShift ring = firmware::RingShift::plan(firmware::MeshGemm::interleaved(p), 0);
+    for (std::uint32_t l = 0; l < p; ++l) EXPECT_LE(ring.transfer({}, l, 1).reach(), 2u) << p;
+    EXPECT_LE(ring.colors, 4u) << p;
+  }
+}
+
+// Cannon's ring in mesh order: neighbours one hop apart on two alternating
+// colors, and the wrap-around path back over the whole line on a third.
+TEST(CannonGemm, RingInMeshOrderWrapsTheLongWay) {
+  const firmware::RingShift ring = firmware::RingShift::plan({0, 1, 2, 3, 4, 5}, 0);
+  EXPECT_EQ(ring.colors, 3u);
+  EXPECT_EQ(ring.transfer({}, 0, 1).reach(), 5u);
+  for (std::uint32_t l = 1; l < 6; ++l) EXPECT_EQ(ring.transfer({}, l, 1).reach(), 1u);
 }
 
 class Errors : public ::testing::TestWithParam<const char*> {};
