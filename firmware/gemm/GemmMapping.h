@@ -30,7 +30,7 @@ namespace wsesim::firmware {
 
 struct GemmBounds {
   std::uint64_t compute = 0;    // the busiest PE's FMACs at full lanes, no overhead
-  std::uint64_t bandwidth = 0;  // operands entering through the I/O (and its links)
+  std::uint64_t bandwidth = 0;  // operands entering through the I/O (and its links); resident: the busiest fabric link
   std::uint64_t reduction = 0;  // partial sums over the busiest link at one wavelet per cycle
   std::uint64_t latency = 0;    // the critical path of hops and ramps
   std::uint64_t max() const { return std::max({compute, bandwidth, reduction, latency}); }
@@ -51,7 +51,9 @@ class GemmMapping {
   virtual std::vector<std::string> keptBuffers() const { return {}; }
 
   virtual void programRoutes(fabric::ColorRouteTable& routes) const = 0;
-  // The routes that differ between phases, before each phase (0 included) is loaded.
+  // Routes that change from phase to phase, programmed before the phase's
+  // programs are loaded (the hardware would advance switch positions with
+  // control wavelets). The fabric is idle when they change.
   virtual void programPhaseRoutes(fabric::ColorRouteTable&, std::uint32_t /*phase*/) const {}
   virtual void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const = 0;
   // Places the resident operands (functional mode) after phase 0 is loaded; `b` only if it is resident.

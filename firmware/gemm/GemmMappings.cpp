@@ -1,7 +1,10 @@
 #include <functional>
 #include <map>
 
+#include "firmware/gemm/CannonGemm.h"
 #include "firmware/gemm/GemmMapping.h"
+#include "firmware/gemm/MeshGemm.h"
+#include "firmware/gemm/SummaGemm.h"
 #include "firmware/gemm/WeightGradGemm.h"
 #include "firmware/gemm/WeightStreamGemm.h"
 
@@ -20,6 +23,12 @@ const std::map<std::string, Factory>& factories() {
          if (s.pass == GemmPass::WeightGrad) return std::unique_ptr<GemmMapping>(new WeightGradGemm(s, arch, gx, gy));
          return std::unique_ptr<GemmMapping>(new WeightStreamGemm(WeightStreamPlan::make(s, arch, gx, gy)));
        }},
+      {"cannon", [](const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx,
+                    std::uint32_t gy) { return std::make_unique<CannonGemm>(s, arch, gx, gy); }},
+      {"meshgemm", [](const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx,
+                      std::uint32_t gy) { return std::make_unique<MeshGemm>(s, arch, gx, gy); }},
+      {"summa", [](const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx,
+                   std::uint32_t gy) { return std::make_unique<SummaGemm>(s, arch, gx, gy); }},
   };
   return all;
 }

@@ -3,20 +3,10 @@
 #include <algorithm>
 #include <sstream>
 
+#include "firmware/gemm/BalancedSplit.h"
 #include "hw/pe/SramAllocator.h"
 
 namespace wsesim::firmware {
-namespace {
-
-std::vector<std::uint32_t> balancedSplit(std::uint32_t total, std::uint32_t parts) {
-  std::vector<std::uint32_t> begin(parts + 1);
-  for (std::uint32_t p = 0; p <= parts; ++p) begin[p] = std::uint32_t(std::uint64_t(total) * p / parts);
-  return begin;
-}
-
-using pe::SramAllocator;
-
-}  // namespace
 
 std::uint64_t WeightStreamPlan::outputColumns(std::uint32_t c) const {
   std::uint64_t n = 0;
@@ -30,9 +20,9 @@ std::uint64_t WeightStreamPlan::sramBytes(std::uint32_t c, std::uint32_t r) cons
   // A target with neighbours on both sides double-buffers its send buffer.
   bool twoSidedTarget = false;
   for (std::uint32_t t : target) twoSidedTarget = twoSidedTarget || (t == c && c > 0 && c + 1 < gridX);
-  return SramAllocator::aligned(std::uint64_t(ks(c)) * ms(r) * in)        // activations
-         + (twoSidedTarget ? 4 : 3) * SramAllocator::aligned(ms(r) * acc)  // zeros, accumulator, send buffer(s)
-         + SramAllocator::aligned(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
+  return pe::SramAllocator::aligned(std::uint64_t(ks(c)) * ms(r) * in)        // activations
+         + (twoSidedTarget ? 4 : 3) * pe::SramAllocator::aligned(ms(r) * acc)  // zeros, accumulator, send buffer(s)
+         + pe::SramAllocator::aligned(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
 }
 
 std::string WeightStreamPlan::describe() const {
@@ -74,7 +64,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   // rows fit beside the activations and buffers of the fullest PE.
   const std::uint64_t in = pe::elementBytes(p.inputType()), acc = pe::elementBytes(p.accumulatorType());
   const std::uint32_t ksMax = p.ks(p.gridX - 1), msMax = p.ms(p.gridY - 1);
-  const std::uint64_t fixed = SramAllocator::aligned(std::uint64_t(ksMax) * msMax * in) + 4 * SramAllocator::aligned(msMax * acc);
+  const std::uint64_t fixed = pe::SramAllocator::aligned(std::uint64_t(ksMax) * msMax * in) + 4 * pe::SramAllocator::aligned(msMax * acc);
   const std::uint64_t perN = msMax * acc;
   const std::uint64_t nPerPass = arch.pe.sramBytes > fixed ? (arch.pe.sramBytes - fixed) / perN : 0;
   std::uint32_t passes = nPerPass == 0 ? 1 : std::uint32_t((shape.n + nPerPass - 1) / nPerPass);

@@ -1,6 +1,7 @@
 // GEMM properties that take several simulations, each its own `wsesim run`
 // (one simulation per process): cycles never below the analytic lower bound
-// on random shapes in every pass; representative rows give the cycles of every row.
+// on random shapes (weight streaming in every pass, and the resident
+// algorithms); representative rows give the cycles of every row.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,6 +68,31 @@ TEST(GemmBounds, CyclesNeverBelowTheLowerBoundOnRandomShapes) {
     const std::uint64_t cycles = r.at("cycles"), bound = r.at("workload").at("lower_bounds").at("max");
     EXPECT_GE(cycles, bound) << overrides;
     EXPECT_GT(bound, 0u) << overrides;
+  }
+}
+
+// The resident algorithms on random shapes, P from 1 to 8 (0: the default),
+// in functional mode: exact results and cycles never below the bound.
+TEST(GemmBounds, ResidentCyclesNeverBelowTheLowerBoundOnRandomShapes) {
+  const ScratchDir dir;
+  std::mt19937 rng(20260517);
+  std::uniform_int_distribution<int> dim(1, 30), grid(0, 8);
+  const char* const dtypes[] = {"fp32", "mixed", "fp16"};
+  const char* const algorithms[] = {"summa", "cannon", "meshgemm"};
+  for (int i = 0; i < 15; ++i) {
+    const int m = dim(rng), k = dim(rng), n = dim(rng);
+    const int p = std::min({grid(rng), m, k, n});
+    const std::string overrides = "--set workload.algorithm=" + std::string(algorithms[i % std::size(algorithms)]) +
+                                  " --set workload.m=" + std::to_string(m) + " --set workload.k=" + std::to_string(k) +
+                                  " --set workload.n=" + std::to_string(n) + " --set workload.grid_x=" +
+                                  std::to_string(p) + " --set workload.dtype=" + dtypes[i % 3] +
+                                  " --set workload.value_range=2";
+    const nlohmann::json r = runGemm(dir, "r" + std::to_string(i), overrides);
+    if (r.empty()) continue;
+    const std::uint64_t cycles = r.at("cycles"), bound = r.at("workload").at("lower_bounds").at("max");
+    EXPECT_GE(cycles, bound) << overrides;
+    EXPECT_GT(bound, 0u) << overrides;
+    EXPECT_EQ(r.at("workload").at("mismatches"), 0u) << overrides;
   }
 }
 

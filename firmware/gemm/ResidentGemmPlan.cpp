@@ -1,0 +1,87 @@
+#include "firmware/gemm/ResidentGemmPlan.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "firmware/gemm/BalancedSplit.h"
+#include "hw/pe/SramAllocator.h"
+
+namespace wsesim::firmware {
+
+std::vector<pe::BufferDecl> ResidentGemmPlan::buffers(std::uint32_t i, std::uint32_t j) const {
+  std::vector<pe::BufferDecl> all;
+  for (const std::string& a : aBuffers) all.push_back({a, inputType(), ms(i) * ksMax()});
+  for (const std::string& b : bBuffers) all.push_back({b, inputType(), ksMax() * ns(j)});
+  all.push_back({"c", accumulatorType(), ms(i) * ns(j)});
+  return all;
+}
+
+std::string ResidentGemmPlan::describe() const {
+  const auto range = [](std::uint32_t lo, std::uint32_t hi) {
+    return std::to_string(lo) + (hi != lo ? "-" + std::to_string(hi) : "");
+  };
+  std::ostringstream out;
+  out << algorithm << " " << shape.m << "x" << shape.k << "x" << shape.n << " " << pe::precisionName(shape.precision)
+      << " on " << grid << "x" << grid << " PEs: blocks of " << range(ms(0), ms(grid - 1)) << " m x "
+      << range(ks(0), ksMax()) << " k x " << range(ns(0), ns(grid - 1)) << " n";
+  return out.str();
+}
+
+std::uint64_t ResidentGemmPlan::computeBound(const config::ArchConfig& arch) const {
+  const std::uint64_t lanes = arch.pe.lanes.of(pe::Opcode::Fmac, shape.precision);
+  return std::uint64_t(shape.k) * ns(grid - 1) * ((ms(grid - 1) + lanes - 1) / lanes);
+}
+
+void ResidentGemmPlan::checkColors(unsigned colors, const config::ArchConfig& arch) const {
+  if (colors > arch.fabric.colors)
+    throw PlanError(describe() + ": uses " + std::to_string(colors) + " colors, but arch.fabric.colors=" +
+                    std::to_string(arch.fabric.colors));
+}
+
+ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const GemmShape& shape,
+                                        const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY, Placement placement,
+                                        std::vector<std::string> aBuffers, std::vector<std::string> bBuffers) {
+  if (shape.m == 0 || shape.k == 0 || shape.n == 0) throw PlanError("a GEMM needs m, k and n of at least 1");
+  if (arch.fabric.routing != fabric::RoutingMode::Color)
+    throw PlanError(algorithm + " routes by color; set arch.fabric.routing: color");
+  if (gridX && gridY && gridX != gridY)
+    throw PlanError(algorithm + " runs on a square grid of PEs, but workload.grid_x=" + std::to_string(gridX) +
+                    " and workload.grid_y=" + std::to_string(gridY) + " differ");
+  const std::uint32_t dims = std::min({shape.m, shape.k, shape.n});
+  ResidentGemmPlan p;
+  p.algorithm = algorithm;
+  p.shape = shape;
+  p.grid = std::max(gridX, gridY);
+  if (!p.grid) p.grid = std::min({arch.mesh.width, arch.mesh.height, dims});
+  if (p.grid > std::min(arch.mesh.width, arch.mesh.height))
+    throw PlanError("grid " + std::to_string(p.grid) + "x" + std::to_string(p.grid) + " does not fit the " +
+                    std::to_string(arch.mesh.width) + "x" + std::to_string(arch.mesh.height) + " mesh");
+  if (p.grid > dims)
+    throw PlanError("grid " + std::to_string(p.grid) + "x" + std::to_string(p.grid) + " is larger than the smallest of m=" +
+                    std::to_string(shape.m) + ", k=" + std::to_string(shape.k) + ", n=" + std::to_string(shape.n) +
+                    ": some PEs would hold empty blocks");
+  p.mBegin = balancedSplit(shape.m, p.grid);
+  p.kBegin = balancedSplit(shape.k, p.grid);
+  p.nBegin = balancedSplit(shape.n, p.grid);
+  p.order = placement(p.grid);
+  p.aBuffers = std::move(aBuffers);
+  p.bBuffers = std::move(bBuffers);
+
+  // The largest blocks are last: PE (P-1, P-1) needs the most.
+  const std::uint32_t last = p.grid - 1;
+  const std::vector<pe::BufferDecl> worst = p.buffers(last, last);
+  std::uint64_t bytes = 0;
+  for (const pe::BufferDecl& b : worst) bytes += pe::SramAllocator::aligned(b.bytes());
+  if (bytes > arch.pe.sramBytes) {
+    std::ostringstream why;
+    why << p.describe() << ": PE (" << p.order[last] << "," << p.order[last] << ") needs " << bytes
+        << " bytes of SRAM, more than arch.pe.sram_bytes=" << arch.pe.sramBytes << ":";
+    for (const pe::BufferDecl& b : worst)
+      why << " " << b.name << " " << b.elements << " " << pe::elementTypeName(b.type) << " = " << b.bytes() << " B;";
+    why << " (a larger grid makes the blocks smaller)";
+    throw PlanError(why.str());
+  }
+  return p;
+}
+
+}  // namespace wsesim::firmware

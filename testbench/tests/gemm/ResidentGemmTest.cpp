@@ -1,0 +1,163 @@
+// The resident-operand GEMM mappings (SUMMA, Cannon, MeshGEMM) in
+// functional mode on small meshes: outputs against a reference matmul
+// (exact for integer-valued inputs), shapes that do not divide the grid,
+// P = 1, fp16 and mixed; cycles never below the lower bound; timing mode
+// reproducing functional mode's cycles; a hand-derived cycle count; plan
+// and configuration errors.
+#include <gtest/gtest.h>
+
+#include "firmware/gemm/MeshGemm.h"
+#include "firmware/routes/LineRoutes.h"
+#include "hw/config/ConfigError.h"
+#include "testbench/tests/gemm/GemmTestSupport.h"
+
+namespace wsesim::gemm {
+namespace {
+
+using testing::runGemm;
+using testing::shape;
+
+const char* const kAlgorithms[] = {"summa", "cannon", "meshgemm"};
+
+std::string algorithm(const std::string& name) { return "  algorithm: " + name + "\n"; }
+
+struct Case {
+  const char* name;
+  unsigned m, k, n;
+  const char* extra;  // more workload keys
+};
+
+class Shapes : public ::testing::TestWithParam<std::tuple<const char*, Case>> {};
+
+TEST_P(Shapes, ExactOnIntegersAndNeverBelowTheBound) {
+  const auto& [name, c] = GetParam();
+  const nlohmann::json r = runGemm(algorithm(name) + shape(c.m, c.k, c.n) + c.extra);
+  EXPECT_EQ(r["checked"], true);
+  EXPECT_EQ(r["mismatches"], 0u) << r.dump(2);
+  EXPECT_GE(r["cycles"].get<std::uint64_t>(), r["lower_bounds"]["max"].get<std::uint64_t>()) << r.dump(2);
+  EXPECT_EQ(r["wavelets"]["weights_in"], 0u);  // nothing streams in: both operands are resident
+  EXPECT_LE(r["sram_high_water_bytes"].get<std::uint64_t>(), 49152u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, Shapes,
+    ::testing::Combine(
+        ::testing::ValuesIn(kAlgorithms),
+        ::testing::Values(Case{"mesh_sized", 40, 24, 16, ""},            // 8x8 grid, 5 x 3 x 2 blocks
+                          Case{"uneven", 13, 7, 9, ""},                 // 7x7 grid (k = 7), blocks of 1-2 m and n
+                          Case{"uneven_given_grid", 23, 19, 29, "  grid_x: 5\n"},  // 4-5 m, 3-4 k, 5-6 n
+                          Case{"one_pe", 3, 5, 2, "  grid_x: 1\n  grid_y: 1\n"},
+                          Case{"two_by_two", 9, 10, 11, "  grid_y: 2\n"},
+                          Case{"fp16", 20, 12, 6, "  dtype: fp16\n"},  // sums stay below 2048: exact in fp16
+                          Case{"mixed", 20, 12, 6, "  dtype: mixed\n"})),
+    [](const auto& info) {
+      return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param).name;
+    });
+
+// fp32 with values in [-1, 1): only the summation order differs from the
+// double-precision reference, so the error stays within k fp32 ulps of the
+// largest partial sum (|sum| <= k).
+class Uniform : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Uniform, Fp32WithinRounding) {
+  const nlohmann::json r = runGemm(algorithm(GetParam()) + shape(24, 40, 8) + "  values: uniform\n");
+  EXPECT_LT(r["max_abs_error"].get<double>(), 40 * 40 * 6e-8);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Uniform, ::testing::ValuesIn(kAlgorithms));
+
+// Timing mode reproduces functional mode's cycles. Counts recorded from
+// functional runs; each mode runs in its own process and must reproduce them.
+struct Recorded {
+  const char* algorithm;
+  std::uint64_t cycles;
+};
+class BothModes : public ::testing::TestWithParam<std::tuple<Recorded, const char*>> {};
+
+TEST_P(BothModes, SameCycles) {
+  const auto& [recorded, mode] = GetParam();
+  const nlohmann::json r = runGemm(algorithm(recorded.algorithm) + shape(30, 20, 17) + "  dtype: mixed\n", mode);
+  EXPECT_EQ(r["cycles"], recorded.cycles);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BothModes,
+                         ::testing::Combine(::testing::Values(Recorded{"summa", 359}, Recorded{"cannon", 615},
+                                                              Recorded{"meshgemm", 595}),
+                                            ::testing::Values("functional", "timing")),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param).algorithm) + "_" + std::get<1>(info.param);
+                         });
+
+// SUMMA on 2x2 PEs with 1x1 blocks (m = k = n = 2), fp32. Three phases:
+//   phase 0 (from cycle 0): broadcast step 0. Each PE's 'start' task runs
+//     2 cycles, then issues its one-element sends and receives; a send
+//     issued at 2 puts its element on the router at 4 (op overhead), it
+//     reaches the neighbour's PE at 4 + 2 (ramp) + 1 (hop) + 2 (ramp) = 9,
+//     the receive moves it at 10 and completes at 11. The next phase starts
+//     the cycle after the last completion: 12.
+//   phase 1 (12): broadcast step 1, the same 11 cycles; step 0's product
+//     runs beside it ('n_column' after 'start': 2 + 2 + 2 + 1 = 7 cycles).
+//   phase 2 (24): step 1's product only: task start 2 + FMAC 2 + 1 lane
+//     beat = 5, done at 29: 30 cycles.
+TEST(SummaGemm, CyclesMatchTheHandCountOnTwoByTwo) {
+  const nlohmann::json r = runGemm(algorithm("summa") + shape(2, 2, 2));
+  EXPECT_EQ(r["phase_start_cycles"], nlohmann::json::array({0, 12, 24}));
+  EXPECT_EQ(r["cycles"], 30u);
+  EXPECT_EQ(r["mismatches"], 0u);
+}
+
+// The interleaved ring puts every logical neighbour at most two hops away;
+// each directed link carries one ring path, so 4 colors per direction.
+TEST(MeshGemm, InterleavedRingNeighboursAtMostTwoHops) {
+  EXPECT_EQ(firmware::MeshGemm::interleaved(8), (std::vector<std::uint32_t>{0, 2, 4, 6, 7, 5, 3, 1}));
+  EXPECT_EQ(firmware::MeshGemm::interleaved(5), (std::vector<std::uint32_t>{0, 2, 4, 3, 1}));
+  for (std::uint32_t p = 1; p <= 9; ++p) {
+    const firmware::RingShift ring = firmware::RingShift::plan(firmware::MeshGemm::interleaved(p), 0);
+    for (std::uint32_t l = 0; l < p; ++l) EXPECT_LE(ring.transfer({}, l, 1).reach(), 2u) << p;
+    EXPECT_LE(ring.colors, 4u) << p;
+  }
+}
+
+// Cannon's ring in mesh order: neighbours one hop apart on two alternating
+// colors, and the wrap-around path back over the whole line on a third.
+TEST(CannonGemm, RingInMeshOrderWrapsTheLongWay) {
+  const firmware::RingShift ring = firmware::RingShift::plan({0, 1, 2, 3, 4, 5}, 0);
+  EXPECT_EQ(ring.colors, 3u);
+  EXPECT_EQ(ring.transfer({}, 0, 1).reach(), 5u);
+  for (std::uint32_t l = 1; l < 6; ++l) EXPECT_EQ(ring.transfer({}, l, 1).reach(), 1u);
+}
+
+class Errors : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Errors, TooBigForSramNamesThePeTheBufferAndTheBytes) {
+  try {
+    runGemm(algorithm(GetParam()) + shape(2000, 2000, 2000), "timing");
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (const config::ConfigError& e) {
+    const std::string msg = e.what();
+    for (const char* part : {"PE (", "bytes of SRAM, more than arch.pe.sram_bytes=49152", "c 62500 f32 = 250000 B"})
+      EXPECT_NE(msg.find(part), std::string::npos) << part << " missing: " << msg;
+  }
+}
+
+TEST_P(Errors, NonSquareGridIsRefusedNamingTheKeys) {
+  try {
+    runGemm(algorithm(GetParam()) + shape(16, 16, 16) + "  grid_x: 3\n  grid_y: 4\n", "timing");
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (const config::ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("workload.grid_x=3 and workload.grid_y=4"), std::string::npos) << msg;
+  }
+}
+
+TEST_P(Errors, OnlyTheForwardPassAndAllRows) {
+  EXPECT_THROW(runGemm(algorithm(GetParam()) + shape(8, 8, 8) + "  pass: backward_data\n", "timing"),
+               config::ConfigError);
+  EXPECT_THROW(runGemm(algorithm(GetParam()) + shape(8, 8, 8) + "  rows: representative\n", "timing"),
+               config::ConfigError);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Errors, ::testing::ValuesIn(kAlgorithms));
+
+}  // namespace
+}  // namespace wsesim::gemm
