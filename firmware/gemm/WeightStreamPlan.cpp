@@ -21,7 +21,7 @@ std::uint64_t WeightStreamPlan::sramBytes(std::uint32_t c, std::uint32_t r) cons
   for (std::uint32_t t : target) twoSidedTarget = twoSidedTarget || (t == c && c > 0 && c + 1 < gridX);
   return alignedBytes(std::uint64_t(ks(c)) * ms(r) * in)        // activations
          + (twoSidedTarget ? 4 : 3) * alignedBytes(ms(r) * acc)  // zeros, accumulator, send buffer(s)
-         + alignedBytes(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
+         + alignedBytes(ms(r) * outputColumns(c) * acc);         // the output rows it keeps
 }
 
 std::string WeightStreamPlan::describe() const {
