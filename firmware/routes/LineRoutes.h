@@ -4,6 +4,7 @@
 // broadcast to the whole line), and the color plan of a shift by one along
 // a ring of PEs laid onto a line in any order.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
