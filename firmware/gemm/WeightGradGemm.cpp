@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "firmware/routes/ChainRoutes.h"
+#include "firmware/routes/LineRoutes.h"
 #include "hw/pe/Numerics.h"
 #include "hw/pe/ProgramBuilder.h"
 #include "hw/pe/SramAllocator.h"
@@ -59,8 +60,15 @@ void WeightGradGemm::programRoutes(fabric::ColorRouteTable& routes) const {
 }
 
 void WeightGradGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const {
-  for (std::uint32_t r = 0; r < layout_.gridY; ++r)
-    routeRowBroadcast(routes, r, 0, layout_.gridX - 1, layout_.target[pass], broadcastColor_);
+  for (std::uint32_t r = 0; r < layout_.gridY; ++r) {
+    LineTransfer broadcast;
+    broadcast.line = MeshLine{false, r};
+    broadcast.from = layout_.target[pass];
+    broadcast.hi = layout_.gridX - 1;
+    broadcast.color = broadcastColor_;
+    broadcast.toSender = true;  // the target's own FMACs take their dY from the fabric too
+    routeTransfer(routes, broadcast);
+  }
 }
 
 std::uint32_t WeightGradGemm::dyColumnOffset(std::uint32_t pass) const {

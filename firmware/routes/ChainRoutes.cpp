@@ -4,7 +4,6 @@ namespace wsesim::firmware {
 
 using fabric::bit;
 using fabric::Port;
-using fabric::PortMask;
 
 void routeEastChain(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
                     const unsigned (&colors)[2]) {
@@ -37,16 +36,6 @@ void routeColumnToSouthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, st
   routes.set(x, y, color, bit(Port::Ramp), bit(Port::South));
   for (std::uint32_t below = y + 1; below < routes.mesh().height; ++below)
     routes.set(x, below, color, bit(Port::North), bit(Port::South));
-}
-
-void routeRowBroadcast(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
-                       std::uint32_t source, unsigned color) {
-  for (std::uint32_t x = x0; x <= x1; ++x) {
-    const PortMask west = x > x0 && x <= source ? bit(Port::West) : 0;
-    const PortMask east = x < x1 && x >= source ? bit(Port::East) : 0;
-    const PortMask accept = x == source ? bit(Port::Ramp) : x < source ? bit(Port::East) : bit(Port::West);
-    routes.set(x, y, color, accept, PortMask(bit(Port::Ramp) | west | east));
-  }
 }
 
 void routeColumnFromNorthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y1, unsigned color) {

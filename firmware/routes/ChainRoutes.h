@@ -28,12 +28,6 @@ void routeSouthChain(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint
 // below it and leaves the wafer at the mesh's south edge.
 void routeColumnToSouthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y, unsigned color);
 
-// What the PE at (source, y) sends on `color` reaches every PE of row y
-// from x0 to x1, itself included (its router hands the wavelet back to its
-// RAMP), flowing west and east from it.
-void routeRowBroadcast(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
-                       std::uint32_t source, unsigned color);
-
 // A stream entering column x at its north edge (router (x, 0)) and
 // multicast to the PE of every row from 0 to y1.
 void routeColumnFromNorthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y1, unsigned color);

@@ -13,7 +13,7 @@ void routeTransfer(fabric::ColorRouteTable& routes, const LineTransfer& t) {
   for (std::uint32_t p = first; p <= last; ++p) {
     // Wavelets come from the sender's side and go on away from it.
     const PortMask accept = p == t.from ? bit(Port::Ramp) : bit(p < t.from ? t.line.up() : t.line.down());
-    PortMask forward = p != t.from && p >= t.lo && p <= t.hi ? bit(Port::Ramp) : 0;
+    PortMask forward = (p != t.from || t.toSender) && p >= t.lo && p <= t.hi ? bit(Port::Ramp) : 0;
     if (p <= t.from && p > t.lo) forward |= bit(t.line.down());
     if (p >= t.from && p < t.hi) forward |= bit(t.line.up());
     routes.set(t.line.x(p), t.line.y(p), t.color, accept, forward);

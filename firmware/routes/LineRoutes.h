@@ -25,13 +25,15 @@ struct MeshLine {
 };
 
 // Wavelets of `color` sent by the PE at position `from` of `line` and
-// delivered to every PE at positions lo..hi except the sender, over the
+// delivered to every PE at positions lo..hi except the sender (unless
+// `toSender`: its router hands them back to its own RAMP too), over the
 // straight paths.
 struct LineTransfer {
   MeshLine line;
   std::uint32_t from = 0, lo = 0, hi = 0;
   unsigned color = 0;
   std::uint64_t wavelets = 0;
+  bool toSender = false;
   // Hops to the farthest receiver.
   std::uint32_t reach() const { return std::max(from > lo ? from - lo : 0, hi > from ? hi - from : 0); }
 };
