@@ -18,6 +18,8 @@ const char* kUsage =
     "      as a Chrome trace for ui.perfetto.dev\n"
     "  wsesim presets\n"
     "      list the architecture presets (arch.preset) with their key numbers\n"
+    "  wsesim models\n"
+    "      list the model zoo (models/zoo) with shapes and parameter counts\n"
     "  wsesim --help\n"
     "\n"
     "exit status: 0 ok, 1 usage, 2 configuration error, 3 simulation failed, 4 cannot write output\n";
@@ -32,6 +34,7 @@ int main(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   if (command == "run") return runCommand(argc - 1, argv + 1, out, err);
   if (command == "presets") return presetsCommand(out, err);
+  if (command == "models") return modelsCommand(out, err);
   err << (command.empty() ? "wsesim: missing command\n" : "wsesim: unknown command '" + command + "'\n") << kUsage;
   return kUsageError;
 }

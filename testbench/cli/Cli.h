@@ -1,5 +1,5 @@
 #pragma once
-// The `wsesim` command line: run, presets, help.
+// The `wsesim` command line: run, presets, models, help.
 
 #include <iosfwd>
 
@@ -18,5 +18,6 @@ int main(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 int presetsCommand(std::ostream& out, std::ostream& err);
+int modelsCommand(std::ostream& out, std::ostream& err);
 
 }  // namespace wsesim::cli

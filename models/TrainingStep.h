@@ -1,0 +1,66 @@
+#pragma once
+// One training step of a transformer lowered into what the wafer runs
+// (data parallel, weight streaming): per layer, the weight-streamed GEMMs
+// (QKV, attention output, FFN up and down; the LM head too) in the forward,
+// backward-data and weight-gradient passes, and the work that involves no
+// weights (attention score and context matmuls, softmax, layer norms, GELU,
+// residual adds, the embedding lookup and its gradient), in execution order:
+// forward through the layers, then backward in reverse.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/TransformerModel.h"
+
+namespace wsesim::models {
+
+enum class GemmPass : std::uint8_t { Forward, BackwardData, WeightGrad };
+const char* passName(GemmPass p);
+
+inline constexpr std::uint32_t kHeadLayer = ~0u;  // the LM head and embeddings belong to no layer
+
+// The layer Y[m x n] = X[m x k] . W[k x n] of one weight matrix, in one pass
+// (the pass's product is derived from it, as `workload.type: gemm` does).
+struct StreamedGemm {
+  std::string name;  // qkv, attn_out, ffn_up, ffn_down, lm_head
+  std::uint32_t layer = 0;
+  GemmPass pass = GemmPass::Forward;
+  std::uint64_t m = 0, k = 0, n = 0;
+  double flops() const { return 2.0 * double(m) * double(k) * double(n); }
+};
+
+enum class WaferOpKind : std::uint8_t { AttentionMatmul, Softmax, LayerNorm, Gelu, ResidualAdd, Embedding };
+const char* opKindName(WaferOpKind k);
+
+// Work on the wafer without streamed weights: `flops` of arithmetic on
+// `elements` values (the cost model in the train workload prices them).
+struct WaferOp {
+  std::string name;
+  std::uint32_t layer = 0;
+  WaferOpKind kind = WaferOpKind::Softmax;
+  bool backward = false;
+  double flops = 0;
+  double elements = 0;
+};
+
+struct StepItem {  // one entry of the step, in order: a GEMM or an op
+  bool isGemm = true;
+  std::size_t index = 0;  // into gemms or ops
+};
+
+struct TrainingStep {
+  std::uint64_t tokens = 0;  // batch x seq, per system
+  std::vector<StreamedGemm> gemms;
+  std::vector<WaferOp> ops;
+  std::vector<StepItem> order;
+  // The model FLOPs of the step: 6 x parameters x tokens for the weights'
+  // matmuls (forward 2, backward 4) plus the attention matmuls (forward
+  // 4 x seq x attention width per token and layer, backward twice that).
+  double modelFlops = 0;
+};
+
+// Throws ModelError when `seq` exceeds the model's context (learned positions).
+TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq);
+
+}  // namespace wsesim::models

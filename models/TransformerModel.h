@@ -1,0 +1,50 @@
+#pragma once
+// A transformer's public shape, as one file of the model zoo
+// (models/zoo/NAME.yaml) describes it, and the parameter count it implies.
+// A user adds a model by writing one file; a file with an unknown key, a
+// missing or out-of-range value, an inconsistent shape, or a parameter count
+// more than 2% from its published size is rejected with the key named.
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace wsesim::models {
+
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TransformerModel {
+  std::string name, description;
+  std::uint32_t layers = 0;
+  std::uint32_t dModel = 0;
+  std::uint32_t heads = 0;
+  std::uint32_t headDim = 0;  // d_model / heads unless the file says otherwise (GPT-3 13B: 128 for 5140 / 40)
+  std::uint32_t dFf = 0;
+  std::uint32_t vocab = 0;
+  std::uint32_t seq = 0;  // the context length it was trained with
+  bool learnedPositions = true;
+  bool tiedEmbeddings = true;
+  double publishedParameters = 0;
+
+  // The width of Q, K, V and the attention output: heads x head_dim.
+  std::uint32_t attentionWidth() const { return heads * headDim; }
+  // Embeddings (tokens, learned positions), per layer attention (QKV and
+  // output, with biases), FFN (with biases) and two layer norms, the final
+  // layer norm, and an untied output embedding.
+  std::uint64_t parameters() const;
+
+  static TransformerModel fromFile(const std::filesystem::path& file);
+};
+
+// models/zoo in the source tree, or $WSESIM_MODEL_DIR.
+std::filesystem::path defaultModelDir();
+std::vector<std::string> modelNames(const std::filesystem::path& dir);
+// A zoo name (NAME.yaml in `dir`) or a path to a model file.
+TransformerModel loadModel(const std::string& nameOrPath, const std::filesystem::path& dir = defaultModelDir());
+
+}  // namespace wsesim::models
