@@ -41,6 +41,24 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.fabric.routing =
       p.choice("arch.fabric.routing", {"color", "xy"}) == "xy" ? fabric::RoutingMode::Xy : fabric::RoutingMode::Color;
   a.io.bandwidthBytesPerS = p.real("arch.io.bandwidth_bytes_per_s", 1.0, 1.0e15);
+  // Not bounded by the mesh height: a small corner of a wafer keeps its system's channels, several to a row.
+  a.io.channelsPerEdge = unsigned(p.integer("arch.io.channels_per_edge", 1, 65535));
+
+  // Integer keys read as doubles beyond 2^53 would lose bytes.
+  a.memoryx.capacityBytes =
+      std::uint64_t(p.integer("arch.memoryx.capacity_bytes", 1, std::int64_t(1) << 53));
+  a.memoryx.bandwidthBytesPerS = p.real("arch.memoryx.bandwidth_bytes_per_s", 1.0, 1.0e15);
+  a.memoryx.optimizerFlopsPerS = p.real("arch.memoryx.optimizer_flops_per_s", 1.0, 1.0e18);
+  a.memoryx.latencyS = p.real("arch.memoryx.latency_s", 0.0, 1.0);
+  a.memoryx.prefetchLayers = unsigned(p.integer("arch.memoryx.prefetch_layers", 0, 64));
+
+  a.swarmx.nicBandwidthBytesPerS = p.real("arch.swarmx.nic_bandwidth_bytes_per_s", 1.0, 1.0e15);
+  a.swarmx.nicsPerLink = unsigned(p.integer("arch.swarmx.nics_per_link", 1, 1024));
+  a.swarmx.fanOut = unsigned(p.integer("arch.swarmx.fan_out", 2, 64));
+  a.swarmx.nodeLatencyS = p.real("arch.swarmx.node_latency_s", 0.0, 1.0);
+
+  // The largest advertised cluster: 2048 CS-3 (WSE-FACTS "MemoryX and SwarmX").
+  a.cluster.systems = unsigned(p.integer("arch.cluster.systems", 1, 2048));
   return a;
 }
 

@@ -39,7 +39,30 @@ struct ArchConfig {
 
   struct Io {
     double bandwidthBytesPerS = 0;  // into the wafer, all edge channels together
+    unsigned channelsPerEdge = 0;   // I/O channels on the West edge, and as many on the East
   } io;
+
+  // The weight store and optimizer of a cluster (docs/system-model.md).
+  struct MemoryX {
+    std::uint64_t capacityBytes = 0;  // weights + optimizer state
+    double bandwidthBytesPerS = 0;    // its storage: weight fetches and optimizer reads/writes
+    double optimizerFlopsPerS = 0;    // optimizer arithmetic
+    double latencyS = 0;              // per storage access
+    unsigned prefetchLayers = 0;      // layers fetched ahead of the one streaming out
+  } memoryx;
+
+  // The broadcast/reduce tree between MemoryX and the systems.
+  struct SwarmX {
+    double nicBandwidthBytesPerS = 0;  // one NIC
+    unsigned nicsPerLink = 0;          // NICs bundled in each tree edge
+    unsigned fanOut = 0;               // children per node
+    double nodeLatencyS = 0;           // per node a payload passes, cable included
+    double linkBandwidthBytesPerS() const { return nicBandwidthBytesPerS * nicsPerLink; }
+  } swarmx;
+
+  struct Cluster {
+    unsigned systems = 0;  // CS systems, data parallel
+  } cluster;
 
   static ArchConfig read(ParamReader& params);
 

@@ -165,7 +165,13 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
   // tiny and wse2 presets' values, and every default the run used.
   const json expectedConfig = json::parse(R"({
     "arch": {"preset": "tiny", "description": "8x8 WSE-2 fabric for tests",
-             "mesh": {"width": 8, "height": 8}, "clock_hz": 1.1e9, "io": {"bandwidth_bytes_per_s": 1.5e11},
+             "mesh": {"width": 8, "height": 8}, "clock_hz": 1.1e9,
+             "io": {"bandwidth_bytes_per_s": 1.5e11, "channels_per_edge": 60},
+             "memoryx": {"capacity_bytes": 4000000000000, "bandwidth_bytes_per_s": 1.5e11,
+                         "optimizer_flops_per_s": 1e12, "latency_s": 1e-6, "prefetch_layers": 1},
+             "swarmx": {"nic_bandwidth_bytes_per_s": 1.25e10, "nics_per_link": 12, "fan_out": 4,
+                        "node_latency_s": 1e-6},
+             "cluster": {"systems": 1},
              "pe": {"sram_bytes": 49152, "sram_banks": 8, "sram_bank_word_bytes": 2, "sram_read_ports": 2,
                     "threads": 8, "tasks": 64, "data_tasks": 24, "op_overhead_cycles": 2, "task_start_cycles": 2,
                     "index_registers": 16,

@@ -1,0 +1,123 @@
+#include "hw/system/MemoryX.h"
+
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "hw/config/ConfigError.h"
+
+namespace wsesim::system {
+namespace {
+
+std::string bytesText(double bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f bytes (%.3g GB)", bytes, bytes / 1e9);
+  return text;
+}
+
+sc_core::sc_time seconds(double s) { return sc_core::sc_time(s, sc_core::SC_SEC); }
+
+}  // namespace
+
+const char* updateBoundName(UpdateBound bound) {
+  return bound == UpdateBound::StorageBandwidth ? "storage bandwidth" : "optimizer throughput";
+}
+
+MemoryX::MemoryX(sc_core::sc_module_name name, const config::ArchConfig::MemoryX& params, ModelWeights model,
+                 const OptimizerModel& optimizer)
+    : sc_core::sc_module(name),
+      weights_out("weights_out"),
+      gradients_in("gradients_in"),
+      params_(params),
+      model_(std::move(model)),
+      optimizer_(optimizer),
+      storage_(params.bandwidthBytesPerS, seconds(params.latencyS)) {
+  const double stored = double(storedBytes());
+  if (stored > double(params_.capacityBytes))
+    throw config::ConfigError("MemoryX: model '" + model_.name + "' needs " + bytesText(stored) + " (" +
+                              std::to_string(model_.parameters()) + " parameters x " +
+                              std::to_string(optimizer_.storedBytesPerParameter) + " bytes of weights and " +
+                              optimizer_.name + " state), more than arch.memoryx.capacity_bytes = " +
+                              bytesText(double(params_.capacityBytes)));
+  std::uint64_t address = 0;
+  for (std::size_t i = 0; i < model_.layers.size(); ++i) {
+    layerAddress_.push_back(address);
+    layerAt_[address] = i;
+    address += std::max<std::uint64_t>(model_.layers[i].streamedBytes(), 1);  // distinct even when empty
+  }
+  gradients_in.register_b_transport(this, &MemoryX::receiveGradients);
+  SC_THREAD(streamWeights);
+}
+
+std::uint64_t MemoryX::storedBytes() const { return model_.parameters() * optimizer_.storedBytesPerParameter; }
+
+void MemoryX::streamWeights() {
+  // Loosely timed: the thread runs ahead of SystemC time by its local offset
+  // and syncs when the global quantum says so.
+  tlm_utils::tlm_quantumkeeper clock;
+  clock.reset();
+  const std::size_t window = params_.prefetchLayers;
+  for (std::size_t k = 0; k < schedule_.size(); ++k) {
+    const std::size_t layer = schedule_.at(k);
+    const std::uint64_t bytes = model_.layers.at(layer).streamedBytes();
+    LayerStream s;
+    s.layer = layer;
+    // Staging buffers: the layer streaming out and `window` ahead of it, so
+    // layer k's fetch waits until layer k - window - 1 has streamed out.
+    const sc_core::sc_time bufferFree = k > window ? streams_[k - window - 1].streamEnd : sc_core::SC_ZERO_TIME;
+    const LinkTransfer fetch = storage_.send(bufferFree, bytes);
+    s.fetchStart = fetch.start;
+    s.fetchEnd = fetch.tail;
+    const sc_core::sc_time previousEnd = k > 0 ? streams_[k - 1].streamEnd : sc_core::SC_ZERO_TIME;
+    s.streamStart = std::max(fetch.tail, previousEnd);
+    s.exposed = s.streamStart - previousEnd;
+
+    tlm::tlm_generic_payload& payload = payloads_.allocate(bytes, false);
+    payload.set_command(tlm::TLM_WRITE_COMMAND);
+    payload.set_address(layerAddress(layer));
+    sc_core::sc_time delay = s.streamStart - sc_core::sc_time_stamp();
+    weights_out->b_transport(payload, delay);
+    if (payload.is_response_error())
+      SC_REPORT_ERROR(name(), ("weights of layer '" + model_.layers[layer].name +
+                               "' were refused: " + payload.get_response_string())
+                                  .c_str());
+    payload.release();
+    s.streamEnd = sc_core::sc_time_stamp() + delay;
+    streams_.push_back(s);
+    clock.set(delay);
+    if (clock.need_sync()) clock.sync();
+  }
+  clock.sync();
+}
+
+void MemoryX::receiveGradients(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  if (payload.get_command() != tlm::TLM_WRITE_COMMAND) {
+    payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  const auto found = layerAt_.find(payload.get_address());
+  if (found == layerAt_.end()) {
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const LayerWeights& layer = model_.layers[found->second];
+  OptimizerUpdate u;
+  u.layer = found->second;
+  u.gradientsArrived = sc_core::sc_time_stamp() + delay;
+  u.start = std::max(u.gradientsArrived, optimizerFreeAt_);
+  u.bytesTouched = layer.parameters * optimizer_.touchedBytesPerParameter;
+  u.flops = double(layer.parameters) * optimizer_.flopsPerParameter;
+  // The update's storage traffic and its arithmetic overlap: the slower one bounds it.
+  const sc_core::sc_time memoryDone = storage_.send(u.start, u.bytesTouched).tail;
+  const sc_core::sc_time computeDone = u.start + seconds(u.flops / params_.optimizerFlopsPerS);
+  u.end = std::max(memoryDone, computeDone);
+  u.bound = memoryDone >= computeDone ? UpdateBound::StorageBandwidth : UpdateBound::OptimizerThroughput;
+  optimizerFreeAt_ = u.end;
+  updates_.push_back(u);
+  // A posted write: it completes on arrival; the update runs on inside MemoryX.
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace wsesim::system

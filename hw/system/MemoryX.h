@@ -1,0 +1,98 @@
+#pragma once
+// MemoryX: the cluster's weight store and optimizer, as a loosely-timed
+// TLM-2.0 module (docs/system-model.md).
+//
+// Weight streaming: one thread walks the schedule (the order the wafer needs
+// layers in). Each layer is fetched from storage into a staging buffer, at
+// the storage bandwidth, then written out through `weights_out`. The staging
+// buffers hold the layer streaming out plus `prefetch_layers` fetched ahead,
+// so the next layer's fetch overlaps the current layer's stream (and with it
+// the wafer's compute, which paces the stream). What the fetch cannot hide
+// shows as exposed time before a layer's stream starts.
+//
+// Gradients: SwarmX writes each layer's summed gradients to `gradients_in`;
+// MemoryX then runs the optimizer update on its storage, bound by the bytes
+// the optimizer touches or by its FLOPs, one layer at a time.
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/system/Link.h"
+#include "hw/system/ModelWeights.h"
+#include "hw/system/OptimizerModel.h"
+#include "hw/system/PayloadPool.h"
+
+namespace wsesim::system {
+
+// One layer's way out of MemoryX, in absolute simulated time.
+struct LayerStream {
+  std::size_t layer = 0;
+  sc_core::sc_time fetchStart, fetchEnd;    // storage -> staging buffer
+  sc_core::sc_time streamStart, streamEnd;  // weights_out: the write's start and completion
+  // streamStart minus the previous layer's streamEnd (for the first layer,
+  // minus zero): how long the stream stood still waiting for this fetch.
+  sc_core::sc_time exposed;
+};
+
+enum class UpdateBound { StorageBandwidth, OptimizerThroughput };
+const char* updateBoundName(UpdateBound bound);
+
+struct OptimizerUpdate {
+  std::size_t layer = 0;
+  sc_core::sc_time gradientsArrived, start, end;
+  std::uint64_t bytesTouched = 0;
+  double flops = 0;
+  UpdateBound bound = UpdateBound::StorageBandwidth;
+};
+
+class MemoryX : public sc_core::sc_module {
+ public:
+  // Writes of layer weights, in schedule order, towards SwarmX. Address: the
+  // layer's base address (layerAddress); length: its streamed bytes.
+  tlm_utils::simple_initiator_socket<MemoryX> weights_out;
+  // Writes of a layer's summed gradients from SwarmX, at the layer's base address.
+  tlm_utils::simple_target_socket<MemoryX> gradients_in;
+
+  SC_HAS_PROCESS(MemoryX);
+  // Throws config::ConfigError naming the model's size and
+  // arch.memoryx.capacity_bytes when the weights and optimizer state do not fit.
+  MemoryX(sc_core::sc_module_name name, const config::ArchConfig::MemoryX& params, ModelWeights model,
+          const OptimizerModel& optimizer);
+
+  // Layers to stream, by index into the model, in order; set before sc_start().
+  void setSchedule(std::vector<std::size_t> layers) { schedule_ = std::move(layers); }
+
+  const ModelWeights& model() const { return model_; }
+  std::uint64_t layerAddress(std::size_t layer) const { return layerAddress_.at(layer); }
+  // Weights and optimizer state, as checked against the capacity.
+  std::uint64_t storedBytes() const;
+
+  const std::vector<LayerStream>& streams() const { return streams_; }
+  const std::vector<OptimizerUpdate>& updates() const { return updates_; }
+  const LinkStats& storageStats() const { return storage_.stats(); }
+
+ private:
+  void streamWeights();
+  void receiveGradients(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+
+  config::ArchConfig::MemoryX params_;
+  ModelWeights model_;
+  const OptimizerModel& optimizer_;
+  std::vector<std::uint64_t> layerAddress_;
+  std::map<std::uint64_t, std::size_t> layerAt_;  // base address -> layer
+  std::vector<std::size_t> schedule_;
+  Link storage_;  // fetches and optimizer traffic share it
+  sc_core::sc_time optimizerFreeAt_ = sc_core::SC_ZERO_TIME;
+  PayloadPool payloads_;
+  std::vector<LayerStream> streams_;
+  std::vector<OptimizerUpdate> updates_;
+};
+
+}  // namespace wsesim::system
