@@ -3,6 +3,7 @@
 // for every (router, color) the input ports a wavelet may arrive on and the
 // output ports it is forwarded to (several outputs = multicast).
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +25,12 @@ class ColorRouteTable {
   // wavelets from outside (FabricKernel::injectAtEdge), outputs on an edge
   // send them out of the wafer (FabricKernel::setEdgeSink).
   void set(std::uint32_t x, std::uint32_t y, unsigned color, PortMask accept, PortMask forward);
+
+  // Forgets every route (between workloads that share one fabric, while it is empty).
+  void clear() {
+    std::fill(routes_.begin(), routes_.end(), ColorRoute{});
+    colorsInUse_ = 0;
+  }
 
   const ColorRoute& at(RouterId r, unsigned color) const { return routes_[std::size_t(r) * colors_ + color]; }
   unsigned colors() const { return colors_; }

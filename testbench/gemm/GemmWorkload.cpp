@@ -13,6 +13,7 @@
 #include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/Wafer.h"
 #include "testbench/gemm/GemmPhases.h"
+#include "testbench/gemm/SimulatedGemm.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
@@ -57,29 +58,15 @@ GemmConfig readConfig(config::ParamReader& p) {
   return c;
 }
 
-// The GEMM the mapping computes, for the layer Y[m x n] = X[m x k] . W[k x n]:
-// forward Y = X . W; backward-data dX = dY . W^T, the same product with dY
-// in X's place and W^T in W's; weight-gradient dW = X^T . dY.
-firmware::GemmShape mappedShape(const GemmConfig& c) {
-  switch (c.pass) {
-    case GemmPass::Forward: return {c.m, c.k, c.n, c.precision, c.pass};
-    case GemmPass::BackwardData: return {c.m, c.n, c.k, c.precision, c.pass};
-    case GemmPass::WeightGrad: break;
-  }
-  return {c.k, c.m, c.n, c.precision, c.pass};
-}
-
 const char* passName(GemmPass p) {
   return p == GemmPass::Forward ? "forward" : p == GemmPass::BackwardData ? "backward_data" : "weight_grad";
 }
 
 class GemmWorkload : public workload::Workload {
  public:
-  // `simulated` is `full` itself, or its representative rows.
-  GemmWorkload(const GemmConfig& config, std::unique_ptr<firmware::GemmMapping> full,
-               std::unique_ptr<firmware::GemmMapping> representative, const config::ArchConfig& arch,
+  GemmWorkload(const GemmConfig& config, SimulatedGemm gemm, const config::ArchConfig& arch,
                const config::RunConfig& run)
-      : config_(config), full_(std::move(full)), representative_(std::move(representative)), arch_(arch), run_(run) {}
+      : config_(config), gemm_(std::move(gemm)), full_(*gemm_.full), arch_(arch), run_(run) {}
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
@@ -94,8 +81,8 @@ class GemmWorkload : public workload::Workload {
   void check(const Matrix& got, const Matrix& want, nlohmann::json& r) const;
 
   GemmConfig config_;
-  std::unique_ptr<firmware::GemmMapping> full_;            // the GEMM as asked
-  std::unique_ptr<firmware::GemmMapping> representative_;  // its representative rows, or null: all simulated
+  SimulatedGemm gemm_;
+  const firmware::GemmMapping& full_;  // the GEMM as asked
   config::ArchConfig arch_;
   config::RunConfig run_;
   std::uint64_t cycles_ = 0;
@@ -104,7 +91,7 @@ class GemmWorkload : public workload::Workload {
 
 void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const firmware::GemmMapping& mapping = representative_ ? *representative_ : *full_;
+  const firmware::GemmMapping& mapping = gemm_.simulated();
   const fabric::MeshGeometry mesh = arch_.mesh;
   const bool functional = run_.mode == config::DataMode::Functional;
 
@@ -116,7 +103,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
   // and W^T (W drawn as K x N of the layer, then transposed); weight-gradient
   // X^T and dY.
-  const firmware::GemmShape& s = full_->shape();
+  const firmware::GemmShape& s = full_.shape();
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, s.precision, 1);
   Matrix a, b;
   if (functional) {
@@ -149,12 +136,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                               p + 1 < starts.size() ? starts[p + 1] : wafer.cycles());
     timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
   }
-  // Rows left out lie further down the weights' column multicast: in every
-  // phase the last of them finishes one hop later per row, and the next
-  // phase starts after it (identical rows run at the same pace; checked
-  // against simulating every row in the tests).
-  const std::uint64_t skippedRows = full_->gridY() - mapping.gridY();
-  cycles_ = wafer.cycles() + mapping.phases() * skippedRows * arch_.fabric.hopLatencyCycles;
+  cycles_ = gemm_.fullCycles(wafer.cycles(), arch_);
 
   const pe::PeCounters totals = pes.totals();
   std::uint64_t sramHighWater = 0;
@@ -164,19 +146,19 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   const double flops = 2.0 * s.m * s.k * s.n;
   const double seconds = double(cycles_) * arch_.secondsPerCycle();
   const double peakPerCycle = double(mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, s.precision);
-  const firmware::GemmBounds bounds = full_->bounds(arch_);
+  const firmware::GemmBounds bounds = full_.bounds(arch_);
   const fabric::FabricCounters& fabric = wafer.fabric().counters();
 
   nlohmann::json& r = results_;
   r["type"] = "gemm";
   r["algorithm"] = config_.algorithm;
-  r["mapping"] = full_->describe();
+  r["mapping"] = full_.describe();
   r["pass"] = passName(config_.pass);
   r["dtype"] = pe::precisionName(s.precision);
   r["m"] = config_.m;
   r["k"] = config_.k;
   r["n"] = config_.n;
-  r["grid"] = {{"x", full_->gridX()}, {"y", full_->gridY()}};
+  r["grid"] = {{"x", full_.gridX()}, {"y", full_.gridY()}};
   r["rows_simulated"] = mapping.gridY();
   r["cycles_simulated"] = wafer.cycles();
   r["phases"] = phases.phaseStarts().size();
@@ -228,7 +210,7 @@ std::string GemmWorkload::summary() const {
   std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u)\n",
                 r["algorithm"].get<std::string>().c_str(), r["pass"].get<std::string>().c_str(), config_.m, config_.k,
                 config_.n, r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
-                full_->gridX(), full_->gridY());
+                full_.gridX(), full_.gridY());
   out << line;
   const nlohmann::json& b = r["lower_bounds"];
   std::snprintf(line, sizeof line,
@@ -264,19 +246,9 @@ std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params
         "rows are alike; weight_grad reduces down the columns) and run.mode: timing (the rows left out hold no "
         "results)");
   try {
-    const firmware::GemmShape shape = mappedShape(c);
-    auto full = firmware::makeGemmMapping(c.algorithm, shape, arch, c.gridX, c.gridY);
-    std::unique_ptr<firmware::GemmMapping> representative;
-    if (c.representativeRows) {
-      // Balanced rows hold floor(M / rows) or that + 1 m's: one row of each
-      // (the larger at the bottom, latest in the column multicast).
-      const std::uint32_t rows = full->gridY(), low = shape.m / rows;
-      const bool uneven = shape.m % rows != 0;
-      firmware::GemmShape sample = shape;
-      sample.m = uneven ? 2 * low + 1 : low;
-      representative = firmware::makeGemmMapping(c.algorithm, sample, arch, full->gridX(), uneven ? 2 : 1);
-    }
-    return std::make_unique<GemmWorkload>(c, std::move(full), std::move(representative), arch, run);
+    const firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass);
+    return std::make_unique<GemmWorkload>(c, planGemm(c.algorithm, shape, arch, c.gridX, c.gridY, c.representativeRows),
+                                          arch, run);
   } catch (const firmware::PlanError& e) {
     throw config::ConfigError(std::string("workload.m/k/n/grid_x/grid_y: ") + e.what());
   }

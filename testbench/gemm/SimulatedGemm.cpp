@@ -1,0 +1,38 @@
+#include "testbench/gemm/SimulatedGemm.h"
+
+namespace wsesim::gemm {
+
+firmware::GemmShape passShape(std::uint32_t m, std::uint32_t k, std::uint32_t n, pe::Precision precision,
+                              firmware::GemmPass pass) {
+  switch (pass) {
+    case firmware::GemmPass::Forward: return {m, k, n, precision, pass};
+    case firmware::GemmPass::BackwardData: return {m, n, k, precision, pass};
+    case firmware::GemmPass::WeightGrad: break;
+  }
+  return {k, m, n, precision, pass};
+}
+
+std::uint64_t SimulatedGemm::fullCycles(std::uint64_t simulatedCycles, const config::ArchConfig& arch) const {
+  const firmware::GemmMapping& s = simulated();
+  const std::uint64_t skippedRows = full->gridY() - s.gridY();
+  return simulatedCycles + s.phases() * skippedRows * arch.fabric.hopLatencyCycles;
+}
+
+SimulatedGemm planGemm(const std::string& algorithm, const firmware::GemmShape& shape,
+                       const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
+                       bool representativeRows) {
+  SimulatedGemm g;
+  g.full = firmware::makeGemmMapping(algorithm, shape, arch, gridX, gridY);
+  if (representativeRows) {
+    // Balanced rows hold floor(M / rows) or that + 1 m's: one row of each
+    // (the larger at the bottom, latest in the column multicast).
+    const std::uint32_t rows = g.full->gridY(), low = shape.m / rows;
+    const bool uneven = shape.m % rows != 0;
+    firmware::GemmShape sample = shape;
+    sample.m = uneven ? 2 * low + 1 : low;
+    g.representative = firmware::makeGemmMapping(algorithm, sample, arch, g.full->gridX(), uneven ? 2 : 1);
+  }
+  return g;
+}
+
+}  // namespace wsesim::gemm
