@@ -1,6 +1,7 @@
 #include "testbench/gemm/GemmWorkload.h"
 #include "testbench/noc/NocWorkload.h"
 #include "testbench/pe/ChainReduceWorkload.h"
+#include "testbench/train/TrainWorkload.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::workload {
@@ -12,6 +13,7 @@ const std::map<std::string, WorkloadFactory>& workloadTypes() {
       {"gemm", gemm::makeGemmWorkload},
       {"noc", noc::makeNocWorkload},
       {"chain_reduce", pe_kernels::makeChainReduceWorkload},
+      {"train", train::makeTrainWorkload},
   };
   return types;
 }

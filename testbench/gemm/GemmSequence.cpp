@@ -1,0 +1,50 @@
+#include "testbench/gemm/GemmSequence.h"
+
+#include <stdexcept>
+
+namespace wsesim::gemm {
+
+GemmSequence::GemmSequence(std::vector<const firmware::GemmMapping*> gemms, pe::PeArray& pes,
+                           fabric::ColorRouteTable& routes, double waveletsPerCycle)
+    : gemms_(std::move(gemms)), pes_(pes), routes_(routes), waveletsPerCycle_(waveletsPerCycle) {
+  if (gemms_.empty()) throw std::invalid_argument("a GEMM sequence needs at least one GEMM");
+  start(0, 0);
+}
+
+void GemmSequence::start(std::size_t index, std::uint64_t now) {
+  index_ = index;
+  routes_.clear();
+  gemms_[index]->programRoutes(routes_);
+  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, waveletsPerCycle_);
+  starts_.push_back(now);
+}
+
+void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
+  if (!last() && current_->finished(now, fabric)) {
+    pes_.checkQuiescent();
+    const firmware::GemmMapping& done = *gemms_[index_];
+    const fabric::MeshGeometry& mesh = routes_.mesh();
+    for (std::uint32_t y = 0; y < done.gridY(); ++y)
+      for (std::uint32_t x = 0; x < done.gridX(); ++x) pes_.unload(mesh.id(x, y), {});
+    start(index_ + 1, now);
+  }
+  current_->beginCycle(now, fabric);
+}
+
+std::uint64_t GemmSequence::nextActivity(std::uint64_t now) const {
+  const std::uint64_t next = current_->nextActivity(now);
+  // Asked only while the fabric is idle: the current GEMM has nothing left
+  // to do, so the next one starts now.
+  if (next == wafer::kNever && !last()) return now;
+  return next;
+}
+
+bool GemmSequence::finished(std::uint64_t now, const fabric::FabricKernel& fabric) const {
+  return last() && current_->finished(now, fabric);
+}
+
+double GemmSequence::progress(std::uint64_t now) const {
+  return (double(index_) + std::max(0.0, current_->progress(now))) / double(gemms_.size());
+}
+
+}  // namespace wsesim::gemm

@@ -1,0 +1,26 @@
+#pragma once
+// The cost model for the work of a training step that involves no streamed
+// weights (attention matmuls, softmax, layer norms, GELU, residual adds,
+// embeddings): it is not simulated cycle by cycle. Each op is spread evenly
+// over every PE of the mesh, which holds its share of the activations:
+//
+//   cycles = task start + op overhead + ceil(elements / PEs) x
+//            (FLOPs per element) / lanes
+//
+// with FMAC lanes (2 FLOPs per lane and cycle) for the attention matmuls and
+// FADD lanes (1 FLOP) for the elementwise ops, at the step's precision. It
+// leaves out moving data between PEs (e.g. K and V across the rows of a
+// sequence for the attention matmuls), so it is optimistic: a lower bound
+// for those ops. docs/training.md says so.
+
+#include <cstdint>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/pe/OpKind.h"
+#include "models/TrainingStep.h"
+
+namespace wsesim::train {
+
+std::uint64_t waferOpCycles(const models::WaferOp& op, const config::ArchConfig& arch, pe::Precision precision);
+
+}  // namespace wsesim::train
