@@ -91,6 +91,32 @@ TEST(TrainStep, EveryLayerSimulatedGivesTheSameStep) {
   EXPECT_EQ(reused["workload"]["gemms"].size(), 15u);
 }
 
+// Each GEMM of the sequence starts on an empty fabric with its own routes
+// and programs: it takes what the same GEMM takes alone (the tiny model's
+// QKV, 16 tokens x 16 x 48, forward with representative rows and weight
+// gradient with every row).
+TEST(TrainStep, AGemmInTheStepTakesWhatItTakesAlone) {
+  const nlohmann::json step = runCli("alone", "");
+  ASSERT_FALSE(step.empty());
+  for (const std::string pass : {"forward", "weight_grad"}) {
+    const std::string out = ::testing::TempDir() + "/qkv_" + pass + ".json";
+    const std::string command = "'" WSESIM_BINARY "' run '" WSESIM_SOURCE_DIR
+                                "/testbench/configs/gemm_small.yaml' --set run.mode=timing --set workload.m=16 "
+                                "--set workload.k=16 --set workload.n=48 --set workload.dtype=mixed --set workload.pass=" +
+                                pass + (pass == "forward" ? " --set workload.rows=representative" : "") + " --out '" +
+                                out + "' > /dev/null";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const nlohmann::json alone = nlohmann::json::parse(std::ifstream(out));
+    bool found = false;
+    for (const nlohmann::json& g : step["workload"]["gemms"])
+      if (g["name"] == "qkv" && g["pass"] == pass) {
+        found = true;
+        EXPECT_EQ(g["cycles"], alone["cycles"]) << pass;
+      }
+    EXPECT_TRUE(found) << pass;
+  }
+}
+
 TEST(TrainStep, BadSettingsNameTheKey) {
   const auto message = [](const std::string& workload, const std::string& run) {
     try {
