@@ -97,6 +97,16 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
   if (!idle(pe))
     throw ProgramError("PE " + arch_.mesh.name(pe) + " is still running program '" + programs_[s.program].program.name +
                        "' and cannot unload it");
+  // Buffers kept from earlier programs go too, unless named again.
+  std::vector<ResidentBuffer>& kept = kept_[pe];
+  for (auto it = kept.begin(); it != kept.end();) {
+    if (std::find(keep.begin(), keep.end(), it->decl.name) != keep.end()) {
+      ++it;
+      continue;
+    }
+    sram_[pe].free(arch_.mesh.name(pe), it->decl.name);
+    it = kept.erase(it);
+  }
   const std::vector<BufferDecl>& buffers = programs_[s.program].program.buffers;
   for (std::size_t b = 0; b < buffers.size(); ++b) {
     if (std::find(keep.begin(), keep.end(), buffers[b].name) != keep.end())

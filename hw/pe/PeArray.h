@@ -71,9 +71,9 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   // activates its start tasks. Throws ProgramError naming the PE and the
   // offending item.
   void load(fabric::RouterId pe, ProgramId id);
-  // Removes an idle PE's program and frees its buffers except those named
-  // in `keep`, so the next program can find them (e.g. resident activations
-  // across the passes of a GEMM).
+  // Removes an idle PE's program and frees its buffers, and those kept from
+  // earlier programs, except those named in `keep`, so the next program can
+  // find them (e.g. resident activations across the passes of a GEMM).
   void unload(fabric::RouterId pe, const std::vector<std::string>& keep = {});
   // Whether the PE has nothing to do: no task running or activated, no op, no wavelet waiting.
   bool idle(fabric::RouterId pe) const;
