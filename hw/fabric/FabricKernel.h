@@ -124,8 +124,6 @@ class FabricKernel {
   std::string blockedQueuesReport(std::size_t maxLines) const;
 
  private:
-  using QueueId = WaveletQueues::QueueId;
-
   // The per-router state the routing decision is made from: a router
   // decides which queue heads move from these bitmasks and its neighbours'
   // `noSpace`, and reads queue storage only for the wavelets it moves.
@@ -151,15 +149,15 @@ class FabricKernel {
   template <class Routing>
   void routeRouter(const Routing& routing, RouterId r, std::uint64_t now);
 
+  using Queue = WaveletQueues::Queue;
+
   // Color-major: a router's five input queues of one color share a cache
   // line, and traffic on few colors touches a compact slice of the headers.
-  QueueId queue(RouterId r, Port in, unsigned color) const {
-    return (QueueId(color) * routers_.size() + r) * kPortCount + unsigned(in);
-  }
+  Queue queue(RouterId r, unsigned in, unsigned color) const { return queues_.queue(r, in, color); }
   template <class Routing>
   void push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt);
   template <class Routing>
-  void pop(const Routing& routing, RouterId r, unsigned in, unsigned color);
+  void pop(const Routing& routing, RouterId r, Queue q, unsigned in, unsigned color);
   // Records the outputs the head of (r, in, color) goes to.
   void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
     s.wantedOutputs |= outputs;
@@ -192,6 +190,8 @@ class FabricKernel {
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it
   std::vector<RouterId> visiting_;  // current_ as a list, for prefetching ahead
+  // Per port, added to a router's id (modulo 2^32) gives its neighbour's.
+  const RouterId neighbourOffset_[kPortCount];
   // Queues popped from full this cycle: their noSpace bit clears at its end.
   struct Release {
     RouterId router;

@@ -31,45 +31,75 @@ struct QueuedWavelet {
 };
 
 class WaveletQueues {
+  struct Header;
+
  public:
   using QueueId = std::uint64_t;
+
+  // Where one queue lives: its header and the (router, port) whose home
+  // block it may use. The kernel makes one per queue it touches and passes
+  // it around, so the hot path neither divides nor looks a header up twice.
+  class Queue {
+   public:
+    Queue() = default;  // no queue, until assigned one
+
+   private:
+    friend class WaveletQueues;
+    Header* header_ = nullptr;
+    std::uint32_t home_ = 0;
+    Queue(Header* header, std::uint32_t home) : header_(header), home_(home) {}
+  };
 
   // `homes` = routers x ports; `queues` a multiple of it.
   WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth);
 
-  unsigned depth() const { return depth_; }
-  unsigned size(QueueId q) const { return header(q).count; }
-  bool empty(QueueId q) const { return header(q).count == 0; }
+  // The queue of (router, port, color): id (color * routers + router) * 5 + port.
+  Queue queue(std::uint32_t router, unsigned port, unsigned color) const {
+    return Queue(&headers_[std::size_t(color) * routers_ + router].port[port], router * kPortCount + port);
+  }
+  Queue queue(QueueId q) const { return Queue(&header(q), std::uint32_t(homeOf(q))); }
 
-  const QueuedWavelet& front(QueueId q) const { return slot(header(q).block, header(q).head); }
-  const QueuedWavelet& at(QueueId q, unsigned i) const {
-    const Header& h = header(q);
+  unsigned depth() const { return depth_; }
+  unsigned size(Queue q) const { return q.header_->count; }
+  bool empty(Queue q) const { return q.header_->count == 0; }
+  const QueuedWavelet& front(Queue q) const { return slot(q.header_->block, q.header_->head); }
+  const QueuedWavelet& at(Queue q, unsigned i) const {
+    const Header& h = *q.header_;
     return slot(h.block, (h.head + i) % depth_);  // off the hot path
   }
 
-  void push(QueueId q, const Wavelet& w, std::uint64_t readyAt) {
-    Header& h = header(q);
+  // Returns the queue's size after the push.
+  unsigned push(Queue q, const Wavelet& w, std::uint64_t readyAt) {
+    Header& h = *q.header_;
     if (h.count == 0) {
-      h.block = takeBlock(homeOf(q));
+      h.block = takeBlock(q.home_);
       h.head = 0;
     }
     unsigned tail = h.head + h.count;
     if (tail >= depth_) tail -= depth_;
     slot(h.block, tail) = QueuedWavelet{w, readyAt};
-    ++h.count;
+    return ++h.count;
   }
 
-  void pop(QueueId q) {
-    Header& h = header(q);
+  void pop(Queue q) {
+    Header& h = *q.header_;
     h.head = std::uint8_t(h.head + 1u == depth_ ? 0 : h.head + 1);
     if (--h.count == 0) giveBack(h.block);
   }
 
+  // The same by id (tests, reports).
+  unsigned size(QueueId q) const { return size(queue(q)); }
+  bool empty(QueueId q) const { return empty(queue(q)); }
+  const QueuedWavelet& front(QueueId q) const { return front(queue(q)); }
+  const QueuedWavelet& at(QueueId q, unsigned i) const { return at(queue(q), i); }
+  unsigned push(QueueId q, const Wavelet& w, std::uint64_t readyAt) { return push(queue(q), w, readyAt); }
+  void pop(QueueId q) { pop(queue(q)); }
+
   // Hints the memory system that queue q's header will be needed soon.
-  void prefetchHeader(QueueId q) const { __builtin_prefetch(&header(q)); }
+  void prefetchHeader(Queue q) const { __builtin_prefetch(q.header_); }
   // Same for q's head wavelet (its header must be in cache to find it).
-  void prefetchFront(QueueId q) const {
-    const Header& h = header(q);
+  void prefetchFront(Queue q) const {
+    const Header& h = *q.header_;
     if (h.count) __builtin_prefetch(&slot(h.block, h.head));
   }
 
@@ -123,6 +153,7 @@ class WaveletQueues {
 
   unsigned depth_;
   std::size_t homes_;
+  std::size_t routers_;  // homes_ / ports
   std::uint64_t homesReciprocal_;
   // Home blocks pay off while a block is a few cache lines; deep queues
   // would spread one touched page per (router, port) over the wafer, so
