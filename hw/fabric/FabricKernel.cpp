@@ -12,12 +12,12 @@ namespace {
 inline unsigned lowestBit(std::uint32_t m) { return unsigned(__builtin_ctz(m)); }
 
 // Round-robin over (input, color) pairs in input-major order, starting just
-// after the last grant. `requests[i]` holds the requesting colors of input
-// i, `inputs` the inputs with any (not empty).
+// after the last grant. `inputs` are the inputs with requests (not none),
+// `requests[i]` the requesting colors of each of them (the others unset).
 inline void pickRoundRobin(const std::uint32_t (&requests)[kPortCount], PortMask inputs, unsigned lastInput,
                            unsigned lastColor, unsigned& input, unsigned& color) {
   const std::uint32_t after = lastColor >= 31 ? 0u : ~0u << (lastColor + 1);
-  if (std::uint32_t m = requests[lastInput] & after) {
+  if (std::uint32_t m = (inputs >> lastInput) & 1u ? requests[lastInput] & after : 0u) {
     input = lastInput;
     color = lowestBit(m);
     return;
@@ -188,7 +188,8 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
                                                                : routers_[r + neighbourOffset_[o]].noSpace[unsigned(opposite(Port(o)))];
     std::uint32_t candidates[kPortCount];
     PortMask inputs = 0;  // inputs with a candidate
-    for (unsigned in = 0; in < kPortCount; ++in) {
+    for (PortMask wanting = state.wantingInputs[o]; wanting; wanting &= PortMask(wanting - 1)) {
+      const unsigned in = lowestBit(wanting);
       candidates[in] = state.wants[o][in] & ~full;
       if (candidates[in]) inputs |= PortMask(1u << in);
     }
@@ -231,9 +232,8 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
     }
     ++state.transfers[o];
     if (observer_) observer_->onTransfer(r, Port(o), color);
-    state.wants[o][in] &= ~(1u << color);
-    const std::uint32_t* left = state.wants[o];
-    if (!(left[0] | left[1] | left[2] | left[3] | left[4])) state.wantedOutputs &= PortMask(~(1u << o));
+    if (!(state.wants[o][in] &= ~(1u << color)) && !(state.wantingInputs[o] &= PortMask(~(1u << in))))
+      state.wantedOutputs &= PortMask(~(1u << o));
   }
   for (unsigned g = 0; g < granted; ++g) {
     const unsigned in = grants[g].input, color = grants[g].color;

@@ -138,6 +138,8 @@ class FabricKernel {
     PortMask edgeOutputs = 0;                 // ports without a neighbour: wavelets leave the mesh there
     std::uint8_t lastGrantInput[kPortCount];  // per output: last (input, color) granted,
     std::uint8_t lastGrantColor[kPortCount];  // for round-robin
+    // Per output: inputs with a bit set in `wants`, so arbitration reads only those.
+    PortMask wantingInputs[kPortCount] = {};
     // [output][input]: colors whose head wavelet still has to go to that output.
     std::uint32_t wants[kPortCount][kPortCount] = {};
     std::uint32_t transfers[kPortCount] = {};  // per output port, wrapping
@@ -161,7 +163,11 @@ class FabricKernel {
   // Records the outputs the head of (r, in, color) goes to.
   void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
     s.wantedOutputs |= outputs;
-    for (; outputs; outputs &= PortMask(outputs - 1)) s.wants[__builtin_ctz(outputs)][in] |= 1u << color;
+    for (; outputs; outputs &= PortMask(outputs - 1)) {
+      const unsigned o = unsigned(__builtin_ctz(outputs));
+      s.wants[o][in] |= 1u << color;
+      s.wantingInputs[o] |= PortMask(1u << in);
+    }
   }
   std::uint32_t wantsAny(const RouterState& s, unsigned in) const {
     return s.wants[0][in] | s.wants[1][in] | s.wants[2][in] | s.wants[3][in] | s.wants[4][in];

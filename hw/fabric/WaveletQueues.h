@@ -36,18 +36,20 @@ class WaveletQueues {
  public:
   using QueueId = std::uint64_t;
 
-  // Where one queue lives: its header and the (router, port) whose home
-  // block it may use. The kernel makes one per queue it touches and passes
+  // Where one queue lives: its header, and the (router, port) whose home
+  // block it may use with the header that records whether that is taken. The kernel makes one per queue it touches and passes
   // it around, so the hot path neither divides nor looks a header up twice.
   class Queue {
    public:
-    Queue() = default;  // no queue, until assigned one
+    Queue() = default;  // no queue, until assigned one (left uninitialised: grant arrays are hot)
 
    private:
     friend class WaveletQueues;
-    Header* header_ = nullptr;
-    std::uint32_t home_ = 0;
-    Queue(Header* header, std::uint32_t home) : header_(header), home_(home) {}
+    Header* header_;
+    Header* homeOwner_;
+    std::uint32_t home_;
+    Queue(Header* header, Header* homeOwner, std::uint32_t home)
+        : header_(header), homeOwner_(homeOwner), home_(home) {}
   };
 
   // `homes` = routers x ports; `queues` a multiple of it.
@@ -55,9 +57,13 @@ class WaveletQueues {
 
   // The queue of (router, port, color): id (color * routers + router) * 5 + port.
   Queue queue(std::uint32_t router, unsigned port, unsigned color) const {
-    return Queue(&headers_[std::size_t(color) * routers_ + router].port[port], router * kPortCount + port);
+    return Queue(&headers_[std::size_t(color) * routers_ + router].port[port], &headers_[router].port[port],
+                 router * kPortCount + port);
   }
-  Queue queue(QueueId q) const { return Queue(&header(q), std::uint32_t(homeOf(q))); }
+  Queue queue(QueueId q) const {
+    const std::size_t home = homeOf(q);
+    return Queue(&header(q), &header(home), std::uint32_t(home));
+  }
 
   unsigned depth() const { return depth_; }
   unsigned size(Queue q) const { return q.header_->count; }
@@ -72,7 +78,7 @@ class WaveletQueues {
   unsigned push(Queue q, const Wavelet& w, std::uint64_t readyAt) {
     Header& h = *q.header_;
     if (h.count == 0) {
-      h.block = takeBlock(q.home_);
+      h.block = takeBlock(q);
       h.head = 0;
     }
     unsigned tail = h.head + h.count;
@@ -84,7 +90,7 @@ class WaveletQueues {
   void pop(Queue q) {
     Header& h = *q.header_;
     h.head = std::uint8_t(h.head + 1u == depth_ ? 0 : h.head + 1);
-    if (--h.count == 0) giveBack(h.block);
+    if (--h.count == 0) giveBack(q, h.block);
   }
 
   // The same by id (tests, reports).
@@ -118,7 +124,6 @@ class WaveletQueues {
   };
 
   Header& header(QueueId q) const { return headers_[q / kPortCount].port[q % kPortCount]; }
-  Header& homeHeader(std::size_t home) const { return header(home); }
   // q % homes_ without a division instruction (Lemire's fastmod; ids < 2^32).
   std::size_t homeOf(QueueId q) const {
     const std::uint64_t low = homesReciprocal_ * std::uint32_t(q);
@@ -131,11 +136,10 @@ class WaveletQueues {
   // home is free only when none of its queues needs an overflow block to be
   // taken); without, every block is an overflow block. Overflow blocks come
   // from a free list, then by bumping `overflowEnd_`.
-  std::uint32_t takeBlock(std::size_t home) {
-    Header& owner = homeHeader(home);
-    if (useHomes_ && !owner.homeTaken) {
-      owner.homeTaken = 1;
-      return std::uint32_t(home);
+  std::uint32_t takeBlock(Queue q) {
+    if (useHomes_ && !q.homeOwner_->homeTaken) {
+      q.homeOwner_->homeTaken = 1;
+      return q.home_;
     }
     if (!freeOverflow_.empty()) {
       const std::uint32_t b = freeOverflow_.back();
@@ -144,9 +148,10 @@ class WaveletQueues {
     }
     return overflowEnd_++;
   }
-  void giveBack(std::uint32_t block) {
+  // A queue's only home block is its own (router, port)'s.
+  void giveBack(Queue q, std::uint32_t block) {
     if (useHomes_ && block < homes_)
-      homeHeader(block).homeTaken = 0;
+      q.homeOwner_->homeTaken = 0;
     else
       freeOverflow_.push_back(block);
   }
