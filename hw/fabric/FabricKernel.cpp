@@ -12,25 +12,20 @@ namespace {
 inline unsigned lowestBit(std::uint32_t m) { return unsigned(__builtin_ctz(m)); }
 
 // Round-robin over (input, color) pairs in input-major order, starting just
-// after the last grant. `requests[i]` holds the requesting colors of input i.
-inline void pickRoundRobin(const std::uint32_t (&requests)[kPortCount], unsigned lastInput, unsigned lastColor,
-                           unsigned& input, unsigned& color) {
+// after the last grant. `inputs` are the inputs with requests (not none),
+// `requests[i]` the requesting colors of each of them (the others unset).
+inline void pickRoundRobin(const std::uint32_t (&requests)[kPortCount], PortMask inputs, unsigned lastInput,
+                           unsigned lastColor, unsigned& input, unsigned& color) {
   const std::uint32_t after = lastColor >= 31 ? 0u : ~0u << (lastColor + 1);
-  if (std::uint32_t m = requests[lastInput] & after) {
+  if (std::uint32_t m = (inputs >> lastInput) & 1u ? requests[lastInput] & after : 0u) {
     input = lastInput;
     color = lowestBit(m);
     return;
   }
-  for (unsigned k = 1; k < kPortCount; ++k) {
-    const unsigned i = lastInput + k < kPortCount ? lastInput + k : lastInput + k - kPortCount;
-    if (requests[i]) {
-      input = i;
-      color = lowestBit(requests[i]);
-      return;
-    }
-  }
-  input = lastInput;
-  color = lowestBit(requests[lastInput] & ~after);
+  // The next requesting input after lastInput, wrapping around to it.
+  const unsigned later = inputs & (~0u << (lastInput + 1));
+  input = lowestBit(later ? later : inputs);
+  color = lowestBit(requests[input]);
 }
 
 }  // namespace
@@ -42,7 +37,8 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
       queues_(std::size_t(params.mesh.routers()) * kPortCount * params.colors,
               std::size_t(params.mesh.routers()) * kPortCount, params.queueDepth),
       current_(params.mesh.routers()),
-      next_(params.mesh.routers()) {
+      next_(params.mesh.routers()),
+      neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u} {
   if (params.routing == RoutingMode::Color && routes == nullptr)
     throw FabricError("color routing needs a color route table");
   if (params.colors == 0 || params.colors > 32)
@@ -62,28 +58,27 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
 
 template <class Routing>
 void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt) {
-  const QueueId q = queue(r, in, w.color);
   RouterState& s = routers_[r];
   const std::uint32_t colorBit = 1u << w.color;
-  if (queues_.empty(q)) setWants(s, unsigned(in), w.color, routing.forward(r, s.x, s.y, w));
-  queues_.push(q, w, readyAt);
+  const unsigned size = queues_.push(queue(r, unsigned(in), w.color), w, readyAt);
+  if (size == 1) setWants(s, unsigned(in), w.color, routing.forward(r, s.x, s.y, w));
   s.nonEmpty[unsigned(in)] |= colorBit;
-  if (queues_.size(q) == queues_.depth()) s.noSpace[unsigned(in)] |= colorBit;
+  if (size == queues_.depth()) s.noSpace[unsigned(in)] |= colorBit;
   ++counters_.queued;
   markActive(r);
 }
 
 template <class Routing>
-void FabricKernel::pop(const Routing& routing, RouterId r, unsigned in, unsigned color) {
-  const QueueId q = queue(r, Port(in), color);
+void FabricKernel::pop(const Routing& routing, RouterId r, Queue q, unsigned in, unsigned color) {
   RouterState& s = routers_[r];
+  const unsigned size = queues_.size(q);
   // A slot freed by a pop becomes usable by the upstream router only in the
   // next cycle (the credit travels back over the link), so the outcome does
   // not depend on the order in which routers are visited within a cycle.
-  if (queues_.size(q) == queues_.depth()) releases_.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
+  if (size == queues_.depth()) releases_.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
   queues_.pop(q);
   --counters_.queued;
-  if (queues_.empty(q))
+  if (size == 1)
     s.nonEmpty[in] &= ~(1u << color);
   else
     setWants(s, in, color, routing.forward(r, s.x, s.y, queues_.front(q).wavelet));
@@ -153,7 +148,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     if (holdsWavelets(s)) markActive(r);
   }
   for (const Release& rel : releases_)
-    if (queues_.size(queue(rel.router, Port(rel.input), rel.color)) < queues_.depth())
+    if (queues_.size(queue(rel.router, rel.input, rel.color)) < queues_.depth())
       routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
   releases_.clear();
   if (counters_.queued != 0) checkWatchdog(now);
@@ -163,7 +158,7 @@ void FabricKernel::prefetchQueues(RouterId r, bool heads) const {
   const RouterState& s = routers_[r];
   for (unsigned in = 0; in < kPortCount; ++in)
     for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) {
-      const QueueId q = queue(r, Port(in), lowestBit(m));
+      const Queue q = queue(r, in, lowestBit(m));
       if (heads)
         queues_.prefetchFront(q);
       else
@@ -174,39 +169,44 @@ void FabricKernel::prefetchQueues(RouterId r, bool heads) const {
 template <class Routing>
 void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
   RouterState& state = routers_[r];
-  const std::uint32_t width = params_.mesh.width;
-  // An output that is wanted has a neighbour unless it is an edge output
-  // (color routes only: XY never routes off the mesh).
-  const RouterId neighbour[kPortCount] = {r - width, r + 1, r + width, r - 1, r};
 
   // Per output, the (input, color) heads that want it and whose downstream
   // queue has room; each output grants one, round-robin.
   struct Grant {
+    Queue queue;
+    const Wavelet* wavelet;
     std::uint8_t output, input, color;
   };
   Grant grants[kPortCount];
   unsigned granted = 0;
   for (PortMask todo = state.wantedOutputs; todo; todo &= PortMask(todo - 1)) {
     const unsigned o = lowestBit(todo);
-    std::uint32_t candidates[kPortCount];
-    std::uint32_t any = 0;
+    // An output that is wanted has a neighbour unless it is an edge output
+    // (color routes only: XY never routes off the mesh).
     const std::uint32_t full = o == unsigned(Port::Ramp)       ? state.rampNoSpace
                                : (state.edgeOutputs >> o) & 1u ? edgeNoSpace(r, o, now)
-                                                               : routers_[neighbour[o]].noSpace[unsigned(opposite(Port(o)))];
-    for (unsigned in = 0; in < kPortCount; ++in) any |= candidates[in] = state.wants[o][in] & ~full;
-    while (any) {
+                                                               : routers_[r + neighbourOffset_[o]].noSpace[unsigned(opposite(Port(o)))];
+    std::uint32_t candidates[kPortCount];
+    PortMask inputs = 0;  // inputs with a candidate
+    for (PortMask wanting = state.wantingInputs[o]; wanting; wanting &= PortMask(wanting - 1)) {
+      const unsigned in = lowestBit(wanting);
+      candidates[in] = state.wants[o][in] & ~full;
+      if (candidates[in]) inputs |= PortMask(1u << in);
+    }
+    while (inputs) {
       unsigned in = 0, color = 0;
-      pickRoundRobin(candidates, state.lastGrantInput[o], state.lastGrantColor[o], in, color);
+      pickRoundRobin(candidates, inputs, state.lastGrantInput[o], state.lastGrantColor[o], in, color);
+      const Queue q = queue(r, in, color);
+      const QueuedWavelet& head = queues_.front(q);
       // Heads still on the link or ramp are not ready; rare, so checked last.
-      if (queues_.front(queue(r, Port(in), color)).readyAt > now) {
+      if (head.readyAt > now) {
         candidates[in] &= ~(1u << color);
-        any = 0;
-        for (unsigned i = 0; i < kPortCount; ++i) any |= candidates[i];
+        if (!candidates[in]) inputs &= PortMask(~(1u << in));
         continue;
       }
       state.lastGrantInput[o] = std::uint8_t(in);
       state.lastGrantColor[o] = std::uint8_t(color);
-      grants[granted++] = Grant{std::uint8_t(o), std::uint8_t(in), std::uint8_t(color)};
+      grants[granted++] = Grant{q, &head.wavelet, std::uint8_t(o), std::uint8_t(in), std::uint8_t(color)};
       break;
     }
   }
@@ -214,7 +214,7 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
   // Move the granted copies, then retire heads every output has taken.
   for (unsigned g = 0; g < granted; ++g) {
     const unsigned o = grants[g].output, in = grants[g].input, color = grants[g].color;
-    const Wavelet w = queues_.front(queue(r, Port(in), color)).wavelet;  // copy: pushing may reuse the slot
+    const Wavelet w = *grants[g].wavelet;  // copy: a sink may inject into the queue it sits in
     if (o == unsigned(Port::Ramp)) {
       ++counters_.delivered;
       lastProgress_ = now;
@@ -224,22 +224,22 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
       lastProgress_ = now;
       edgeSink_->leave(r, Port(o), w, now + params_.hopLatency);
     } else {
+      const RouterId next = r + neighbourOffset_[o];
       const Port arrival = opposite(Port(o));
-      routing.checkArrival(neighbour[o], arrival, w);
-      push(routing, neighbour[o], arrival, w, now + params_.hopLatency);
+      routing.checkArrival(next, arrival, w);
+      push(routing, next, arrival, w, now + params_.hopLatency);
       ++counters_.hops;
     }
     ++state.transfers[o];
     if (observer_) observer_->onTransfer(r, Port(o), color);
-    state.wants[o][in] &= ~(1u << color);
-    const std::uint32_t* left = state.wants[o];
-    if (!(left[0] | left[1] | left[2] | left[3] | left[4])) state.wantedOutputs &= PortMask(~(1u << o));
+    if (!(state.wants[o][in] &= ~(1u << color)) && !(state.wantingInputs[o] &= PortMask(~(1u << in))))
+      state.wantedOutputs &= PortMask(~(1u << o));
   }
   for (unsigned g = 0; g < granted; ++g) {
     const unsigned in = grants[g].input, color = grants[g].color;
     bool seen = false;  // a multicast head granted on several outputs retires once
     for (unsigned e = 0; e < g; ++e) seen = seen || (grants[e].input == in && grants[e].color == color);
-    if (!seen && !(wantsAny(state, in) & (1u << color))) pop(routing, r, in, color);
+    if (!seen && !(wantsAny(state, in) & (1u << color))) pop(routing, r, grants[g].queue, in, color);
   }
 }
 
@@ -263,7 +263,7 @@ void FabricKernel::checkWatchdog(std::uint64_t now) const {
 unsigned FabricKernel::occupancy(RouterId r, Port in) const {
   unsigned total = 0;
   for (std::uint32_t m = routers_[r].nonEmpty[unsigned(in)]; m; m &= m - 1)
-    total += queues_.size(queue(r, in, lowestBit(m)));
+    total += queues_.size(queue(r, unsigned(in), lowestBit(m)));
   return total;
 }
 
@@ -284,7 +284,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
           continue;
         }
         const unsigned color = lowestBit(m);
-        const QueueId q = queue(r, Port(in), color);
+        const Queue q = queue(r, in, color);
         const PortMask wanted = params_.routing == RoutingMode::Color
                                     ? routes_->at(r, color).forward
                                     : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q).wavelet);
@@ -306,7 +306,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
           const Port arrival = opposite(Port(o));
           if (routers_[n].noSpace[unsigned(arrival)] & (1u << color))
             out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(arrival) << " ("
-                << queues_.size(queue(n, arrival, color)) << "/" << queues_.depth() << ")";
+                << queues_.size(queue(n, unsigned(arrival), color)) << "/" << queues_.depth() << ")";
         }
         out << "\n";
         ++lines;

@@ -124,8 +124,6 @@ class FabricKernel {
   std::string blockedQueuesReport(std::size_t maxLines) const;
 
  private:
-  using QueueId = WaveletQueues::QueueId;
-
   // The per-router state the routing decision is made from: a router
   // decides which queue heads move from these bitmasks and its neighbours'
   // `noSpace`, and reads queue storage only for the wavelets it moves.
@@ -140,6 +138,8 @@ class FabricKernel {
     PortMask edgeOutputs = 0;                 // ports without a neighbour: wavelets leave the mesh there
     std::uint8_t lastGrantInput[kPortCount];  // per output: last (input, color) granted,
     std::uint8_t lastGrantColor[kPortCount];  // for round-robin
+    // Per output: inputs with a bit set in `wants`, so arbitration reads only those.
+    PortMask wantingInputs[kPortCount] = {};
     // [output][input]: colors whose head wavelet still has to go to that output.
     std::uint32_t wants[kPortCount][kPortCount] = {};
     std::uint32_t transfers[kPortCount] = {};  // per output port, wrapping
@@ -151,19 +151,23 @@ class FabricKernel {
   template <class Routing>
   void routeRouter(const Routing& routing, RouterId r, std::uint64_t now);
 
+  using Queue = WaveletQueues::Queue;
+
   // Color-major: a router's five input queues of one color share a cache
   // line, and traffic on few colors touches a compact slice of the headers.
-  QueueId queue(RouterId r, Port in, unsigned color) const {
-    return (QueueId(color) * routers_.size() + r) * kPortCount + unsigned(in);
-  }
+  Queue queue(RouterId r, unsigned in, unsigned color) const { return queues_.queue(r, in, color); }
   template <class Routing>
   void push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt);
   template <class Routing>
-  void pop(const Routing& routing, RouterId r, unsigned in, unsigned color);
+  void pop(const Routing& routing, RouterId r, Queue q, unsigned in, unsigned color);
   // Records the outputs the head of (r, in, color) goes to.
   void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
     s.wantedOutputs |= outputs;
-    for (; outputs; outputs &= PortMask(outputs - 1)) s.wants[__builtin_ctz(outputs)][in] |= 1u << color;
+    for (; outputs; outputs &= PortMask(outputs - 1)) {
+      const unsigned o = unsigned(__builtin_ctz(outputs));
+      s.wants[o][in] |= 1u << color;
+      s.wantingInputs[o] |= PortMask(1u << in);
+    }
   }
   std::uint32_t wantsAny(const RouterState& s, unsigned in) const {
     return s.wants[0][in] | s.wants[1][in] | s.wants[2][in] | s.wants[3][in] | s.wants[4][in];
@@ -192,6 +196,8 @@ class FabricKernel {
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it
   std::vector<RouterId> visiting_;  // current_ as a list, for prefetching ahead
+  // Per port, added to a router's id (modulo 2^32) gives its neighbour's.
+  const RouterId neighbourOffset_[kPortCount];
   // Queues popped from full this cycle: their noSpace bit clears at its end.
   struct Release {
     RouterId router;

@@ -31,45 +31,81 @@ struct QueuedWavelet {
 };
 
 class WaveletQueues {
+  struct Header;
+
  public:
   using QueueId = std::uint64_t;
+
+  // Where one queue lives: its header, and the (router, port) whose home
+  // block it may use with the header that records whether that is taken. The kernel makes one per queue it touches and passes
+  // it around, so the hot path neither divides nor looks a header up twice.
+  class Queue {
+   public:
+    Queue() = default;  // no queue, until assigned one (left uninitialised: grant arrays are hot)
+
+   private:
+    friend class WaveletQueues;
+    Header* header_;
+    Header* homeOwner_;
+    std::uint32_t home_;
+    Queue(Header* header, Header* homeOwner, std::uint32_t home)
+        : header_(header), homeOwner_(homeOwner), home_(home) {}
+  };
 
   // `homes` = routers x ports; `queues` a multiple of it.
   WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth);
 
-  unsigned depth() const { return depth_; }
-  unsigned size(QueueId q) const { return header(q).count; }
-  bool empty(QueueId q) const { return header(q).count == 0; }
+  // The queue of (router, port, color): id (color * routers + router) * 5 + port.
+  Queue queue(std::uint32_t router, unsigned port, unsigned color) const {
+    return Queue(&headers_[std::size_t(color) * routers_ + router].port[port], &headers_[router].port[port],
+                 router * kPortCount + port);
+  }
+  Queue queue(QueueId q) const {
+    const std::size_t home = homeOf(q);
+    return Queue(&header(q), &header(home), std::uint32_t(home));
+  }
 
-  const QueuedWavelet& front(QueueId q) const { return slot(header(q).block, header(q).head); }
-  const QueuedWavelet& at(QueueId q, unsigned i) const {
-    const Header& h = header(q);
+  unsigned depth() const { return depth_; }
+  unsigned size(Queue q) const { return q.header_->count; }
+  bool empty(Queue q) const { return q.header_->count == 0; }
+  const QueuedWavelet& front(Queue q) const { return slot(q.header_->block, q.header_->head); }
+  const QueuedWavelet& at(Queue q, unsigned i) const {
+    const Header& h = *q.header_;
     return slot(h.block, (h.head + i) % depth_);  // off the hot path
   }
 
-  void push(QueueId q, const Wavelet& w, std::uint64_t readyAt) {
-    Header& h = header(q);
+  // Returns the queue's size after the push.
+  unsigned push(Queue q, const Wavelet& w, std::uint64_t readyAt) {
+    Header& h = *q.header_;
     if (h.count == 0) {
-      h.block = takeBlock(homeOf(q));
+      h.block = takeBlock(q);
       h.head = 0;
     }
     unsigned tail = h.head + h.count;
     if (tail >= depth_) tail -= depth_;
     slot(h.block, tail) = QueuedWavelet{w, readyAt};
-    ++h.count;
+    return ++h.count;
   }
 
-  void pop(QueueId q) {
-    Header& h = header(q);
+  void pop(Queue q) {
+    Header& h = *q.header_;
     h.head = std::uint8_t(h.head + 1u == depth_ ? 0 : h.head + 1);
-    if (--h.count == 0) giveBack(h.block);
+    if (--h.count == 0) giveBack(q, h.block);
   }
+
+  // The same by id (tests, reports).
+  unsigned size(QueueId q) const { return size(queue(q)); }
+  bool empty(QueueId q) const { return empty(queue(q)); }
+  const QueuedWavelet& front(QueueId q) const { return front(queue(q)); }
+  const QueuedWavelet& at(QueueId q, unsigned i) const { return at(queue(q), i); }
+  unsigned push(QueueId q, const Wavelet& w, std::uint64_t readyAt) { return push(queue(q), w, readyAt); }
+  void pop(QueueId q) { pop(queue(q)); }
 
   // Hints the memory system that queue q's header will be needed soon.
-  void prefetchHeader(QueueId q) const { __builtin_prefetch(&header(q)); }
+  void prefetchHeader(Queue q) const { __builtin_prefetch(q.header_); }
   // Same for q's head wavelet (its header must be in cache to find it).
-  void prefetchFront(QueueId q) const {
-    const Header& h = header(q);
+  void prefetchFront(Queue q) const {
+    const Header& h = *q.header_;
     if (h.count) __builtin_prefetch(&slot(h.block, h.head));
   }
 
@@ -88,7 +124,6 @@ class WaveletQueues {
   };
 
   Header& header(QueueId q) const { return headers_[q / kPortCount].port[q % kPortCount]; }
-  Header& homeHeader(std::size_t home) const { return header(home); }
   // q % homes_ without a division instruction (Lemire's fastmod; ids < 2^32).
   std::size_t homeOf(QueueId q) const {
     const std::uint64_t low = homesReciprocal_ * std::uint32_t(q);
@@ -101,11 +136,10 @@ class WaveletQueues {
   // home is free only when none of its queues needs an overflow block to be
   // taken); without, every block is an overflow block. Overflow blocks come
   // from a free list, then by bumping `overflowEnd_`.
-  std::uint32_t takeBlock(std::size_t home) {
-    Header& owner = homeHeader(home);
-    if (useHomes_ && !owner.homeTaken) {
-      owner.homeTaken = 1;
-      return std::uint32_t(home);
+  std::uint32_t takeBlock(Queue q) {
+    if (useHomes_ && !q.homeOwner_->homeTaken) {
+      q.homeOwner_->homeTaken = 1;
+      return q.home_;
     }
     if (!freeOverflow_.empty()) {
       const std::uint32_t b = freeOverflow_.back();
@@ -114,15 +148,17 @@ class WaveletQueues {
     }
     return overflowEnd_++;
   }
-  void giveBack(std::uint32_t block) {
+  // A queue's only home block is its own (router, port)'s.
+  void giveBack(Queue q, std::uint32_t block) {
     if (useHomes_ && block < homes_)
-      homeHeader(block).homeTaken = 0;
+      q.homeOwner_->homeTaken = 0;
     else
       freeOverflow_.push_back(block);
   }
 
   unsigned depth_;
   std::size_t homes_;
+  std::size_t routers_;  // homes_ / ports
   std::uint64_t homesReciprocal_;
   // Home blocks pay off while a block is a few cache lines; deep queues
   // would spread one touched page per (router, port) over the wafer, so
