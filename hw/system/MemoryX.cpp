@@ -47,8 +47,14 @@ MemoryX::MemoryX(sc_core::sc_module_name name, const config::ArchConfig::MemoryX
     layerAt_[address] = i;
     address += std::max<std::uint64_t>(model_.layers[i].streamedBytes(), 1);  // distinct even when empty
   }
+  updatedAt_.assign(model_.layers.size(), sc_core::SC_ZERO_TIME);
   gradients_in.register_b_transport(this, &MemoryX::receiveGradients);
   SC_THREAD(streamWeights);
+}
+
+void MemoryX::startStreaming(std::vector<StreamRequest> schedule) {
+  schedule_ = std::move(schedule);
+  start_.notify();
 }
 
 std::uint64_t MemoryX::storedBytes() const { return model_.parameters() * optimizer_.storedBytesPerParameter; }
@@ -56,25 +62,27 @@ std::uint64_t MemoryX::storedBytes() const { return model_.parameters() * optimi
 void MemoryX::streamWeights() {
   // Loosely timed: the thread runs ahead of SystemC time by its local offset
   // and syncs when the global quantum says so.
+  if (schedule_.empty()) wait(start_);
+  const sc_core::sc_time begin = sc_core::sc_time_stamp();
   tlm_utils::tlm_quantumkeeper clock;
   clock.reset();
   const std::size_t window = params_.prefetchLayers;
   for (std::size_t k = 0; k < schedule_.size(); ++k) {
-    const std::size_t layer = schedule_.at(k);
+    const std::size_t layer = schedule_.at(k).layer;
     const std::uint64_t bytes = model_.layers.at(layer).streamedBytes();
     LayerStream s;
     s.layer = layer;
     // Staging buffers: the layer streaming out and `window` ahead of it, so
     // layer k's fetch waits until layer k - window - 1 has streamed out.
-    const sc_core::sc_time bufferFree = k > window ? streams_[k - window - 1].streamEnd : sc_core::SC_ZERO_TIME;
-    const LinkTransfer fetch = storage_.send(bufferFree, bytes);
+    const sc_core::sc_time bufferFree = k > window ? streams_[k - window - 1].streamEnd : begin;
+    const LinkTransfer fetch = storage_.send(std::max(bufferFree, updatedAt_[layer]), bytes);
     s.fetchStart = fetch.start;
     s.fetchEnd = fetch.tail;
-    const sc_core::sc_time previousEnd = k > 0 ? streams_[k - 1].streamEnd : sc_core::SC_ZERO_TIME;
+    const sc_core::sc_time previousEnd = k > 0 ? streams_[k - 1].streamEnd : begin;
     s.streamStart = std::max(fetch.tail, previousEnd);
     s.exposed = s.streamStart - previousEnd;
 
-    tlm::tlm_generic_payload& payload = payloads_.allocate(bytes, false);
+    tlm::tlm_generic_payload& payload = payloads_.allocate(bytes * schedule_[k].repeats, false);
     payload.set_command(tlm::TLM_WRITE_COMMAND);
     payload.set_address(layerAddress(layer));
     sc_core::sc_time delay = s.streamStart - sc_core::sc_time_stamp();
@@ -115,6 +123,7 @@ void MemoryX::receiveGradients(tlm::tlm_generic_payload& payload, sc_core::sc_ti
   u.end = std::max(memoryDone, computeDone);
   u.bound = memoryDone >= computeDone ? UpdateBound::StorageBandwidth : UpdateBound::OptimizerThroughput;
   optimizerFreeAt_ = u.end;
+  updatedAt_[u.layer] = u.end;
   updates_.push_back(u);
   // A posted write: it completes on arrival; the update runs on inside MemoryX.
   payload.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -3,12 +3,16 @@
 // TLM-2.0 module (docs/system-model.md).
 //
 // Weight streaming: one thread walks the schedule (the order the wafer needs
-// layers in). Each layer is fetched from storage into a staging buffer, at
+// layers in; a layer the wafer needs several times in a row, as a GEMM
+// that re-streams its weights for each pass over its rows, is fetched once
+// and streamed `repeats` times as one write). Each layer is fetched from storage into a staging buffer, at
 // the storage bandwidth, then written out through `weights_out`. The staging
 // buffers hold the layer streaming out plus `prefetch_layers` fetched ahead,
 // so the next layer's fetch overlaps the current layer's stream (and with it
 // the wafer's compute, which paces the stream). What the fetch cannot hide
-// shows as exposed time before a layer's stream starts.
+// shows as exposed time before a layer's stream starts. A layer is not
+// fetched while its optimizer update is still running: the next training
+// step streams updated weights (WSE-FACTS, "MemoryX").
 //
 // Gradients: SwarmX writes each layer's summed gradients to `gradients_in`;
 // MemoryX then runs the optimizer update on its storage, bound by the bytes
@@ -31,13 +35,20 @@
 
 namespace wsesim::system {
 
+// One entry of the schedule: a layer's weights, streamed `repeats` times back to back.
+struct StreamRequest {
+  StreamRequest(std::size_t layer = 0, unsigned repeats = 1) : layer(layer), repeats(repeats) {}
+  std::size_t layer;
+  unsigned repeats;
+};
+
 // One layer's way out of MemoryX, in absolute simulated time.
 struct LayerStream {
   std::size_t layer = 0;
   sc_core::sc_time fetchStart, fetchEnd;    // storage -> staging buffer
   sc_core::sc_time streamStart, streamEnd;  // weights_out: the write's start and completion
   // streamStart minus the previous layer's streamEnd (for the first layer,
-  // minus zero): how long the stream stood still waiting for this fetch.
+  // minus when streaming started): how long the stream stood still waiting for this fetch.
   sc_core::sc_time exposed;
 };
 
@@ -66,8 +77,11 @@ class MemoryX : public sc_core::sc_module {
   MemoryX(sc_core::sc_module_name name, const config::ArchConfig::MemoryX& params, ModelWeights model,
           const OptimizerModel& optimizer);
 
-  // Layers to stream, by index into the model, in order; set before sc_start().
-  void setSchedule(std::vector<std::size_t> layers) { schedule_ = std::move(layers); }
+  // Layers to stream, by index into the model, in order: set before
+  // sc_start() to stream from time zero, or start streaming later from
+  // inside the simulation.
+  void setSchedule(std::vector<StreamRequest> schedule) { schedule_ = std::move(schedule); }
+  void startStreaming(std::vector<StreamRequest> schedule);
 
   const ModelWeights& model() const { return model_; }
   std::uint64_t layerAddress(std::size_t layer) const { return layerAddress_.at(layer); }
@@ -87,7 +101,9 @@ class MemoryX : public sc_core::sc_module {
   const OptimizerModel& optimizer_;
   std::vector<std::uint64_t> layerAddress_;
   std::map<std::uint64_t, std::size_t> layerAt_;  // base address -> layer
-  std::vector<std::size_t> schedule_;
+  std::vector<StreamRequest> schedule_;
+  sc_core::sc_event start_;
+  std::vector<sc_core::sc_time> updatedAt_;  // per layer: when its last update ended
   Link storage_;  // fetches and optimizer traffic share it
   sc_core::sc_time optimizerFreeAt_ = sc_core::SC_ZERO_TIME;
   PayloadPool payloads_;

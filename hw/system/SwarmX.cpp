@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "hw/system/StreamTiming.h"
+
 namespace wsesim::system {
 namespace {
 
@@ -79,6 +81,7 @@ void SwarmX::broadcast(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   sc_core::sc_time done = now + delay;
   for (unsigned system = 0; system < tree_.systems(); ++system) {
     sc_core::sc_time atSystem = reached[system].tail - now;
+    const StreamTimingScope stream(payload, reached[system].head, reached[system].tail);
     to_systems[int(system)]->b_transport(payload, atSystem);
     if (payload.is_response_error()) return;
     done = std::max(done, now + atSystem);
@@ -115,7 +118,7 @@ void SwarmX::reduce(int system, tlm::tlm_generic_payload& payload, sc_core::sc_t
   r.contributed[unsigned(system)] = true;
   r.record.firstSent = std::min(r.record.firstSent, sent);
   r.record.lastSent = std::max(r.record.lastSent, sent);
-  const LinkTransfer uplink = up_[tree_.depth()][unsigned(system)].send(sent, bytes);
+  const LinkTransfer uplink = forwardOver(up_[tree_.depth()][unsigned(system)], payload, sent);
   // The system's write is done when its last byte has reached the tree.
   delay = uplink.tail - sc_core::sc_time_stamp();
   payload.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -5,12 +5,15 @@
 //
 // Broadcast: a weight payload written to `from_memoryx` is written to every
 // system through `to_systems`, each copy annotated with the time its last
-// byte reaches that system. Reduce: the systems write gradient payloads of
-// one address to `from_systems`; each node sums its children's payloads as
-// they stream through (cut-through, at line rate), and once all N are in,
-// the sum is written to MemoryX through `to_memoryx`. In functional mode
-// payloads are fp32 arrays and really summed; in timing mode they carry no
-// data (PayloadPool.h).
+// byte reaches that system and carrying its StreamTiming (first and last
+// byte), so a system can consume it as it streams in.
+// Reduce: the systems write gradient payloads of one address to
+// `from_systems` (cut-through from their StreamTiming when they carry one:
+// a wafer sends gradients out as it computes them); each node sums its
+// children's payloads as they stream through (cut-through, at line rate),
+// and once all N are in, the sum is written to MemoryX through
+// `to_memoryx`. In functional mode payloads are fp32 arrays and really
+// summed; in timing mode they carry no data (PayloadPool.h).
 //
 // Timing: every tree edge is a Link per direction at the link bandwidth
 // (NIC bandwidth x NICs per link); each node adds the node latency and

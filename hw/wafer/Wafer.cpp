@@ -91,7 +91,8 @@ void Wafer::run() {
   } catch (...) {
     error_ = std::current_exception();
   }
-  sc_core::sc_stop();
+  if (!error_) finished_.notify();
+  if (stopWhenFinished_ || error_) sc_core::sc_stop();
 }
 
 }  // namespace wsesim::wafer

@@ -40,6 +40,12 @@ class Wafer : public sc_core::sc_module {
   // routers are sampled too, and idle stretches as well).
   void addTraceObserver(CycleObserver* observer) { observers_.push_back(observer); }
   void setProgressObserver(ProgressObserver* observer) { progress_ = observer; }
+  // When the driver is done the wafer notifies finishedEvent() and, unless
+  // told not to, stops the simulation; a model that runs on after the wafer
+  // (the cluster around it) waits for the event instead. An error stops it
+  // always, without the event.
+  void setStopWhenFinished(bool stop) { stopWhenFinished_ = stop; }
+  const sc_core::sc_event& finishedEvent() const { return finished_; }
 
   const config::ArchConfig& arch() const { return arch_; }
   const config::RunConfig& runConfig() const { return runConfig_; }
@@ -68,6 +74,8 @@ class Wafer : public sc_core::sc_module {
   std::chrono::steady_clock::time_point lastReport_;
   sc_core::sc_time period_;
   std::uint64_t now_ = 0;
+  bool stopWhenFinished_ = true;
+  sc_core::sc_event finished_;
   std::exception_ptr error_;
 };
 

@@ -29,6 +29,8 @@ class GemmPhases : public wafer::CycleDriver {
   // Phases done, plus the share of the current phase's streams sent.
   double progress(std::uint64_t now) const override;
 
+  // The last phase's streams are all in (a GEMM without streams: at once).
+  bool streamsIn() const { return phase_ + 1 == mapping_.phases() && injector_->sent() == injector_->total(); }
   // The cycle each phase started in.
   const std::vector<std::uint64_t>& phaseStarts() const { return phaseStarts_; }
   std::uint64_t edgeStalls() const { return edgeStalls_ + injector_->stalls(); }

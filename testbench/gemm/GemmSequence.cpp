@@ -28,7 +28,9 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
       for (std::uint32_t x = 0; x < done.gridX(); ++x) pes_.unload(mesh.id(x, y), {});
     start(index_ + 1, now);
   }
+  if (inputEnds_.size() < starts_.size() && current_->streamsIn()) inputEnds_.push_back(now);
   current_->beginCycle(now, fabric);
+  if (inputEnds_.size() < starts_.size() && current_->streamsIn()) inputEnds_.push_back(now + 1);
 }
 
 std::uint64_t GemmSequence::nextActivity(std::uint64_t now) const {

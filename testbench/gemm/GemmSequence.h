@@ -29,6 +29,9 @@ class GemmSequence : public wafer::CycleDriver {
 
   // The cycle each GEMM started in (so far).
   const std::vector<std::uint64_t>& starts() const { return starts_; }
+  // Per GEMM (so far): the cycle after its last streamed wavelet entered the
+  // mesh (its start when it streams nothing). What follows is its drain.
+  const std::vector<std::uint64_t>& inputEnds() const { return inputEnds_; }
 
  private:
   void start(std::size_t index, std::uint64_t now);
@@ -40,7 +43,7 @@ class GemmSequence : public wafer::CycleDriver {
   double waveletsPerCycle_;
   std::size_t index_ = 0;
   std::unique_ptr<GemmPhases> current_;
-  std::vector<std::uint64_t> starts_;
+  std::vector<std::uint64_t> starts_, inputEnds_;
 };
 
 }  // namespace wsesim::gemm

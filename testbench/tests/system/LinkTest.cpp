@@ -56,6 +56,8 @@ TEST(IoRing, ChannelsSitOnBothEdgesAboutSixteenRowsApart) {
   arch.io.channelsPerEdge = 60;
   arch.io.bandwidthBytesPerS = 150e9;
   IoRing ring("ring", arch);
+  testing::StubTarget network("network");
+  for (auto& out : ring.channel_out) out.bind(network.in);
   ASSERT_EQ(ring.channels(), 120u);
   EXPECT_EQ(ring.channel(0).edge, fabric::Port::West);
   EXPECT_EQ(ring.channel(0).row, 8u);
@@ -81,6 +83,11 @@ TEST(IoRing, AWriteThroughAChannelSocketTakesBytesOverTheChannelBandwidth) {
   testing::StubInitiator west("west"), east("east");
   west.out.bind(ring.channel_in[0]);
   east.out.bind(ring.channel_in[1]);
+  testing::StubInitiator waferWest("wafer_west"), waferEast("wafer_east");
+  waferWest.out.bind(ring.egress_in[0]);
+  waferEast.out.bind(ring.egress_in[1]);
+  testing::StubTarget network("network");
+  for (auto& out : ring.channel_out) out.bind(network.in);
   std::vector<sc_core::sc_time> done;
   testing::Stimulus stimulus("stimulus", [&] {
     for (auto* feed : {&west, &west, &east}) done.push_back(testing::writeBytes(feed->out, 0, 1000, us(2)));
@@ -91,6 +98,47 @@ TEST(IoRing, AWriteThroughAChannelSocketTakesBytesOverTheChannelBandwidth) {
   EXPECT_EQ(ring.ingress()[2].channel, 1u);
   EXPECT_EQ(ring.byteArrival(ring.ingress()[0], 500), us(2.5));
   EXPECT_EQ(ring.ingressStats().bytes, 3000u);
+}
+
+// Egress, cut-through: 1000 B the wafer computes from 1 us to 3 us leave
+// through channel 0 (1e9 B/s: 1 us of bytes) as they are computed, first
+// byte at 1 us, last at 3 us. Then 3000 B computed from 4 us to 6 us: the
+// channel cannot keep up (3 us of bytes), the last leaves at 4 + 3 = 7 us.
+TEST(IoRing, EgressForwardsAsTheWaferComputesNoFasterThanTheChannel) {
+  config::ArchConfig arch;
+  arch.mesh.height = 994;
+  arch.io.channelsPerEdge = 1;
+  arch.io.bandwidthBytesPerS = 2e9;
+  IoRing ring("ring", arch);
+  testing::StubInitiator west("west"), east("east"), wafer("wafer"), unused("unused");
+  west.out.bind(ring.channel_in[0]);
+  east.out.bind(ring.channel_in[1]);
+  wafer.out.bind(ring.egress_in[0]);
+  unused.out.bind(ring.egress_in[1]);
+  testing::StubTarget network("network");
+  for (auto& out : ring.channel_out) out.bind(network.in);
+  testing::Stimulus stimulus("stimulus", [&] {
+    for (std::uint64_t bytes : {1000u, 3000u}) {
+      tlm::tlm_generic_payload p;
+      p.set_command(tlm::TLM_WRITE_COMMAND);
+      p.set_data_length(unsigned(bytes));
+      p.set_streaming_width(unsigned(bytes));
+      const sc_core::sc_time begin = sc_core::sc_time_stamp() + us(1);
+      const StreamTimingScope stream(p, begin, begin + us(2));
+      sc_core::sc_time delay = begin + us(2) - sc_core::sc_time_stamp();
+      wafer.out->b_transport(p, delay);
+      EXPECT_TRUE(p.is_response_ok());
+      wait(delay);
+    }
+  });
+  sc_core::sc_start();
+  ASSERT_EQ(network.received.size(), 2u);
+  EXPECT_EQ(network.heads[0], us(1));
+  EXPECT_EQ(network.received[0].at, us(3));
+  EXPECT_EQ(network.heads[1], us(4));
+  EXPECT_EQ(network.received[1].at, us(7));
+  EXPECT_EQ(ring.egressStats().bytes, 4000u);
+  EXPECT_EQ(ring.egress().size(), 2u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "hw/config/ArchConfig.h"
+#include "hw/system/StreamTiming.h"
 
 namespace wsesim::system::testing {
 
@@ -56,6 +58,24 @@ sc_core::sc_time writeBytes(Socket& socket, std::uint64_t address, std::uint64_t
 struct StubInitiator : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<StubInitiator> out{"out"};
   explicit StubInitiator(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+};
+
+// A target for any number of initiators that records every write (with its
+// StreamTiming's first byte, if any).
+struct StubTarget : sc_core::sc_module {
+  tlm_utils::multi_passthrough_target_socket<StubTarget> in{"in"};
+  std::vector<Received> received;
+  std::vector<sc_core::sc_time> heads;
+
+  explicit StubTarget(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+    in.register_b_transport(this, &StubTarget::take);
+  }
+  void take(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+    received.push_back(record(p, delay));
+    const StreamTiming* t = p.get_extension<StreamTiming>();
+    heads.push_back(t ? t->head : received.back().at);
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
 };
 
 // A CS system: computes on each layer for `computeTime` once its weights are in.

@@ -1,0 +1,34 @@
+#pragma once
+// What one CS system's wafer does in a run, as the system model sees it:
+// tasks in execution order, each timed beforehand by the cycle-level wafer
+// model (or a cost model) with its weights arriving at the wafer's full
+// I/O rate. The system model then places them in time against the weight
+// streams that really arrive (docs/system-model.md, "The wafer in the
+// system").
+
+#include <systemc>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wsesim::system {
+
+struct WaferTask {
+  std::string name;
+  sc_core::sc_time duration;  // on the wafer alone, weights at the I/O ring's rate
+  // Fed by a weight stream: the system's next weight write, in order, of
+  // `streamBytes`. `drain` is the part of `duration` after its last weight
+  // entered the wafer (the reduction tail), from the cycle-level run.
+  bool streamed = false;
+  std::uint64_t streamBytes = 0;
+  sc_core::sc_time drain;
+  // Its output leaves the wafer, as it is computed, as `gradientBytes` of
+  // gradients for the MemoryX layer at `gradientAddress`.
+  bool gradients = false;
+  std::uint64_t gradientAddress = 0, gradientBytes = 0;
+};
+
+using WaferWork = std::vector<WaferTask>;
+
+}  // namespace wsesim::system
