@@ -1,0 +1,164 @@
+// CsSystem: a wafer's tasks placed against the weights that arrive through
+// its I/O ring. The ring here: 1e9 B/s over 2 channels (0.5e9 B/s each), so
+// 1000 B of weights cross it in 1 us. Times in microseconds.
+
+#include <gtest/gtest.h>
+
+#include "hw/system/CsSystem.h"
+#include "testbench/tests/system/SystemTestSupport.h"
+
+namespace wsesim::system {
+namespace {
+
+using testing::us;
+
+config::ArchConfig ringOf1GBps() {
+  config::ArchConfig arch;
+  arch.mesh.height = 8;
+  arch.io.channelsPerEdge = 1;
+  arch.io.bandwidthBytesPerS = 1e9;
+  return arch;
+}
+
+WaferTask streamed(const std::string& name, double durationUs, double drainUs, std::uint64_t bytes) {
+  WaferTask t;
+  t.name = name;
+  t.duration = us(durationUs);
+  t.drain = us(drainUs);
+  t.streamed = true;
+  t.streamBytes = bytes;
+  return t;
+}
+
+WaferTask onWafer(const std::string& name, double durationUs) {
+  WaferTask t;
+  t.name = name;
+  t.duration = us(durationUs);
+  return t;
+}
+
+// A system with a stub network on both sides.
+struct Bench {
+  Bench() : system("system", ringOf1GBps()), network("network"), gradients("gradients") {
+    network.out.bind(system.weights_in);
+    system.gradients_out.bind(gradients.in);
+  }
+  // Writes `bytes` of weights from inside a thread, streaming in from
+  // `headUs` to `tailUs` (all there at `tailUs` when they are equal, no
+  // StreamTiming); returns when the write completed.
+  sc_core::sc_time write(std::uint64_t bytes, double headUs, double tailUs) {
+    tlm::tlm_generic_payload p;
+    p.set_command(tlm::TLM_WRITE_COMMAND);
+    p.set_data_length(unsigned(bytes));
+    p.set_streaming_width(unsigned(bytes));
+    sc_core::sc_time delay = us(tailUs) - sc_core::sc_time_stamp();
+    if (headUs == tailUs) {
+      network.out->b_transport(p, delay);
+    } else {
+      const StreamTimingScope stream(p, us(headUs), us(tailUs));
+      network.out->b_transport(p, delay);
+    }
+    EXPECT_TRUE(p.is_response_ok());
+    return sc_core::sc_time_stamp() + delay;
+  }
+  CsSystem system;
+  testing::StubInitiator network;
+  testing::StubTarget gradients;
+};
+
+// Weights streaming in from 0 to 1 us at the ring's rate; the task takes
+// 5 us with a 1 us drain: the wafer is the bound, it ends at 5 us and has
+// taken its last weight at 5 - 1 = 4 us, when the write completes.
+TEST(CsSystem, AComputeBoundTaskEndsItsDurationAfterItsStart) {
+  Bench b;
+  b.system.setWork({streamed("gemm", 5, 1, 1000)}, sc_core::SC_ZERO_TIME);
+  sc_core::sc_time done;
+  testing::Stimulus s("s", [&] { done = b.write(1000, 0, 1); });
+  sc_core::sc_start();
+  EXPECT_EQ(done, us(4));
+  ASSERT_EQ(b.system.records().size(), 1u);
+  EXPECT_EQ(b.system.records()[0].start, us(0));
+  EXPECT_EQ(b.system.records()[0].end, us(5));
+  EXPECT_EQ(b.system.records()[0].bound, TaskBound::Compute);
+  EXPECT_EQ(b.system.records()[0].waited, sc_core::SC_ZERO_TIME);
+}
+
+// A 1 us task (0.2 us drain) fed by weights that stream in from 0 to 3 us
+// (slower than the ring): it ends its drain after the last weight, 3.2 us,
+// and waited 2.2 us for them.
+TEST(CsSystem, AStreamBoundTaskEndsItsDrainAfterItsLastWeight) {
+  Bench b;
+  b.system.setWork({streamed("gemm", 1, 0.2, 1000)}, sc_core::SC_ZERO_TIME);
+  sc_core::sc_time done;
+  testing::Stimulus s("s", [&] { done = b.write(1000, 0, 3); });
+  sc_core::sc_start();
+  EXPECT_EQ(done, us(3));
+  ASSERT_EQ(b.system.records().size(), 1u);
+  EXPECT_EQ(b.system.records()[0].end, us(3.2));
+  EXPECT_EQ(b.system.records()[0].waited, us(2.2));
+  EXPECT_EQ(b.system.records()[0].bound, TaskBound::WeightStream);
+}
+
+// In order: layer norm 0-2 us; backward-data (3 us, drain 0.5) on weights
+// all there at 0 that cross the ring by 1 us: 2-5 us, its write done at
+// 4.5 us; weight gradient 5-9 us, its 2000 B of gradients leave through the
+// ring's egress (2 us of bytes, no faster than computed) from 5 to 9 us;
+// GELU 9-10 us; then the next layer's weights, written at 4.5 us, in by
+// 5.5 us, wait for the wafer: 10-11 us, write done at 11 us.
+TEST(CsSystem, TasksRunInOrderAndGradientsLeaveAsTheyAreComputed) {
+  Bench b;
+  WaferTask grad = onWafer("weight_grad", 4);
+  grad.gradients = true;
+  grad.gradientAddress = 64;
+  grad.gradientBytes = 2000;
+  b.system.setWork({onWafer("layer_norm", 2), streamed("backward_data", 3, 0.5, 1000), grad, onWafer("gelu", 1),
+                    streamed("next", 1, 0, 1000)},
+                   sc_core::SC_ZERO_TIME);
+  std::vector<sc_core::sc_time> done;
+  testing::Stimulus s("s", [&] {
+    done.push_back(b.write(1000, 0, 0));
+    wait(done.back() - sc_core::sc_time_stamp());
+    done.push_back(b.write(1000, 4.5, 4.5));
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(done, (std::vector<sc_core::sc_time>{us(4.5), us(11)}));
+  const std::vector<TaskRecord>& r = b.system.records();
+  ASSERT_EQ(r.size(), 5u);
+  const std::vector<double> starts{0, 2, 5, 9, 10}, ends{2, 5, 9, 10, 11};
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ(r[i].task, i);
+    EXPECT_EQ(r[i].start, us(starts[i])) << i;
+    EXPECT_EQ(r[i].end, us(ends[i])) << i;
+  }
+  EXPECT_EQ(r[1].bound, TaskBound::Compute);
+  ASSERT_EQ(b.gradients.received.size(), 1u);
+  EXPECT_EQ(b.gradients.received[0].address, 64u);
+  EXPECT_EQ(b.gradients.received[0].bytes, 2000u);
+  EXPECT_EQ(b.gradients.heads[0], us(5));
+  EXPECT_EQ(b.gradients.received[0].at, us(9));
+  EXPECT_EQ(b.system.ioRing().egressStats().bytes, 2000u);
+  EXPECT_EQ(b.system.ioRing().ingressStats().bytes, 2000u);
+}
+
+TEST(CsSystem, AWriteOfTheWrongSizeNamesTheTaskAndBothSizes) {
+  Bench b;
+  b.system.setWork({streamed("ffn_up", 1, 0, 1000)}, sc_core::SC_ZERO_TIME);
+  testing::Stimulus s("s", [&] {
+    tlm::tlm_generic_payload p;
+    p.set_command(tlm::TLM_WRITE_COMMAND);
+    p.set_data_length(999);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    b.network.out->b_transport(p, delay);
+  });
+  try {
+    sc_core::sc_start();
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'ffn_up' takes 1000 bytes"), std::string::npos) << what;
+    EXPECT_NE(what.find("carries 999"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace wsesim::system
