@@ -94,8 +94,8 @@ void CsSystem::takeWeights(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
   r.task = cursor_;
   r.start = std::max(waferFree_, atWafer.head);
   r.end = std::max(r.start + task.duration, atWafer.tail + task.drain);
-  r.waited = r.end - r.start - task.duration;
-  r.bound = r.start > waferFree_ || r.waited > sc_core::SC_ZERO_TIME ? TaskBound::WeightStream : TaskBound::Compute;
+  r.waited = r.end - waferFree_ - task.duration;
+  r.bound = r.waited > sc_core::SC_ZERO_TIME ? TaskBound::WeightStream : TaskBound::Compute;
   records_.push_back(r);
   waferFree_ = r.end;
   ++cursor_;

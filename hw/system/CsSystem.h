@@ -40,7 +40,7 @@ const char* taskBoundName(TaskBound bound);
 struct TaskRecord {
   std::size_t task = 0;  // index into the work
   sc_core::sc_time start, end;
-  sc_core::sc_time waited;  // end - start - duration: the wafer idle for weights
+  sc_core::sc_time waited;  // the wafer idle for weights: end - duration - when it was free
   TaskBound bound = TaskBound::Compute;
 };
 

@@ -16,6 +16,7 @@ namespace wsesim::system {
 
 struct WaferTask {
   std::string name;
+  std::string kind;           // what it is, for reports (a GEMM's pass, "op")
   sc_core::sc_time duration;  // on the wafer alone, weights at the I/O ring's rate
   // Fed by a weight stream: the system's next weight write, in order, of
   // `streamBytes`. `drain` is the part of `duration` after its last weight

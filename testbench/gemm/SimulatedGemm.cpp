@@ -18,6 +18,13 @@ std::uint64_t SimulatedGemm::fullCycles(std::uint64_t simulatedCycles, const con
   return simulatedCycles + s.phases() * skippedRows * arch.fabric.hopLatencyCycles;
 }
 
+std::uint64_t SimulatedGemm::streamedWavelets(const fabric::MeshGeometry& mesh) const {
+  std::uint64_t wavelets = 0;
+  for (std::uint32_t phase = 0; phase < full->phases(); ++phase)
+    for (const wafer::EdgeStream& s : full->streams(mesh, nullptr, phase)) wavelets += s.count;
+  return wavelets;
+}
+
 SimulatedGemm planGemm(const std::string& algorithm, const firmware::GemmShape& shape,
                        const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
                        bool representativeRows) {

@@ -27,6 +27,8 @@ struct SimulatedGemm {
 
   const firmware::GemmMapping& simulated() const { return representative ? *representative : *full; }
   std::uint64_t fullCycles(std::uint64_t simulatedCycles, const config::ArchConfig& arch) const;
+  // Wavelets the whole GEMM takes in at the edge, over all its phases.
+  std::uint64_t streamedWavelets(const fabric::MeshGeometry& mesh) const;
 };
 
 // Throws PlanError when the GEMM does not fit the architecture.

@@ -9,6 +9,7 @@
 
 #include "firmware/gemm/GemmShape.h"
 #include "hw/config/ConfigError.h"
+#include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
 #include "hw/trace/PeVcdTracer.h"
 #include "hw/wafer/EdgeCollector.h"
@@ -18,6 +19,7 @@
 #include "testbench/gemm/GemmSequence.h"
 #include "testbench/gemm/SimulatedGemm.h"
 #include "testbench/results/WaferMap.h"
+#include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
 #include "testbench/workload/Simulation.h"
 
@@ -29,6 +31,7 @@ struct TrainConfig {
   std::uint32_t batch = 0, seq = 0, steps = 1;
   std::string optimizer;
   bool everyLayer = false;          // simulate every layer's GEMMs, not each distinct GEMM once
+  bool everyWafer = false;          // simulate every system's wafer, not one for all
   bool representativeRows = true;  // forward and backward-data GEMMs: one row per row size
   pe::Precision precision = pe::Precision::Mixed;
 };
@@ -57,18 +60,26 @@ class TrainWorkload : public workload::Workload {
   TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run);
 
   void run(const workload::RunOptions& options) override;
-  std::uint64_t cycles() const override { return stepCycles_ * config_.steps; }
+  std::uint64_t cycles() const override { return totalCycles_; }
   nlohmann::json results() const override { return results_; }
   std::string summary() const override;
 
  private:
+  // Per distinct GEMM, as wafer `wafer` ran it (`end`: the wafer's last cycle).
+  std::vector<GemmTiming> gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end, unsigned wafer,
+                                      const std::vector<std::uint64_t>& streamedBytes) const;
+  // Per GEMM of the step.
+  std::vector<GemmTiming> stepTimings(const std::vector<GemmTiming>& perGemm) const;
+  // The results of the run, from the cluster after it.
+  void report(const system::Cluster& cluster, const std::vector<std::uint64_t>& opCycles);
+
   TrainConfig config_;
   config::ArchConfig arch_;
   config::RunConfig run_;
   models::TrainingStep step_;
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
-  std::uint64_t stepCycles_ = 0;
+  std::uint64_t stepCycles_ = 0, totalCycles_ = 0;
   nlohmann::json results_;
 };
 
@@ -104,8 +115,13 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
   wafer::Wafer wafer("wafer", arch_, run_, &routes);
   pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
+  // Every wafer simulated: each system's GEMMs in turn on the wafer model
+  // (the systems share nothing but the weights' arrival, which the system
+  // model places in time afterwards).
+  const unsigned wafersSimulated = config_.everyWafer ? arch_.cluster.systems : 1;
   std::vector<const firmware::GemmMapping*> sequence;
-  for (const StepGemm& g : gemms_) sequence.push_back(&g.plan.simulated());
+  for (unsigned w = 0; w < wafersSimulated; ++w)
+    for (const StepGemm& g : gemms_) sequence.push_back(&g.plan.simulated());
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, config_.precision, -1);
   const double perCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz;
@@ -114,6 +130,26 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   wafer.fabric().setEdgeSink(&egress);
   wafer.setDriver(&driver);
   wafer.fabric().setSink(&pes);
+  wafer.setStopWhenFinished(false);
+
+  // When the wafer is done, the cluster runs the step's tasks with the cycles just simulated.
+  std::vector<std::uint64_t> opCycles;
+  for (const models::WaferOp& op : step_.ops) opCycles.push_back(waferOpCycles(op, arch_, config_.precision));
+  std::vector<std::uint64_t> streamedBytes;
+  for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan.streamedWavelets(mesh) * pe::elementBytes(inputType));
+  const StepOnCluster onCluster(config_.model, step_, config_.precision);
+  const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
+  std::unique_ptr<system::Cluster> cluster;
+  cluster = std::make_unique<system::Cluster>(
+      "cluster", arch_, onCluster.weights(), optimizer, &wafer.finishedEvent(), [&] {
+        system::ClusterWork work;
+        for (unsigned w = 0; w < wafersSimulated; ++w) {
+          const std::vector<GemmTiming> timing = stepTimings(gemmTimings(driver, wafer.cycles(), w, streamedBytes));
+          if (w == 0) work.schedule = onCluster.schedule(timing, config_.steps);
+          work.wafers.push_back(onCluster.waferWork(timing, opCycles, config_.steps, cluster->memoryx, arch_));
+        }
+        return work;
+      });
 
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
@@ -122,41 +158,120 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }, &pes);
   pes.checkQuiescent();
 
-  const std::vector<std::uint64_t>& starts = driver.starts();
+  const std::vector<GemmTiming> timing = gemmTimings(driver, wafer.cycles(), 0, streamedBytes);
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
-    const std::uint64_t end = i + 1 < starts.size() ? starts[i + 1] : wafer.cycles();
-    gemms_[i].cycles = gemms_[i].plan.fullCycles(end - starts[i], arch_);
-    if (times.timeline) times.timeline->addSpan(gemms_[i].plan.full->describe(), starts[i], end);
+    gemms_[i].cycles = timing[i].cycles;
+    if (times.timeline)
+      times.timeline->addSpan(gemms_[i].plan.full->describe(), driver.starts()[i],
+                              i + 1 < driver.starts().size() ? driver.starts()[i + 1] : wafer.cycles());
   }
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
   if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
 
-  // The step: its GEMMs, its ops, then the optimizer update in MemoryX (the
-  // next step's weights cannot stream before it: WSE-FACTS, "MemoryX").
+  report(*cluster, opCycles);
+  results_["simulated_wavelets"] = {{"weights_in", wafer.fabric().counters().fromEdge},
+                                    {"gradients_out", egress.received()}};
+  results_["host"] = {{"elaboration_seconds", times.elaborationSeconds},
+                      {"simulation_seconds", times.simulationSeconds},
+                      {"simulated_gemm_cycles", wafer.cycles()}};
+}
+
+std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end,
+                                                   unsigned wafer, const std::vector<std::uint64_t>& streamedBytes) const {
+  const std::vector<std::uint64_t>& starts = driver.starts();
+  const std::vector<std::uint64_t>& inputEnds = driver.inputEnds();
+  std::vector<GemmTiming> perGemm;
+  for (std::size_t j = 0; j < gemms_.size(); ++j) {
+    const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
+    const std::uint64_t gemmEnd = k + 1 < starts.size() ? starts[k + 1] : end;
+    perGemm.push_back(GemmTiming{gemms_[j].plan.fullCycles(gemmEnd - starts[k], arch_), inputEnds.at(k) - starts[k],
+                                 streamedBytes[j]});
+  }
+  return perGemm;
+}
+
+std::vector<GemmTiming> TrainWorkload::stepTimings(const std::vector<GemmTiming>& perGemm) const {
+  std::vector<GemmTiming> perStepGemm;
+  for (std::size_t i = 0; i < step_.gemms.size(); ++i) perStepGemm.push_back(perGemm[gemmOfStep_[i]]);
+  return perStepGemm;
+}
+
+// What held a streamed task back: the wafer itself, or the slowest part of
+// the weights' way in (MemoryX when its fetch was exposed, else the slower
+// of SwarmX's links and the I/O ring).
+std::string streamBound(const system::TaskRecord& r, const system::LayerStream& stream,
+                        const config::ArchConfig& arch) {
+  if (r.bound == system::TaskBound::Compute) return "compute";
+  if (stream.exposed > sc_core::SC_ZERO_TIME) return "memoryx";
+  return arch.swarmx.linkBandwidthBytesPerS() < arch.io.bandwidthBytesPerS ? "swarmx" : "io_ring";
+}
+
+nlohmann::json linkJson(const system::LinkStats& s) {
+  return {{"bytes", s.bytes}, {"transfers", s.transfers}, {"busy_seconds", s.busy.to_seconds()}};
+}
+
+void TrainWorkload::report(const system::Cluster& cluster, const std::vector<std::uint64_t>& opCycles) {
+  const auto toCycles = [&](double seconds) { return std::uint64_t(std::llround(seconds * arch_.clockHz)); };
+  const double total = (cluster.finished() - cluster.began()).to_seconds();
+  const double stepSeconds = total / config_.steps;
+  totalCycles_ = toCycles(total);
+  stepCycles_ = toCycles(stepSeconds);
+
+  // The wafer's work in a step, as timed on the wafer model.
   std::map<std::string, std::uint64_t> byPass, byOpKind;
-  std::uint64_t gemmCycles = 0, opCycles = 0;
-  nlohmann::json gemmRows = nlohmann::json::array();
+  std::uint64_t gemmCycles = 0, opTotal = 0;
   for (std::size_t i = 0; i < step_.gemms.size(); ++i) {
     const std::uint64_t c = gemms_[gemmOfStep_[i]].cycles;
     gemmCycles += c;
     byPass[models::passName(step_.gemms[i].pass)] += c;
   }
-  for (const models::WaferOp& op : step_.ops) {
-    const std::uint64_t c = waferOpCycles(op, arch_, config_.precision);
-    opCycles += c;
-    byOpKind[std::string(models::opKindName(op.kind)) + (op.backward ? "_backward" : "")] += c;
+  for (std::size_t j = 0; j < step_.ops.size(); ++j) {
+    const models::WaferOp& op = step_.ops[j];
+    opTotal += opCycles[j];
+    byOpKind[std::string(models::opKindName(op.kind)) + (op.backward ? "_backward" : "")] += opCycles[j];
   }
-  const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
-  const double parameters = double(config_.model.parameters());
-  // As MemoryX prices an update (hw/system/MemoryX.cpp): its storage traffic
-  // (one access latency, then the bytes at the storage bandwidth) and its
-  // arithmetic overlap, the slower bounds it.
-  const double optimizerSeconds =
-      std::max(arch_.memoryx.latencyS + parameters * optimizer.touchedBytesPerParameter / arch_.memoryx.bandwidthBytesPerS,
-               parameters * optimizer.flopsPerParameter / arch_.memoryx.optimizerFlopsPerS);
-  const std::uint64_t optimizerCycles = std::uint64_t(std::ceil(optimizerSeconds * arch_.clockHz));
-  stepCycles_ = gemmCycles + opCycles + optimizerCycles;
 
+  // Each system's wafer in time: busy on its tasks, idle waiting for weights.
+  nlohmann::json perSystem = nlohmann::json::array();
+  sc_core::sc_time lastWafer = cluster.began();
+  for (std::size_t i = 0; i < cluster.systems.size(); ++i) {
+    const system::CsSystem& cs = cluster.systems[i];
+    sc_core::sc_time busy = sc_core::SC_ZERO_TIME;
+    for (const system::WaferTask& t : cs.work()) busy += t.duration;
+    const double active = (cs.waferFree() - cluster.began()).to_seconds();
+    perSystem.push_back({{"system", i}, {"wafer_busy_seconds", busy.to_seconds()},
+                         {"wafer_idle_seconds", active - busy.to_seconds()}, {"wafer_end_seconds", active}});
+    lastWafer = std::max(lastWafer, cs.waferFree());
+  }
+  const double idle = perSystem[0]["wafer_idle_seconds"].get<double>();
+  const double optimizerTail = (cluster.finished() - lastWafer).to_seconds();
+
+  // What bound each streamed task of system 0, by pass, over the run.
+  nlohmann::json bounds = nlohmann::json::object();
+  const system::CsSystem& first = cluster.systems[0];
+  std::size_t stream = 0;
+  for (const system::TaskRecord& r : first.records()) {
+    const system::WaferTask& t = first.work()[r.task];
+    if (!t.streamed) continue;
+    nlohmann::json& b = bounds[t.kind][streamBound(r, cluster.memoryx.streams().at(stream++), arch_)];
+    if (b.is_null()) b = {{"tasks", 0}, {"waited_seconds", 0.0}};
+    b["tasks"] = b["tasks"].get<std::uint64_t>() + 1;
+    b["waited_seconds"] = b["waited_seconds"].get<double>() + r.waited.to_seconds();
+  }
+
+  system::LinkStats ingress, egressRing;
+  for (const system::CsSystem& cs : cluster.systems) {
+    ingress += cs.ioRing().ingressStats();
+    egressRing += cs.ioRing().egressStats();
+  }
+  double exposed = 0, optimizerBusy = 0;
+  for (const system::LayerStream& l : cluster.memoryx.streams()) exposed += l.exposed.to_seconds();
+  for (const system::OptimizerUpdate& u : cluster.memoryx.updates()) optimizerBusy += (u.end - u.start).to_seconds();
+
+  const unsigned systems = arch_.cluster.systems;
+  const double peak =
+      double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, config_.precision) * arch_.clockHz;
+  nlohmann::json gemmRows = nlohmann::json::array();
   for (const StepGemm& g : gemms_) {
     const firmware::GemmBounds b = g.plan.full->bounds(arch_);
     const char* bound = b.max() == b.compute ? "compute" : b.max() == b.bandwidth ? "bandwidth"
@@ -170,45 +285,56 @@ void TrainWorkload::run(const workload::RunOptions& options) {
                         {"bound", bound},
                         {"rows_simulated", g.plan.simulated().gridY()}});
   }
-  const double stepSeconds = double(stepCycles_) * arch_.secondsPerCycle();
-  const double peak = double(mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, config_.precision) * arch_.clockHz;
   nlohmann::json& r = results_;
   r["type"] = "train";
   r["model"] = config_.model.name;
   r["parameters"] = config_.model.parameters();
+  r["systems"] = systems;
   r["batch"] = config_.batch;
+  r["global_batch"] = std::uint64_t(config_.batch) * systems;
   r["seq"] = config_.seq;
-  r["tokens_per_step"] = step_.tokens;
+  r["tokens_per_step"] = step_.tokens * systems;
   r["steps"] = config_.steps;
   r["dtype"] = pe::precisionName(config_.precision);
   r["optimizer"] = config_.optimizer;
   r["step_cycles"] = stepCycles_;
   r["step_seconds"] = stepSeconds;
-  r["samples_per_second"] = config_.batch / stepSeconds;
-  r["tokens_per_second"] = double(step_.tokens) / stepSeconds;
-  r["model_flops_per_step"] = step_.modelFlops;
-  r["achieved_flops_per_second"] = step_.modelFlops / stepSeconds;
+  r["samples_per_second"] = double(config_.batch) * systems / stepSeconds;
+  r["tokens_per_second"] = double(step_.tokens) * systems / stepSeconds;
+  r["model_flops_per_step"] = step_.modelFlops * systems;
+  r["achieved_flops_per_second"] = step_.modelFlops * systems / stepSeconds;
   r["utilisation"] = step_.modelFlops / (stepSeconds * peak);
-  r["breakdown_cycles"] = {{"gemms", gemmCycles}, {"ops", opCycles}, {"optimizer", optimizerCycles},
+  // Per step (the run's totals over its steps): the wafer's work, its wait
+  // for weights, and the optimizer update still running after the wafer is done.
+  r["breakdown_cycles"] = {{"gemms", gemmCycles}, {"ops", opTotal},
+                           {"wafer_idle", toCycles(idle / config_.steps)},
+                           {"optimizer_tail", toCycles(optimizerTail / config_.steps)},
                            {"gemms_by_pass", byPass}, {"ops_by_kind", byOpKind}};
+  r["phase_bounds"] = bounds;
+  r["traffic"] = {{"memoryx_storage", linkJson(cluster.memoryx.storageStats())},
+                  {"swarmx_broadcast", linkJson(cluster.swarmx.broadcastStats())},
+                  {"swarmx_reduce", linkJson(cluster.swarmx.reduceStats())},
+                  {"io_ring_ingress", linkJson(ingress)},
+                  {"io_ring_egress", linkJson(egressRing)}};
+  r["memoryx"] = {{"exposed_fetch_seconds", exposed},
+                  {"optimizer_busy_seconds", optimizerBusy},
+                  {"updates", cluster.memoryx.updates().size()}};
+  r["per_system"] = perSystem;
   r["layers_simulated"] = config_.everyLayer ? "all" : "each distinct GEMM once, its timing reused for identical layers";
+  r["wafers_simulated"] = config_.everyWafer ? "every system's" : "one, its timing reused for every system";
   r["gemms"] = gemmRows;
   r["gemm_count"] = step_.gemms.size();
   r["op_count"] = step_.ops.size();
-  // Of the GEMMs simulated (each distinct one once, unless layers: all).
-  r["simulated_wavelets"] = {{"weights_in", wafer.fabric().counters().fromEdge}, {"gradients_out", egress.received()}};
-  r["host"] = {{"elaboration_seconds", times.elaborationSeconds}, {"simulation_seconds", times.simulationSeconds},
-               {"simulated_gemm_cycles", wafer.cycles()}};
 }
 
 std::string TrainWorkload::summary() const {
   const nlohmann::json& r = results_;
   std::ostringstream out;
   char line[256];
-  std::snprintf(line, sizeof line, "train %s (%s parameters) batch %u x seq %u on %ux%u, %s, %s\n",
+  std::snprintf(line, sizeof line, "train %s (%s parameters) batch %u x seq %u per system, %u system%s of %ux%u, %s, %s\n",
                 config_.model.name.c_str(), std::to_string(config_.model.parameters()).c_str(), config_.batch,
-                config_.seq, arch_.mesh.width, arch_.mesh.height, r["dtype"].get<std::string>().c_str(),
-                config_.optimizer.c_str());
+                config_.seq, arch_.cluster.systems, arch_.cluster.systems == 1 ? "" : "s", arch_.mesh.width,
+                arch_.mesh.height, r["dtype"].get<std::string>().c_str(), config_.optimizer.c_str());
   out << line;
   std::snprintf(line, sizeof line, "  step      %llu cycles = %.6g s: %.4g samples/s, %.4g tokens/s, %.3g FLOP/s, %.1f%% of peak\n",
                 (unsigned long long)stepCycles_, r["step_seconds"].get<double>(), r["samples_per_second"].get<double>(),
@@ -216,17 +342,24 @@ std::string TrainWorkload::summary() const {
                 100 * r["utilisation"].get<double>());
   out << line;
   const nlohmann::json& b = r["breakdown_cycles"];
-  out << "  where     cycles        share\n";
+  out << "  where                        cycles  share\n";
   const auto row = [&](const std::string& name, std::uint64_t cycles) {
-    std::snprintf(line, sizeof line, "  %-22s %12llu %6.1f%%\n", name.c_str(), (unsigned long long)cycles,
+    std::snprintf(line, sizeof line, "  %-24s %12llu %5.1f%%\n", name.c_str(), (unsigned long long)cycles,
                   100.0 * double(cycles) / double(stepCycles_));
     out << line;
   };
   for (const auto& [pass, cycles] : b["gemms_by_pass"].items()) row("GEMMs " + pass, cycles.get<std::uint64_t>());
   row("ops (cost model)", b["ops"].get<std::uint64_t>());
-  row("optimizer (MemoryX)", b["optimizer"].get<std::uint64_t>());
-  std::snprintf(line, sizeof line, "  simulated %zu GEMMs for the step's %zu (%s)\n", gemms_.size(),
-                step_.gemms.size(), config_.everyLayer ? "every layer" : "identical layers reuse their timing");
+  row("wafer waits for weights", b["wafer_idle"].get<std::uint64_t>());
+  row("optimizer after the wafer", b["optimizer_tail"].get<std::uint64_t>());
+  out << "  streamed GEMMs bound by";
+  for (const auto& [pass, byBound] : r["phase_bounds"].items())
+    for (const auto& [bound, v] : byBound.items())
+      out << "  " << pass << ": " << bound << " x" << v["tasks"].get<std::uint64_t>();
+  out << "\n";
+  std::snprintf(line, sizeof line, "  simulated %zu GEMMs for the step's %zu (%s) on %s\n", gemms_.size(),
+                step_.gemms.size(), config_.everyLayer ? "every layer" : "identical layers reuse their timing",
+                config_.everyWafer ? "every system's wafer" : "one wafer");
   out << line;
   return out.str();
 }
@@ -249,15 +382,13 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.steps = std::uint32_t(p.integer("workload.steps", 1, 1 << 20, 1));
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
+  c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
   c.representativeRows = p.choice("workload.rows", {"representative", "all"}, std::string("representative")) ==
                          "representative";
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("mixed"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
   if (run.mode != config::DataMode::Timing)
     throw config::ConfigError("run.mode: the train workload runs in timing mode (its operands carry no data)");
-  if (arch.cluster.systems != 1)
-    throw config::ConfigError("arch.cluster.systems: the train workload runs one CS system; clusters (SwarmX, "
-                              "MemoryX shared by N systems) are not wired to it yet");
   return std::make_unique<TrainWorkload>(std::move(c), arch, run);
 }
 

@@ -1,8 +1,9 @@
 // The train workload on the tiny model and preset (timing mode, one
 // simulation per test process): the step time is the sum of its simulated
 // GEMMs (each distinct GEMM once, times its occurrences), the ops' cost
-// model and the optimizer update; simulating every layer gives the same
-// step; bad settings are refused with the key named.
+// model, the wafer's waits for weights and the optimizer's tail; simulating
+// every layer or every wafer gives the same step; bad settings are refused
+// with the key named.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -36,10 +37,11 @@ nlohmann::json runTrain(const std::string& workloadYaml, const std::string& runY
   return r;
 }
 
-// Adam on 4992 parameters: 28 bytes touched per parameter at MemoryX's
-// storage bandwidth, or 12 FLOPs at its optimizer throughput, whichever is
-// longer, in cycles of the 1.1 GHz clock.
-TEST(TrainStep, StepIsTheSumOfGemmsOpsAndOptimizer) {
+// The step on the system model: the wafer's GEMMs (each distinct GEMM
+// simulated once, times its occurrences) and ops, the time it stood idle
+// waiting for weights, and the optimizer update still running in MemoryX
+// after the wafer is done; each rounded to cycles, hence the tolerance.
+TEST(TrainStep, StepIsTheWafersWorkItsWaitsAndTheOptimizerTail) {
   const nlohmann::json r = runTrain("  model: tiny\n  batch: 2\n  steps: 3\n");
   const nlohmann::json& b = r["breakdown_cycles"];
   std::uint64_t gemms = 0;
@@ -51,9 +53,17 @@ TEST(TrainStep, StepIsTheSumOfGemmsOpsAndOptimizer) {
   std::uint64_t byPass = 0;
   for (const auto& [pass, cycles] : b["gemms_by_pass"].items()) byPass += cycles.get<std::uint64_t>();
   EXPECT_EQ(byPass, gemms);
-  EXPECT_EQ(r["step_cycles"], b["gemms"].get<std::uint64_t>() + b["ops"].get<std::uint64_t>() +
-                                  b["optimizer"].get<std::uint64_t>());
-  EXPECT_EQ(r["cycles"], 3 * r["step_cycles"].get<std::uint64_t>());
+  const double parts = double(b["gemms"].get<std::uint64_t>() + b["ops"].get<std::uint64_t>() +
+                              b["wafer_idle"].get<std::uint64_t>() + b["optimizer_tail"].get<std::uint64_t>());
+  EXPECT_NEAR(double(r["step_cycles"].get<std::uint64_t>()), parts, 2);
+  EXPECT_NEAR(double(r["cycles"].get<std::uint64_t>()), 3.0 * double(r["step_cycles"].get<std::uint64_t>()), 3);
+  // The tiny model's layers stream in well under MemoryX's 1 us access
+  // latency: the wafer waits, and the phases say MemoryX bound them.
+  EXPECT_GT(b["wafer_idle"].get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(r["phase_bounds"]["forward"].contains("memoryx")) << r["phase_bounds"].dump();
+  // Adam updates every matrix (4 per layer, 2 layers, the LM head) and the
+  // rest of the parameters, every step.
+  EXPECT_EQ(r["memoryx"]["updates"], 3u * (4 * 2 + 1 + 1));
   EXPECT_EQ(r["gemms"].size(), 15u);  // 4 weights x 3 passes + the LM head's 3
   EXPECT_EQ(r["gemm_count"], 27u);
   EXPECT_EQ(r["tokens_per_step"], 16u);
@@ -65,6 +75,23 @@ TEST(TrainStep, StepIsTheSumOfGemmsOpsAndOptimizer) {
   EXPECT_EQ(r["simulated_wavelets"]["gradients_out"], weights);
   const double seconds = r["step_seconds"].get<double>();
   EXPECT_NEAR(r["tokens_per_second"].get<double>(), 16 / seconds, 1e-6 * 16 / seconds);
+}
+
+// With MemoryX, SwarmX and the I/O ring far faster than the wafer and no
+// latencies, weights are always there when the wafer wants them and the
+// optimizer takes no time: the step is the wafer's GEMMs and ops alone.
+TEST(TrainStep, WithInstantLinksTheStepIsTheWafersWork) {
+  const nlohmann::json r = runTrain("  model: tiny\n  batch: 2\n", "  mode: timing\n",
+                                    "  io:\n    bandwidth_bytes_per_s: 1e15\n"
+                                    "  memoryx:\n    bandwidth_bytes_per_s: 1e15\n    latency_s: 0\n"
+                                    "    optimizer_flops_per_s: 1e18\n"
+                                    "  swarmx:\n    nic_bandwidth_bytes_per_s: 1e15\n    node_latency_s: 0\n");
+  const nlohmann::json& b = r["breakdown_cycles"];
+  EXPECT_LE(b["wafer_idle"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(b["optimizer_tail"].get<std::uint64_t>(), 0u);
+  EXPECT_NEAR(double(r["step_cycles"].get<std::uint64_t>()),
+              double(b["gemms"].get<std::uint64_t>() + b["ops"].get<std::uint64_t>()), 1);
+  EXPECT_FALSE(r["phase_bounds"]["forward"].contains("memoryx")) << r["phase_bounds"].dump();
 }
 
 // Two simulations, so two `wsesim run` processes (SystemC elaborates once
@@ -80,6 +107,26 @@ nlohmann::json runCli(const std::string& name, const std::string& overrides) {
     return nlohmann::json::object();
   }
   return nlohmann::json::parse(std::ifstream(out));
+}
+
+// A cluster simulates one wafer and reuses its timing for the others, or
+// simulates every system's wafer: the same step either way. Four systems
+// take four times the tokens in a step no shorter than one system's, and
+// SwarmX carries each weight to the root and on to each system.
+TEST(TrainStep, EveryWaferSimulatedGivesTheSameStepAsOne) {
+  const nlohmann::json one = runCli("one_system", "");
+  const nlohmann::json reused = runCli("cluster_one", "--set arch.cluster.systems=4");
+  const nlohmann::json every = runCli("cluster_every", "--set arch.cluster.systems=4 --set workload.wafers=every");
+  ASSERT_FALSE(one.empty() || reused.empty() || every.empty());
+  EXPECT_EQ(every["workload"]["step_cycles"], reused["workload"]["step_cycles"]);
+  EXPECT_EQ(every["workload"]["per_system"], reused["workload"]["per_system"]);
+  ASSERT_EQ(reused["workload"]["per_system"].size(), 4u);
+  EXPECT_EQ(reused["workload"]["tokens_per_step"], 4 * one["workload"]["tokens_per_step"].get<std::uint64_t>());
+  EXPECT_GE(reused["workload"]["step_cycles"], one["workload"]["step_cycles"]);
+  EXPECT_EQ(reused["workload"]["traffic"]["swarmx_broadcast"]["bytes"],
+            5 * one["workload"]["traffic"]["swarmx_broadcast"]["bytes"].get<std::uint64_t>());
+  EXPECT_EQ(reused["workload"]["traffic"]["io_ring_ingress"]["bytes"],
+            4 * one["workload"]["traffic"]["io_ring_ingress"]["bytes"].get<std::uint64_t>());
 }
 
 TEST(TrainStep, EveryLayerSimulatedGivesTheSameStep) {
@@ -141,6 +188,14 @@ TEST(TrainStep, BadSettingsNameTheKey) {
   EXPECT_NE(message("  model: gpt5\n  batch: 2\n", "  mode: timing\n").find("workload.model: no model 'gpt5'"),
             std::string::npos);
   EXPECT_NE(message("  model: tiny\n  batch: 2\n  seq: 9\n", "  mode: timing\n").find("workload.seq"), std::string::npos);
+  EXPECT_NE(message("  model: tiny\n  batch: 2\n  wafers: some\n", "  mode: timing\n").find("workload.wafers"),
+            std::string::npos);
+  try {
+    runTrain("  model: tiny\n  batch: 2\n", "  mode: timing\n", "  memoryx:\n    capacity_bytes: 1000\n");
+    ADD_FAILURE() << "a model larger than MemoryX ran";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("arch.memoryx.capacity_bytes = 1000"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,103 @@
+#include "testbench/train/StepOnCluster.h"
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "hw/pe/OpKind.h"
+
+namespace wsesim::train {
+namespace {
+
+sc_core::sc_time cyclesToTime(std::uint64_t cycles, const config::ArchConfig& arch) {
+  return sc_core::sc_time(double(cycles) * arch.secondsPerCycle(), sc_core::SC_SEC);
+}
+
+std::string matrixName(const models::StreamedGemm& g) {
+  return g.layer == models::kHeadLayer ? g.name : "layer " + std::to_string(g.layer) + " " + g.name;
+}
+
+}  // namespace
+
+StepOnCluster::StepOnCluster(const models::TransformerModel& model, const models::TrainingStep& step,
+                             pe::Precision precision)
+    : step_(step) {
+  const unsigned weightBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
+  gradientBytes_ = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, -1));
+  weights_.name = model.name;
+  std::map<std::pair<std::uint32_t, std::string>, std::size_t> entry;
+  for (const models::StreamedGemm& g : step.gemms) {
+    auto [it, fresh] = entry.try_emplace({g.layer, g.name}, weights_.layers.size());
+    if (fresh) weights_.layers.push_back(system::LayerWeights{matrixName(g), g.k * g.n, weightBytes});
+    matrixOf_.push_back(it->second);
+  }
+  unstreamed_ = weights_.layers.size();
+  const std::uint64_t streamed = weights_.parameters();
+  if (model.parameters() > streamed)
+    weights_.layers.push_back(
+        system::LayerWeights{"embeddings, norms and biases", model.parameters() - streamed, weightBytes});
+}
+
+unsigned StepOnCluster::repeats(std::size_t gemm, const GemmTiming& timing) const {
+  const double matrix = double(weights_.layers[matrixOf_[gemm]].streamedBytes());
+  return unsigned(std::max(1.0, std::round(double(timing.streamedBytes) / matrix)));
+}
+
+std::vector<system::StreamRequest> StepOnCluster::schedule(const std::vector<GemmTiming>& gemms,
+                                                           std::uint32_t steps) const {
+  std::vector<system::StreamRequest> order;
+  for (std::uint32_t s = 0; s < steps; ++s)
+    for (std::size_t i = 0; i < step_.gemms.size(); ++i)
+      if (step_.gemms[i].pass != models::GemmPass::WeightGrad)
+        order.emplace_back(matrixOf_[i], repeats(i, gemms[i]));
+  return order;
+}
+
+system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
+                                           const std::vector<std::uint64_t>& opCycles, std::uint32_t steps,
+                                           const system::MemoryX& memoryx, const config::ArchConfig& arch) const {
+  system::WaferWork work;
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    for (const models::StepItem& item : step_.order) {
+      system::WaferTask t;
+      if (!item.isGemm) {
+        const models::WaferOp& op = step_.ops[item.index];
+        t.name = op.name + (op.backward ? " backward" : "");
+        t.kind = "op";
+        t.duration = cyclesToTime(opCycles[item.index], arch);
+        work.push_back(t);
+        continue;
+      }
+      const models::StreamedGemm& g = step_.gemms[item.index];
+      const GemmTiming& timing = gemms[item.index];
+      const std::size_t matrix = matrixOf_[item.index];
+      t.name = weights_.layers[matrix].name + " " + models::passName(g.pass);
+      t.kind = models::passName(g.pass);
+      t.duration = cyclesToTime(timing.cycles, arch);
+      if (g.pass == models::GemmPass::WeightGrad) {
+        t.gradients = true;
+        t.gradientAddress = memoryx.layerAddress(matrix);
+        t.gradientBytes = weights_.layers[matrix].parameters * gradientBytes_;
+      } else {
+        t.streamed = true;
+        t.streamBytes = weights_.layers[matrix].streamedBytes() * repeats(item.index, timing);
+        t.drain = cyclesToTime(timing.cycles - std::min(timing.cycles, timing.inputEnd), arch);
+      }
+      work.push_back(t);
+    }
+    if (unstreamed_ < weights_.layers.size()) {
+      // Their gradients are ready at the end of the backward pass and leave then.
+      system::WaferTask t;
+      t.name = weights_.layers[unstreamed_].name + " gradients";
+      t.kind = "gradients";
+      t.gradients = true;
+      t.gradientAddress = memoryx.layerAddress(unstreamed_);
+      t.gradientBytes = weights_.layers[unstreamed_].parameters * gradientBytes_;
+      work.push_back(t);
+    }
+  }
+  return work;
+}
+
+}  // namespace wsesim::train

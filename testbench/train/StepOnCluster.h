@@ -1,0 +1,50 @@
+#pragma once
+// How the train workload hands a training step to the system model: the
+// model's weights as MemoryX holds them (one entry per weight matrix, plus
+// one for the parameters no GEMM streams: embeddings, norms, biases), the
+// order MemoryX streams them in (forward through the layers, backward in
+// reverse), and each wafer's tasks, timed by the cycle-level run.
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/config/ArchConfig.h"
+#include "hw/pe/OpKind.h"
+#include "hw/system/MemoryX.h"
+#include "hw/system/WaferWork.h"
+#include "models/TrainingStep.h"
+#include "models/TransformerModel.h"
+
+namespace wsesim::train {
+
+// A GEMM of the step as one wafer ran it, in cycles.
+struct GemmTiming {
+  std::uint64_t cycles = 0;         // the whole GEMM
+  std::uint64_t inputEnd = 0;       // from its start to its last weight in
+  std::uint64_t streamedBytes = 0;  // weights that entered at the edge (several passes may re-stream them)
+};
+
+class StepOnCluster {
+ public:
+  StepOnCluster(const models::TransformerModel& model, const models::TrainingStep& step, pe::Precision precision);
+
+  const system::ModelWeights& weights() const { return weights_; }
+
+  // `gemms[i]` times the step's GEMM i, `opCycles[j]` its op j; `memoryx` gives the layers' addresses.
+  system::WaferWork waferWork(const std::vector<GemmTiming>& gemms, const std::vector<std::uint64_t>& opCycles,
+                              std::uint32_t steps, const system::MemoryX& memoryx,
+                              const config::ArchConfig& arch) const;
+  std::vector<system::StreamRequest> schedule(const std::vector<GemmTiming>& gemms, std::uint32_t steps) const;
+
+ private:
+  // Times the wafer takes GEMM i's weights: what entered over what the matrix holds, at least once.
+  unsigned repeats(std::size_t gemm, const GemmTiming& timing) const;
+
+  const models::TrainingStep& step_;
+  system::ModelWeights weights_;
+  std::vector<std::size_t> matrixOf_;  // per GEMM of the step: its entry in weights_
+  std::size_t unstreamed_ = 0;         // the entry of the parameters no GEMM streams, if any (else == size)
+  unsigned gradientBytes_ = 0;         // per parameter, as the wafer's outputs leave it
+};
+
+}  // namespace wsesim::train
