@@ -240,11 +240,10 @@ std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params
                                                      const config::RunConfig& run) {
   const GemmConfig c = readConfig(params);
   if (c.representativeRows &&
-      (c.algorithm != "weight_stream" || c.pass == GemmPass::WeightGrad || run.mode != config::DataMode::Timing))
+      (c.algorithm != "weight_stream" || run.mode != config::DataMode::Timing))
     throw config::ConfigError(
-        "workload.rows: representative needs algorithm weight_stream in the forward or backward_data pass (whose "
-        "rows are alike; weight_grad reduces down the columns) and run.mode: timing (the rows left out hold no "
-        "results)");
+        "workload.rows: representative needs algorithm weight_stream and run.mode: timing (the rows left out hold "
+        "no results)");
   try {
     const firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass);
     return std::make_unique<GemmWorkload>(c, planGemm(c.algorithm, shape, arch, c.gridX, c.gridY, c.representativeRows),

@@ -1,10 +1,14 @@
 #pragma once
 // Which mapping a run simulates for a GEMM, and how its cycles become the
-// whole GEMM's: the mapping itself, or (weight streaming, forward and
-// backward-data, timing mode) its representative rows, one row per row
-// size, with one hop per row left out added to every phase (rows are
-// alike but for their place in the weights' column multicast; equal to
-// simulating every row, tested). Shared by the gemm and train workloads.
+// whole GEMM's: the mapping itself, or (weight streaming, timing mode) its
+// representative rows. Forward and backward-data: one row per row size,
+// with one hop per row left out added to every phase (rows are alike but
+// for their place in the weights' column multicast; equal to simulating
+// every row, tested). Weight gradient: two rows of the token blocks, with
+// two ramp latencies per row left out added to every phase (each row adds
+// its sums to the chain coming down its column; equal to every row on the
+// shapes we measured at scale, a few cycles per row over on some small
+// uneven grids: docs/gemm-mappings.md). Shared by the gemm and train workloads.
 
 #include <cstdint>
 #include <memory>

@@ -32,7 +32,7 @@ struct TrainConfig {
   std::string optimizer;
   bool everyLayer = false;          // simulate every layer's GEMMs, not each distinct GEMM once
   bool everyWafer = false;          // simulate every system's wafer, not one for all
-  bool representativeRows = true;  // forward and backward-data GEMMs: one row per row size
+  bool representativeRows = true;  // GEMMs simulate representative rows (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
 };
 
@@ -94,10 +94,9 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
       const firmware::GemmPass pass = firmwarePass(g.pass);
       const firmware::GemmShape shape =
           gemm::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, pass);
-      // The weight-gradient pass's rows differ (each adds the sums of the rows above), so all are simulated.
-      const bool representative = config_.representativeRows && pass != firmware::GemmPass::WeightGrad;
       try {
-        gemms_.push_back(StepGemm{g.name, g.pass, gemm::planGemm("weight_stream", shape, arch_, 0, 0, representative)});
+        gemms_.push_back(
+            StepGemm{g.name, g.pass, gemm::planGemm("weight_stream", shape, arch_, 0, 0, config_.representativeRows)});
       } catch (const firmware::PlanError& e) {
         throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + models::passName(g.pass) + ": " +
                                   e.what());
