@@ -30,7 +30,9 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     loadPhase(phase_ + 1);
     startPhase(phase_ + 1, now);
   }
+  if (!inputEnd_ && streamsIn()) inputEnd_ = now;
   injector_->beginCycle(now, fabric);
+  if (!inputEnd_ && streamsIn()) inputEnd_ = now + 1;
   pes_.beginCycle(now, fabric);
 }
 

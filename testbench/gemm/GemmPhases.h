@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "firmware/gemm/GemmMapping.h"
@@ -29,13 +30,15 @@ class GemmPhases : public wafer::CycleDriver {
   // Phases done, plus the share of the current phase's streams sent.
   double progress(std::uint64_t now) const override;
 
-  // The last phase's streams are all in (a GEMM without streams: at once).
-  bool streamsIn() const { return phase_ + 1 == mapping_.phases() && injector_->sent() == injector_->total(); }
+  // The cycle after the last streamed wavelet entered the mesh (its start
+  // when the GEMM streams nothing), once it has; what follows is its drain.
+  const std::optional<std::uint64_t>& inputEnd() const { return inputEnd_; }
   // The cycle each phase started in.
   const std::vector<std::uint64_t>& phaseStarts() const { return phaseStarts_; }
   std::uint64_t edgeStalls() const { return edgeStalls_ + injector_->stalls(); }
 
  private:
+  bool streamsIn() const { return phase_ + 1 == mapping_.phases() && injector_->sent() == injector_->total(); }
   bool phaseDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
     return injector_->finished(now, fabric) && pes_.finished(now, fabric);
   }
@@ -54,6 +57,7 @@ class GemmPhases : public wafer::CycleDriver {
   std::unique_ptr<wafer::EdgeInjector> injector_;
   std::vector<std::uint64_t> phaseStarts_;
   std::uint64_t edgeStalls_ = 0;  // of finished phases
+  std::optional<std::uint64_t> inputEnd_;
 };
 
 }  // namespace wsesim::gemm

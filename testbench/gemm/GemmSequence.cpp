@@ -26,11 +26,10 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     const fabric::MeshGeometry& mesh = routes_.mesh();
     for (std::uint32_t y = 0; y < done.gridY(); ++y)
       for (std::uint32_t x = 0; x < done.gridX(); ++x) pes_.unload(mesh.id(x, y), {});
+    inputEnds_.push_back(current_->inputEnd());
     start(index_ + 1, now);
   }
-  if (inputEnds_.size() < starts_.size() && current_->streamsIn()) inputEnds_.push_back(now);
   current_->beginCycle(now, fabric);
-  if (inputEnds_.size() < starts_.size() && current_->streamsIn()) inputEnds_.push_back(now + 1);
 }
 
 std::uint64_t GemmSequence::nextActivity(std::uint64_t now) const {

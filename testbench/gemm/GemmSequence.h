@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "firmware/gemm/GemmMapping.h"
@@ -29,9 +30,10 @@ class GemmSequence : public wafer::CycleDriver {
 
   // The cycle each GEMM started in (so far).
   const std::vector<std::uint64_t>& starts() const { return starts_; }
-  // Per GEMM (so far): the cycle after its last streamed wavelet entered the
-  // mesh (its start when it streams nothing). What follows is its drain.
-  const std::vector<std::uint64_t>& inputEnds() const { return inputEnds_; }
+  // GEMM `index`'s input end (GemmPhases::inputEnd), once it has one.
+  std::optional<std::uint64_t> inputEnd(std::size_t index) const {
+    return index < inputEnds_.size() ? inputEnds_[index] : index == index_ ? current_->inputEnd() : std::nullopt;
+  }
 
  private:
   void start(std::size_t index, std::uint64_t now);
@@ -43,7 +45,8 @@ class GemmSequence : public wafer::CycleDriver {
   double waveletsPerCycle_;
   std::size_t index_ = 0;
   std::unique_ptr<GemmPhases> current_;
-  std::vector<std::uint64_t> starts_, inputEnds_;
+  std::vector<std::uint64_t> starts_;
+  std::vector<std::optional<std::uint64_t>> inputEnds_;  // of the GEMMs done
 };
 
 }  // namespace wsesim::gemm

@@ -178,12 +178,11 @@ void TrainWorkload::run(const workload::RunOptions& options) {
 std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end,
                                                    unsigned wafer, const std::vector<std::uint64_t>& streamedBytes) const {
   const std::vector<std::uint64_t>& starts = driver.starts();
-  const std::vector<std::uint64_t>& inputEnds = driver.inputEnds();
   std::vector<GemmTiming> perGemm;
   for (std::size_t j = 0; j < gemms_.size(); ++j) {
     const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
     const std::uint64_t gemmEnd = k + 1 < starts.size() ? starts[k + 1] : end;
-    perGemm.push_back(GemmTiming{gemms_[j].plan.fullCycles(gemmEnd - starts[k], arch_), inputEnds.at(k) - starts[k],
+    perGemm.push_back(GemmTiming{gemms_[j].plan.fullCycles(gemmEnd - starts[k], arch_), driver.inputEnd(k).value() - starts[k],
                                  streamedBytes[j]});
   }
   return perGemm;
