@@ -18,6 +18,7 @@
 #include "models/TransformerModel.h"
 #include "testbench/gemm/GemmSequence.h"
 #include "testbench/gemm/SimulatedGemm.h"
+#include "testbench/results/ClusterReport.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
@@ -194,20 +195,6 @@ std::vector<GemmTiming> TrainWorkload::stepTimings(const std::vector<GemmTiming>
   return perStepGemm;
 }
 
-// What held a streamed task back: the wafer itself, or the slowest part of
-// the weights' way in (MemoryX when its fetch was exposed, else the slower
-// of SwarmX's links and the I/O ring).
-std::string streamBound(const system::TaskRecord& r, const system::LayerStream& stream,
-                        const config::ArchConfig& arch) {
-  if (r.bound == system::TaskBound::Compute) return "compute";
-  if (stream.exposed > sc_core::SC_ZERO_TIME) return "memoryx";
-  return arch.swarmx.linkBandwidthBytesPerS() < arch.io.bandwidthBytesPerS ? "swarmx" : "io_ring";
-}
-
-nlohmann::json linkJson(const system::LinkStats& s) {
-  return {{"bytes", s.bytes}, {"transfers", s.transfers}, {"busy_seconds", s.busy.to_seconds()}};
-}
-
 void TrainWorkload::report(const system::Cluster& cluster, const std::vector<std::uint64_t>& opCycles) {
   const auto toCycles = [&](double seconds) { return std::uint64_t(std::llround(seconds * arch_.clockHz)); };
   const double total = (cluster.finished() - cluster.began()).to_seconds();
@@ -230,41 +217,11 @@ void TrainWorkload::report(const system::Cluster& cluster, const std::vector<std
   }
 
   // Each system's wafer in time: busy on its tasks, idle waiting for weights.
-  nlohmann::json perSystem = nlohmann::json::array();
+  const nlohmann::json perSystem = results::perSystemTiming(cluster);
   sc_core::sc_time lastWafer = cluster.began();
-  for (std::size_t i = 0; i < cluster.systems.size(); ++i) {
-    const system::CsSystem& cs = cluster.systems[i];
-    sc_core::sc_time busy = sc_core::SC_ZERO_TIME;
-    for (const system::WaferTask& t : cs.work()) busy += t.duration;
-    const double active = (cs.waferFree() - cluster.began()).to_seconds();
-    perSystem.push_back({{"system", i}, {"wafer_busy_seconds", busy.to_seconds()},
-                         {"wafer_idle_seconds", active - busy.to_seconds()}, {"wafer_end_seconds", active}});
-    lastWafer = std::max(lastWafer, cs.waferFree());
-  }
+  for (const system::CsSystem& cs : cluster.systems) lastWafer = std::max(lastWafer, cs.waferFree());
   const double idle = perSystem[0]["wafer_idle_seconds"].get<double>();
   const double optimizerTail = (cluster.finished() - lastWafer).to_seconds();
-
-  // What bound each streamed task of system 0, by pass, over the run.
-  nlohmann::json bounds = nlohmann::json::object();
-  const system::CsSystem& first = cluster.systems[0];
-  std::size_t stream = 0;
-  for (const system::TaskRecord& r : first.records()) {
-    const system::WaferTask& t = first.work()[r.task];
-    if (!t.streamed) continue;
-    nlohmann::json& b = bounds[t.kind][streamBound(r, cluster.memoryx.streams().at(stream++), arch_)];
-    if (b.is_null()) b = {{"tasks", 0}, {"waited_seconds", 0.0}};
-    b["tasks"] = b["tasks"].get<std::uint64_t>() + 1;
-    b["waited_seconds"] = b["waited_seconds"].get<double>() + r.waited.to_seconds();
-  }
-
-  system::LinkStats ingress, egressRing;
-  for (const system::CsSystem& cs : cluster.systems) {
-    ingress += cs.ioRing().ingressStats();
-    egressRing += cs.ioRing().egressStats();
-  }
-  double exposed = 0, optimizerBusy = 0;
-  for (const system::LayerStream& l : cluster.memoryx.streams()) exposed += l.exposed.to_seconds();
-  for (const system::OptimizerUpdate& u : cluster.memoryx.updates()) optimizerBusy += (u.end - u.start).to_seconds();
 
   const unsigned systems = arch_.cluster.systems;
   const double peak =
@@ -308,15 +265,9 @@ void TrainWorkload::report(const system::Cluster& cluster, const std::vector<std
                            {"wafer_idle", toCycles(idle / config_.steps)},
                            {"optimizer_tail", toCycles(optimizerTail / config_.steps)},
                            {"gemms_by_pass", byPass}, {"ops_by_kind", byOpKind}};
-  r["phase_bounds"] = bounds;
-  r["traffic"] = {{"memoryx_storage", linkJson(cluster.memoryx.storageStats())},
-                  {"swarmx_broadcast", linkJson(cluster.swarmx.broadcastStats())},
-                  {"swarmx_reduce", linkJson(cluster.swarmx.reduceStats())},
-                  {"io_ring_ingress", linkJson(ingress)},
-                  {"io_ring_egress", linkJson(egressRing)}};
-  r["memoryx"] = {{"exposed_fetch_seconds", exposed},
-                  {"optimizer_busy_seconds", optimizerBusy},
-                  {"updates", cluster.memoryx.updates().size()}};
+  r["phase_bounds"] = results::streamBounds(cluster, arch_);  // of system 0, over the run
+  r["traffic"] = results::clusterTraffic(cluster);
+  r["memoryx"] = results::memoryxFigures(cluster);
   r["per_system"] = perSystem;
   r["layers_simulated"] = config_.everyLayer ? "all" : "each distinct GEMM once, its timing reused for identical layers";
   r["wafers_simulated"] = config_.everyWafer ? "every system's" : "one, its timing reused for every system";
