@@ -22,6 +22,7 @@
 #include "testbench/results/WaferMap.h"
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
+#include "testbench/train/WaferTimingCache.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::train {
@@ -33,6 +34,7 @@ struct TrainConfig {
   std::string optimizer;
   bool everyLayer = false;          // simulate every layer's GEMMs, not each distinct GEMM once
   bool everyWafer = false;          // simulate every system's wafer, not one for all
+  std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
   bool representativeRows = true;  // GEMMs simulate representative rows (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
 };
@@ -111,6 +113,45 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
 
 void TrainWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  std::vector<std::uint64_t> opCycles;
+  for (const models::WaferOp& op : step_.ops) opCycles.push_back(waferOpCycles(op, arch_, config_.precision));
+  const StepOnCluster onCluster(config_.model, step_, config_.precision);
+  const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
+  // Builds the cluster's work from each simulated wafer's timing (per distinct GEMM).
+  const auto clusterWork = [&](const std::vector<std::vector<GemmTiming>>& wafers, const system::MemoryX& memoryx) {
+    system::ClusterWork work;
+    for (const std::vector<GemmTiming>& perGemm : wafers) {
+      const std::vector<GemmTiming> timing = stepTimings(perGemm);
+      if (work.wafers.empty()) work.schedule = onCluster.schedule(timing, config_.steps);
+      work.wafers.push_back(onCluster.waferWork(timing, opCycles, config_.steps, memoryx, arch_));
+    }
+    return work;
+  };
+
+  std::unique_ptr<WaferTimingCache> cache;
+  std::optional<WaferTiming> cached;
+  if (!run_.waferTimingCache.empty() && !config_.everyWafer) {
+    cache = std::make_unique<WaferTimingCache>(run_.waferTimingCache, config_.waferTimingKey);
+    cached = cache->load();
+  }
+  if (cached) {
+    // The wafer's timing from an earlier run: only the system model runs.
+    for (std::size_t i = 0; i < gemms_.size(); ++i) gemms_[i].cycles = cached->gemms.at(i).cycles;
+    std::unique_ptr<system::Cluster> cluster;
+    cluster = std::make_unique<system::Cluster>("cluster", arch_, onCluster.weights(), optimizer, nullptr,
+                                                [&] { return clusterWork({cached->gemms}, cluster->memoryx); });
+    const auto elaborated = std::chrono::steady_clock::now();
+    sc_core::sc_start();
+    const auto finished = std::chrono::steady_clock::now();
+    report(*cluster, opCycles);
+    results_["wafer_timing"] = "from " + cache->file().string();
+    results_["simulated_wavelets"] = {{"weights_in", cached->weightsIn}, {"gradients_out", cached->gradientsOut}};
+    results_["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
+                        {"simulation_seconds", std::chrono::duration<double>(finished - elaborated).count()},
+                        {"simulated_gemm_cycles", cached->simulatedCycles}};
+    return;
+  }
+
   const fabric::MeshGeometry mesh = arch_.mesh;
   fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
   wafer::Wafer wafer("wafer", arch_, run_, &routes);
@@ -133,22 +174,15 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   wafer.setStopWhenFinished(false);
 
   // When the wafer is done, the cluster runs the step's tasks with the cycles just simulated.
-  std::vector<std::uint64_t> opCycles;
-  for (const models::WaferOp& op : step_.ops) opCycles.push_back(waferOpCycles(op, arch_, config_.precision));
   std::vector<std::uint64_t> streamedBytes;
   for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan.streamedWavelets(mesh) * pe::elementBytes(inputType));
-  const StepOnCluster onCluster(config_.model, step_, config_.precision);
-  const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
   std::unique_ptr<system::Cluster> cluster;
   cluster = std::make_unique<system::Cluster>(
       "cluster", arch_, onCluster.weights(), optimizer, &wafer.finishedEvent(), [&] {
-        system::ClusterWork work;
-        for (unsigned w = 0; w < wafersSimulated; ++w) {
-          const std::vector<GemmTiming> timing = stepTimings(gemmTimings(driver, wafer.cycles(), w, streamedBytes));
-          if (w == 0) work.schedule = onCluster.schedule(timing, config_.steps);
-          work.wafers.push_back(onCluster.waferWork(timing, opCycles, config_.steps, cluster->memoryx, arch_));
-        }
-        return work;
+        std::vector<std::vector<GemmTiming>> wafers;
+        for (unsigned w = 0; w < wafersSimulated; ++w)
+          wafers.push_back(gemmTimings(driver, wafer.cycles(), w, streamedBytes));
+        return clusterWork(wafers, cluster->memoryx);
       });
 
   std::unique_ptr<trace::PeVcdTracer> peTracer;
@@ -158,22 +192,24 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }, &pes);
   pes.checkQuiescent();
 
-  const std::vector<GemmTiming> timing = gemmTimings(driver, wafer.cycles(), 0, streamedBytes);
+  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, streamedBytes), wafer.cycles(),
+                        wafer.fabric().counters().fromEdge, egress.received()};
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
-    gemms_[i].cycles = timing[i].cycles;
+    gemms_[i].cycles = simulated.gemms[i].cycles;
     if (times.timeline)
       times.timeline->addSpan(gemms_[i].plan.full->describe(), driver.starts()[i],
                               i + 1 < driver.starts().size() ? driver.starts()[i + 1] : wafer.cycles());
   }
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
   if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
+  if (cache) cache->store(simulated);
 
   report(*cluster, opCycles);
-  results_["simulated_wavelets"] = {{"weights_in", wafer.fabric().counters().fromEdge},
-                                    {"gradients_out", egress.received()}};
+  results_["wafer_timing"] = cache ? "simulated, kept in " + cache->file().string() : "simulated";
+  results_["simulated_wavelets"] = {{"weights_in", simulated.weightsIn}, {"gradients_out", simulated.gradientsOut}};
   results_["host"] = {{"elaboration_seconds", times.elaborationSeconds},
                       {"simulation_seconds", times.simulationSeconds},
-                      {"simulated_gemm_cycles", wafer.cycles()}};
+                      {"simulated_gemm_cycles", simulated.simulatedCycles}};
 }
 
 std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end,
@@ -336,6 +372,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
                          "representative";
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("mixed"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
+  c.waferTimingKey = waferTimingKey(p.resolved());
   if (run.mode != config::DataMode::Timing)
     throw config::ConfigError("run.mode: the train workload runs in timing mode (its operands carry no data)");
   return std::make_unique<TrainWorkload>(std::move(c), arch, run);

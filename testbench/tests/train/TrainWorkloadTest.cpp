@@ -13,6 +13,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "testbench/workload/Workload.h"
@@ -127,6 +129,25 @@ TEST(TrainStep, EveryWaferSimulatedGivesTheSameStepAsOne) {
             5 * one["workload"]["traffic"]["swarmx_broadcast"]["bytes"].get<std::uint64_t>());
   EXPECT_EQ(reused["workload"]["traffic"]["io_ring_ingress"]["bytes"],
             4 * one["workload"]["traffic"]["io_ring_ingress"]["bytes"].get<std::uint64_t>());
+}
+
+// run.wafer_timing_cache: the first run simulates the wafer and keeps its
+// timing; a run that changes only the cluster reads it back and gives the
+// step the simulation gives; a change to the wafer misses the entry.
+TEST(TrainStep, CachedWaferTimingGivesTheSimulatedStep) {
+  const std::string cache = "--set run.wafer_timing_cache='" + ::testing::TempDir() + "/wafer_timing_" +
+                            std::to_string(::getpid()) + "' ";
+  const nlohmann::json first = runCli("cache_first", cache);
+  const nlohmann::json reused = runCli("cache_reused", cache + "--set arch.cluster.systems=2");
+  const nlohmann::json simulated = runCli("cache_simulated", "--set arch.cluster.systems=2");
+  const nlohmann::json changed = runCli("cache_changed", cache + "--set arch.fabric.queue_depth=3");
+  ASSERT_FALSE(first.empty() || reused.empty() || simulated.empty() || changed.empty());
+  EXPECT_EQ(first["workload"]["wafer_timing"].get<std::string>().rfind("simulated, kept in ", 0), 0u);
+  EXPECT_EQ(reused["workload"]["wafer_timing"].get<std::string>().rfind("from ", 0), 0u);
+  EXPECT_EQ(changed["workload"]["wafer_timing"].get<std::string>().rfind("simulated", 0), 0u);
+  EXPECT_EQ(reused["workload"]["step_cycles"], simulated["workload"]["step_cycles"]);
+  EXPECT_EQ(reused["workload"]["gemms"], simulated["workload"]["gemms"]);
+  EXPECT_EQ(reused["workload"]["breakdown_cycles"], simulated["workload"]["breakdown_cycles"]);
 }
 
 TEST(TrainStep, EveryLayerSimulatedGivesTheSameStep) {

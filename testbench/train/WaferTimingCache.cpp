@@ -1,0 +1,84 @@
+#include "testbench/train/WaferTimingCache.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include "testbench/results/AtomicFile.h"
+
+namespace wsesim::train {
+namespace {
+
+std::uint64_t fnv1a(const std::string& bytes, std::uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", (unsigned long long)v);
+  return text;
+}
+
+// The running executable's contents, hashed: any change to the simulator changes it.
+std::string executableHash() {
+  std::ifstream exe("/proc/self/exe", std::ios::binary);
+  if (!exe) throw std::runtime_error("run.wafer_timing_cache: cannot read /proc/self/exe to key the cache");
+  return hex(fnv1a(std::string(std::istreambuf_iterator<char>(exe), {})));
+}
+
+bool excluded(const std::string& key) {
+  for (const char* prefix : {"arch.memoryx.", "arch.swarmx.", "arch.cluster.", "run."})
+    if (key.rfind(prefix, 0) == 0) return true;
+  for (const char* exact : {"arch.io.channels_per_edge", "workload.steps", "workload.optimizer", "workload.wafers"})
+    if (key == exact) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string waferTimingKey(const std::map<std::string, config::ResolvedParam>& resolved) {
+  std::string key;
+  for (const auto& [name, param] : resolved)
+    if (!excluded(name)) key += name + "=" + param.text + "\n";
+  return key;
+}
+
+WaferTimingCache::WaferTimingCache(const std::filesystem::path& dir, const std::string& key)
+    : key_(key + "executable=" + executableHash() + "\n"), file_(dir / ("train-" + hex(fnv1a(key_)) + ".json")) {}
+
+std::optional<WaferTiming> WaferTimingCache::load() const {
+  std::ifstream in(file_);
+  if (!in) return std::nullopt;
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  // A different key under the same hash, or a file not ours: simulate.
+  if (doc.is_discarded() || !doc.is_object() || doc.value("key", "") != key_) return std::nullopt;
+  WaferTiming t;
+  for (const nlohmann::json& g : doc.at("gemms"))
+    t.gemms.push_back(GemmTiming{g.at(0).get<std::uint64_t>(), g.at(1).get<std::uint64_t>(), g.at(2).get<std::uint64_t>()});
+  t.simulatedCycles = doc.at("simulated_cycles").get<std::uint64_t>();
+  t.weightsIn = doc.at("weights_in").get<std::uint64_t>();
+  t.gradientsOut = doc.at("gradients_out").get<std::uint64_t>();
+  return t;
+}
+
+void WaferTimingCache::store(const WaferTiming& timing) const {
+  nlohmann::json gemms = nlohmann::json::array();
+  for (const GemmTiming& g : timing.gemms) gemms.push_back({g.cycles, g.inputEnd, g.streamedBytes});
+  const nlohmann::json doc = {{"key", key_},
+                              {"gemms", gemms},
+                              {"simulated_cycles", timing.simulatedCycles},
+                              {"weights_in", timing.weightsIn},
+                              {"gradients_out", timing.gradientsOut}};
+  std::error_code error;
+  std::filesystem::create_directories(file_.parent_path(), error);
+  if (error)
+    throw std::runtime_error("run.wafer_timing_cache: cannot create " + file_.parent_path().string() + ": " +
+                             error.message());
+  results::writeFileAtomically(file_, doc.dump(1) + "\n");
+}
+
+}  // namespace wsesim::train
