@@ -29,6 +29,7 @@ void CsSystem::setWork(WaferWork work, const sc_core::sc_time& begin) {
   cursor_ = 0;
   waferFree_ = begin;
   records_.clear();
+  runUnstreamed();
 }
 
 StreamTiming CsSystem::spread(tlm::tlm_generic_payload& payload,

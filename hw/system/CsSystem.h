@@ -52,8 +52,9 @@ class CsSystem : public sc_core::sc_module {
   CsSystem(sc_core::sc_module_name name, const config::ArchConfig& arch);
 
   // The wafer's tasks, and when it can begin them; before its first
-  // weights arrive. The tasks after a streamed one, up to the next, run as
-  // soon as it ends (they wait for no weights).
+  // weights arrive. The tasks before the first streamed one run at once,
+  // those after a streamed one, up to the next, as soon as it ends (they
+  // wait for no weights).
   void setWork(WaferWork work, const sc_core::sc_time& begin);
 
   const WaferWork& work() const { return work_; }

@@ -32,4 +32,16 @@ struct WaferTask {
 
 using WaferWork = std::vector<WaferTask>;
 
+inline sc_core::sc_time cyclesToTime(std::uint64_t cycles, double clockHz) {
+  return sc_core::sc_time(double(cycles) / clockHz, sc_core::SC_SEC);
+}
+
+// How many times a GEMM takes a layer's weights: what entered the wafer
+// over what the layer holds (a GEMM in passes over its rows re-streams
+// them), at least once.
+inline unsigned streamRepeats(std::uint64_t streamedBytes, std::uint64_t layerBytes) {
+  const double repeats = double(streamedBytes) / double(layerBytes);
+  return repeats < 1.5 ? 1u : unsigned(repeats + 0.5);
+}
+
 }  // namespace wsesim::system

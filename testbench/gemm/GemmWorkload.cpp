@@ -9,11 +9,14 @@
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/Matrix.h"
 #include "hw/config/ConfigError.h"
+#include "hw/system/Cluster.h"
+#include "hw/system/OptimizerModel.h"
 #include "hw/trace/PeVcdTracer.h"
 #include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/Wafer.h"
 #include "testbench/gemm/GemmPhases.h"
 #include "testbench/gemm/SimulatedGemm.h"
+#include "testbench/results/ClusterReport.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
@@ -31,6 +34,8 @@ struct GemmConfig {
   GemmPass pass = GemmPass::Forward;
   std::uint32_t gridX = 0, gridY = 0;
   bool representativeRows = false;  // simulate one row per distinct row shape (see GemmConfig's reader)
+  bool weightsFromMemoryx = false;  // the layer's weights come from MemoryX through the cluster
+  std::string optimizer;            // MemoryX's update of the layer (weight gradient, from MemoryX)
   bool integers = true;  // operand values: small integers (exact results) or uniform in [-1, 1)
   int valueRange = 3;
   std::uint64_t seed = 1;
@@ -52,6 +57,13 @@ GemmConfig readConfig(config::ParamReader& p) {
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as wide as the mesh and k allow"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as tall as the mesh and m allow"));
   c.representativeRows = p.choice("workload.rows", {"all", "representative"}, std::string("all")) == "representative";
+  c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
+  if (c.weightsFromMemoryx) {
+    if (c.algorithm != "weight_stream")
+      throw config::ConfigError("workload.weights: memoryx streams weight_stream's weights; " + c.algorithm +
+                                " keeps both operands on the wafer");
+    c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
+  }
   c.integers = p.choice("workload.values", {"integers", "uniform"}, std::string("integers")) == "integers";
   c.valueRange = int(p.integer("workload.value_range", 1, 1000, 3));
   c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
@@ -121,6 +133,36 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   wafer.setDriver(&phases);
   wafer.fabric().setSink(&pes);
 
+  // Weights from MemoryX: once the wafer has timed the GEMM, the cluster
+  // places it against the weights' way in (and the gradients' way out).
+  std::unique_ptr<system::Cluster> cluster;
+  if (config_.weightsFromMemoryx) {
+    wafer.setStopWhenFinished(false);
+    const std::uint64_t parameters = std::uint64_t(config_.k) * config_.n;
+    const system::LayerWeights layer{"W", parameters, pe::elementBytes(inputType)};
+    cluster = std::make_unique<system::Cluster>(
+        "cluster", arch_, system::ModelWeights{"gemm", {layer}}, system::optimizerModel(config_.optimizer),
+        &wafer.finishedEvent(), [&] {
+          system::WaferTask t;
+          t.name = full_.describe();
+          t.kind = passName(config_.pass);
+          const std::uint64_t total = gemm_.fullCycles(wafer.cycles(), arch_);
+          t.duration = system::cyclesToTime(total, arch_.clockHz);
+          if (config_.pass == GemmPass::WeightGrad) {
+            t.gradients = true;
+            t.gradientAddress = cluster->memoryx.layerAddress(0);
+            t.gradientBytes = parameters * pe::elementBytes(outputType);
+            return system::ClusterWork{{}, {{t}}};
+          }
+          const unsigned repeats =
+              system::streamRepeats(gemm_.streamedWavelets(mesh) * pe::elementBytes(inputType), layer.streamedBytes());
+          t.streamed = true;
+          t.streamBytes = layer.streamedBytes() * repeats;
+          t.drain = system::cyclesToTime(total - std::min(total, phases.inputEnd().value_or(0)), arch_.clockHz);
+          return system::ClusterWork{{system::StreamRequest(0, repeats)}, {{t}}};
+        });
+  }
+
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
@@ -181,6 +223,15 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["colors_used"] = mapping.colorsUsed();
   r["wavelets"] = {{"weights_in", fabric.fromEdge}, {"from_pes", fabric.injected}, {"delivered", fabric.delivered},
                    {"hops", fabric.hops}, {"out_of_wafer", fabric.toEdge}};
+  if (cluster) {
+    const double seconds = (cluster->finished() - cluster->began()).to_seconds();
+    r["system"] = {{"seconds", seconds},
+                   {"cycles", std::uint64_t(std::llround(seconds * arch_.clockHz))},
+                   {"bounds", results::streamBounds(*cluster, arch_)},
+                   {"traffic", results::clusterTraffic(*cluster)},
+                   {"memoryx", results::memoryxFigures(*cluster)},
+                   {"per_system", results::perSystemTiming(*cluster)}};
+  }
   r["checked"] = functional;
   if (functional) check(mapping.readOutput(pes, mesh, egress), firmware::referenceProduct(a, b), r);
   r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
@@ -225,6 +276,16 @@ std::string GemmWorkload::summary() const {
                 r["achieved_flops_per_second"].get<double>(), 100 * r["utilisation"].get<double>(),
                 100 * r["breakdown"]["pe_busy_fraction"].get<double>());
   out << line;
+  if (r.contains("system")) {
+    const nlohmann::json& sys = r["system"];
+    std::string bound = "gradients out";
+    for (const auto& [kind, byBound] : sys["bounds"].items())
+      for (const auto& [name, v] : byBound.items()) bound = name;
+    std::snprintf(line, sizeof line, "  system    %.6g s = %llu cycles, weights from MemoryX via SwarmX to %u system%s (bound: %s)\n",
+                  sys["seconds"].get<double>(), (unsigned long long)sys["cycles"].get<std::uint64_t>(),
+                  arch_.cluster.systems, arch_.cluster.systems == 1 ? "" : "s", bound.c_str());
+    out << line;
+  }
   if (r["checked"].get<bool>())
     std::snprintf(line, sizeof line, "  result    %llu mismatches against the reference, max |error| %.3g\n",
                   (unsigned long long)r["mismatches"].get<std::uint64_t>(), r["max_abs_error"].get<double>());

@@ -1,6 +1,6 @@
 #include "testbench/train/StepOnCluster.h"
 
-#include <cmath>
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -9,10 +9,6 @@
 
 namespace wsesim::train {
 namespace {
-
-sc_core::sc_time cyclesToTime(std::uint64_t cycles, const config::ArchConfig& arch) {
-  return sc_core::sc_time(double(cycles) * arch.secondsPerCycle(), sc_core::SC_SEC);
-}
 
 std::string matrixName(const models::StreamedGemm& g) {
   return g.layer == models::kHeadLayer ? g.name : "layer " + std::to_string(g.layer) + " " + g.name;
@@ -40,8 +36,7 @@ StepOnCluster::StepOnCluster(const models::TransformerModel& model, const models
 }
 
 unsigned StepOnCluster::repeats(std::size_t gemm, const GemmTiming& timing) const {
-  const double matrix = double(weights_.layers[matrixOf_[gemm]].streamedBytes());
-  return unsigned(std::max(1.0, std::round(double(timing.streamedBytes) / matrix)));
+  return system::streamRepeats(timing.streamedBytes, weights_.layers[matrixOf_[gemm]].streamedBytes());
 }
 
 std::vector<system::StreamRequest> StepOnCluster::schedule(const std::vector<GemmTiming>& gemms,
@@ -65,7 +60,7 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
         const models::WaferOp& op = step_.ops[item.index];
         t.name = op.name + (op.backward ? " backward" : "");
         t.kind = "op";
-        t.duration = cyclesToTime(opCycles[item.index], arch);
+        t.duration = system::cyclesToTime(opCycles[item.index], arch.clockHz);
         work.push_back(t);
         continue;
       }
@@ -74,7 +69,7 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
       const std::size_t matrix = matrixOf_[item.index];
       t.name = weights_.layers[matrix].name + " " + models::passName(g.pass);
       t.kind = models::passName(g.pass);
-      t.duration = cyclesToTime(timing.cycles, arch);
+      t.duration = system::cyclesToTime(timing.cycles, arch.clockHz);
       if (g.pass == models::GemmPass::WeightGrad) {
         t.gradients = true;
         t.gradientAddress = memoryx.layerAddress(matrix);
@@ -82,7 +77,7 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
       } else {
         t.streamed = true;
         t.streamBytes = weights_.layers[matrix].streamedBytes() * repeats(item.index, timing);
-        t.drain = cyclesToTime(timing.cycles - std::min(timing.cycles, timing.inputEnd), arch);
+        t.drain = system::cyclesToTime(timing.cycles - std::min(timing.cycles, timing.inputEnd), arch.clockHz);
       }
       work.push_back(t);
     }

@@ -37,7 +37,7 @@ class StepOnCluster {
   std::vector<system::StreamRequest> schedule(const std::vector<GemmTiming>& gemms, std::uint32_t steps) const;
 
  private:
-  // Times the wafer takes GEMM i's weights: what entered over what the matrix holds, at least once.
+  // Times the wafer takes GEMM i's weights (system::streamRepeats).
   unsigned repeats(std::size_t gemm, const GemmTiming& timing) const;
 
   const models::TrainingStep& step_;

@@ -113,6 +113,30 @@ TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
   }
 }
 
+// Weights from MemoryX (tiny preset: 1 us access latency, 150e9 B/s
+// storage and links, one system, Adam at 1e12 FLOP/s). Forward: the
+// 24 x 16 fp32 layer (1536 B) is fetched in 1 us + 10.24 ns and streams in
+// as fast as the wafer computes, so the layer takes that plus the wafer's
+// cycles. Weight gradient: the wafer computes from time zero, its 1536 B of
+// gradients leave as they are computed, and Adam then touches 28 B per
+// parameter (10,752 B: 1 us + 71.68 ns). The result stays exact.
+TEST(GemmWeightsFromMemoryX, LayerTimeAddsTheFetchOrTheUpdate) {
+  const ScratchDir dir;
+  for (const std::string pass : {"forward", "weight_grad"}) {
+    const nlohmann::json r = runGemm(dir, "memoryx_" + pass,
+                                     "--set workload.weights=memoryx --set workload.pass=" + pass + " --set workload.m=400");
+    if (r.empty()) continue;
+    const nlohmann::json& w = r.at("workload");
+    EXPECT_EQ(w.at("mismatches"), 0u) << pass;
+    const double wafer = r.at("cycles").get<double>() / 1.1e9;
+    const double extra = pass == "forward" ? 1e-6 + 1536 / 150e9 : 1e-6 + 10752 / 150e9;
+    EXPECT_NEAR(w.at("system").at("seconds").get<double>(), wafer + extra, 1e-11) << pass;
+    EXPECT_EQ(w.at("system").at("traffic").at("io_ring_ingress").at("bytes"), pass == "forward" ? 1536u : 0u);
+    EXPECT_EQ(w.at("system").at("traffic").at("io_ring_egress").at("bytes"), pass == "forward" ? 0u : 1536u);
+    EXPECT_EQ(w.at("system").at("memoryx").at("updates"), pass == "forward" ? 0u : 1u);
+  }
+}
+
 // Weight gradient: two rows of token blocks stand for all, two ramps per
 // row left out per phase. Exact on 8 rows (44 and 48 tokens), 16 rows (300
 // tokens, 16 x 16 mesh), 5 rows (123) and in 7 passes; on some uneven
