@@ -28,7 +28,6 @@ RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {
       p.integer("run.vcd.region.y1", r.vcdRegion.y0, h - 1, std::min<std::int64_t>(h - 1, r.vcdRegion.y0 + 3)));
   r.timelineLinkWindow =
       std::uint64_t(p.integer("run.timeline.link_window_cycles", 1, std::int64_t(1) << 32, 100));
-  r.waferTimingCache = p.text("run.wafer_timing_cache", std::string());
   return r;
 }
 

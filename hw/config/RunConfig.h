@@ -3,7 +3,6 @@
 // interest that waveforms and timelines show, the timeline's link window.
 
 #include <cstdint>
-#include <string>
 
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
@@ -24,7 +23,6 @@ struct RunConfig {
   std::uint64_t watchdogCycles = 0;
   Region vcdRegion;                 // also the timeline's PEs
   std::uint64_t timelineLinkWindow = 0;  // cycles per link-load sample in a timeline
-  std::string waferTimingCache;          // directory of the train workload's wafer timings; empty: none
 
   static RunConfig read(ParamReader& params, const ArchConfig& arch);
 };

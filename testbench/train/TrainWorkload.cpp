@@ -34,6 +34,7 @@ struct TrainConfig {
   std::string optimizer;
   bool everyLayer = false;          // simulate every layer's GEMMs, not each distinct GEMM once
   bool everyWafer = false;          // simulate every system's wafer, not one for all
+  std::string waferTimingCache;     // run.wafer_timing_cache: a directory, or empty
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
   bool representativeRows = true;  // GEMMs simulate representative rows (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
@@ -130,8 +131,8 @@ void TrainWorkload::run(const workload::RunOptions& options) {
 
   std::unique_ptr<WaferTimingCache> cache;
   std::optional<WaferTiming> cached;
-  if (!run_.waferTimingCache.empty() && !config_.everyWafer) {
-    cache = std::make_unique<WaferTimingCache>(run_.waferTimingCache, config_.waferTimingKey);
+  if (!config_.waferTimingCache.empty() && !config_.everyWafer) {
+    cache = std::make_unique<WaferTimingCache>(config_.waferTimingCache, config_.waferTimingKey);
     cached = cache->load();
   }
   if (cached) {
@@ -372,6 +373,8 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
                          "representative";
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("mixed"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
+  // A run option only this workload has, so it is read here, not in RunConfig.
+  c.waferTimingCache = p.text("run.wafer_timing_cache", std::string());
   c.waferTimingKey = waferTimingKey(p.resolved());
   if (run.mode != config::DataMode::Timing)
     throw config::ConfigError("run.mode: the train workload runs in timing mode (its operands carry no data)");
