@@ -1,6 +1,7 @@
-"""What every benchmark script shares: run `wsesim run` once per scenario (a
-fresh process, so SystemC elaborates once and peak memory is per scenario),
-and write the results document atomically."""
+"""What every benchmark script shares: its command line, running `wsesim run`
+once per scenario (a fresh process, so SystemC elaborates once and peak
+memory is per scenario), and writing the results document atomically."""
+import argparse
 import json
 import os
 import subprocess
@@ -37,3 +38,23 @@ def write_document(benchmark, rows, out):
         f.write("\n")
     os.replace(tmp, out)
     print(f"wrote {out}")
+
+
+def main(doc, benchmark, scenarios, run, line):
+    """The command line of a benchmark script: runs each scenario (name,
+    overrides) through `run(wsesim, name, overrides)`, prints `line(row)` as
+    each finishes and writes the document."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
+    parser.add_argument("--out", default=f"{benchmark}_bench.json")
+    parser.add_argument("--only", action="append", help="run only these scenarios")
+    args = parser.parse_args()
+
+    rows = []
+    for name, overrides in scenarios:
+        if args.only and name not in args.only:
+            continue
+        row = run(args.wsesim, name, overrides)
+        rows.append(row)
+        print(line(row), flush=True)
+    write_document(benchmark, rows, args.out)

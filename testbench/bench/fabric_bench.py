@@ -7,11 +7,10 @@ each result, and writes one JSON document atomically.
 
     testbench/bench/fabric_bench.py [--wsesim build/wsesim] [--out fabric_bench.json] [--only NAME]...
 """
-import argparse
 import os
 import sys
 
-from bench_common import DEFAULT_WSESIM, ROOT, run_wsesim, write_document
+from bench_common import ROOT, main, run_wsesim
 
 CONFIG = os.path.join(ROOT, "testbench", "configs", "noc_small.yaml")
 
@@ -67,24 +66,10 @@ def run(wsesim, name, overrides):
     }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
-    parser.add_argument("--out", default="fabric_bench.json")
-    parser.add_argument("--only", action="append", help="run only these scenarios")
-    args = parser.parse_args()
-
-    rows = []
-    for name, overrides in SCENARIOS:
-        if args.only and name not in args.only:
-            continue
-        row = run(args.wsesim, name, overrides)
-        rows.append(row)
-        print(f'{name:36s} {row["router_cycles_per_second"]/1e6:8.1f} M router-cycles/s '
-              f'{row["wavelet_hops_per_second"]/1e6:7.1f} M hops/s  elab {row["elaboration_seconds"]:6.2f} s  '
-              f'RSS {row["peak_rss_bytes"]/2**20:7.0f} MiB', flush=True)
-
-    write_document("fabric", rows, args.out)
+def line(row):
+    return (f'{row["name"]:36s} {row["router_cycles_per_second"]/1e6:8.1f} M router-cycles/s '
+            f'{row["wavelet_hops_per_second"]/1e6:7.1f} M hops/s  elab {row["elaboration_seconds"]:6.2f} s  '
+            f'RSS {row["peak_rss_bytes"]/2**20:7.0f} MiB')
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, "fabric", SCENARIOS, run, line))

@@ -11,11 +11,10 @@ atomically.
 
     testbench/bench/gemm_bench.py [--wsesim build/wsesim] [--out gemm_bench.json] [--only NAME]...
 """
-import argparse
 import os
 import sys
 
-from bench_common import DEFAULT_WSESIM, ROOT, run_wsesim, write_document
+from bench_common import ROOT, main, run_wsesim
 
 CONFIG = os.path.join(ROOT, "testbench", "configs", "gemm_small.yaml")
 
@@ -34,8 +33,9 @@ SCENARIOS = [
     gemm("gpt3xl_ffn_n64_small_representative_rows", 4096, 2048, 64, rows="representative", preset="small"),
     gemm("gpt3xl_ffn_backward_data_wse2_representative_rows", 16384, 2048, 8192, rows="representative",
          pass_="backward_data"),
-    # The weight-gradient pass reduces down the columns, so every row is simulated.
     gemm("gpt3xl_ffn_n64_small_weight_grad", 4096, 2048, 64, preset="small", pass_="weight_grad"),
+    gemm("gpt3xl_ffn_n64_small_weight_grad_representative_rows", 4096, 2048, 64, rows="representative",
+         preset="small", pass_="weight_grad"),
 ]
 
 
@@ -60,23 +60,9 @@ def run(wsesim, name, overrides):
     }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
-    parser.add_argument("--out", default="gemm_bench.json")
-    parser.add_argument("--only", action="append", help="run only these scenarios")
-    args = parser.parse_args()
-
-    rows = []
-    for name, overrides in SCENARIOS:
-        if args.only and name not in args.only:
-            continue
-        row = run(args.wsesim, name, overrides)
-        rows.append(row)
-        print(f'{name:42s} {row["cycles"]:>10d} cycles  util {100 * row["utilisation"]:5.1f}%  '
-              f'wall {row["process_wall_seconds"]:7.1f} s  RSS {row["peak_rss_bytes"] / 2**20:7.0f} MiB', flush=True)
-    write_document("gemm", rows, args.out)
-
+def line(row):
+    return (f'{row["name"]:42s} {row["cycles"]:>10d} cycles  util {100 * row["utilisation"]:5.1f}%  '
+            f'wall {row["process_wall_seconds"]:7.1f} s  RSS {row["peak_rss_bytes"] / 2**20:7.0f} MiB')
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, "gemm", SCENARIOS, run, line))

@@ -9,11 +9,10 @@ memory. Writes one JSON document atomically.
 
     testbench/bench/pe_bench.py [--wsesim build/wsesim] [--out pe_bench.json] [--only NAME]...
 """
-import argparse
 import os
 import sys
 
-from bench_common import DEFAULT_WSESIM, ROOT, run_wsesim, write_document
+from bench_common import ROOT, main, run_wsesim
 
 CONFIG = os.path.join(ROOT, "testbench", "configs", "chain_reduce_small.yaml")
 
@@ -61,25 +60,10 @@ def run(wsesim, name, overrides):
     }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
-    parser.add_argument("--out", default="pe_bench.json")
-    parser.add_argument("--only", action="append", help="run only these scenarios")
-    args = parser.parse_args()
-
-    rows = []
-    for name, overrides in SCENARIOS:
-        if args.only and name not in args.only:
-            continue
-        row = run(args.wsesim, name, overrides)
-        rows.append(row)
-        print(f'{name:28s} {row["pe_ops_per_second"]/1e6:7.2f} M PE ops/s  sim {row["simulation_seconds"]:6.2f} s  '
-              f'elab {row["elaboration_seconds"]:6.2f} s  RSS {row["peak_rss_bytes"]/2**20:7.0f} MiB '
-              f'({row["peak_rss_bytes_per_pe"]:.0f} B/PE)  closed form {"ok" if row["cycles_match_closed_form"] else "DIFFERS"}',
-              flush=True)
-    write_document("pe", rows, args.out)
-
+def line(row):
+    return (f'{row["name"]:28s} {row["pe_ops_per_second"]/1e6:7.2f} M PE ops/s  sim {row["simulation_seconds"]:6.2f} s  '
+            f'elab {row["elaboration_seconds"]:6.2f} s  RSS {row["peak_rss_bytes"]/2**20:7.0f} MiB '
+            f'({row["peak_rss_bytes_per_pe"]:.0f} B/PE)  closed form {"ok" if row["cycles_match_closed_form"] else "DIFFERS"}')
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, "pe", SCENARIOS, run, line))

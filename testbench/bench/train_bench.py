@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""Training-step benchmark: how long a model's step takes to simulate.
+
+The scenarios the models issue asks for: GPT-3 XL (1.3B) on the full
+750 x 994 WSE-2 preset, and the same with only the model name changed to
+GPT-NeoX 20B; a GPT-3 XL step on the 64 x 64 `small` preset as the quick
+one. Every distinct GEMM is simulated once with representative rows
+(docs/training.md); the step then runs on the system model. Each scenario
+reports its step, where it went, and the host's wall time and peak memory.
+Writes one JSON document atomically.
+
+    testbench/bench/train_bench.py [--wsesim build/wsesim] [--out train_bench.json] [--only NAME]...
+"""
+import os
+import sys
+
+from bench_common import ROOT, main, run_wsesim
+
+CONFIG = os.path.join(ROOT, "testbench", "configs", "train_tiny.yaml")
+
+
+def train(name, model, preset, batch, seq):
+    return (name, {"arch.preset": preset, "workload.model": model, "workload.batch": batch, "workload.seq": seq})
+
+
+SCENARIOS = [
+    train("gpt3xl_small_batch2_seq128", "gpt3-xl", "small", 2, 128),
+    train("gpt3xl_wse2_batch8_seq2048", "gpt3-xl", "wse2", 8, 2048),
+    train("gpt-neox-20b_wse2_batch8_seq2048", "gpt-neox-20b", "wse2", 8, 2048),
+]
+
+
+def run(wsesim, name, overrides):
+    result, wall = run_wsesim(wsesim, name, CONFIG, overrides)
+    w = result["workload"]
+    return {
+        "name": name,
+        "overrides": overrides,
+        "parameters": w["parameters"],
+        "step_cycles": w["step_cycles"],
+        "step_seconds": w["step_seconds"],
+        "samples_per_second": w["samples_per_second"],
+        "utilisation": w["utilisation"],
+        "breakdown_cycles": w["breakdown_cycles"],
+        "phase_bounds": w["phase_bounds"],
+        "gemms_simulated": len(w["gemms"]),
+        "simulated_gemm_cycles": w["host"]["simulated_gemm_cycles"],
+        "elaboration_seconds": w["host"]["elaboration_seconds"],
+        "simulation_seconds": w["host"]["simulation_seconds"],
+        "process_wall_seconds": wall,
+        "peak_rss_bytes": result["host"]["peak_rss_bytes"],
+    }
+
+
+def line(row):
+    return (f'{row["name"]:36s} step {row["step_seconds"] * 1e3:9.3f} ms  util {100 * row["utilisation"]:5.1f}%  '
+            f'wall {row["process_wall_seconds"]:8.1f} s  RSS {row["peak_rss_bytes"] / 2**20:7.0f} MiB')
+
+
+if __name__ == "__main__":
+    sys.exit(main(__doc__, "train", SCENARIOS, run, line))
