@@ -36,6 +36,11 @@ struct RunArguments {
 
 // A VCD being written lives under a temporary name until the run succeeds.
 std::string partialVcdBase(const std::string& vcdFile) { return vcdFile + ".partial"; }
+// trace.vcd -> trace_system.vcd: the system model's waveform beside the wafer's.
+std::string systemVcdFile(const std::string& vcdFile) {
+  const std::filesystem::path p(vcdFile);
+  return (p.parent_path() / (p.stem().string() + "_system.vcd")).string();
+}
 
 }  // namespace
 
@@ -118,6 +123,10 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (!vcdBase.empty()) {
       results::publishFile(vcdBase + ".vcd", args.vcdFile);
       out << "  waveform: " << args.vcdFile << "\n";
+      if (!work->systemWaveform().empty()) {
+        results::writeFileAtomically(systemVcdFile(args.vcdFile), work->systemWaveform());
+        out << "  system waveform: " << systemVcdFile(args.vcdFile) << "\n";
+      }
     }
     if (!args.timelineFile.empty()) {
       results::writeFileAtomically(args.timelineFile, work->timeline());

@@ -12,6 +12,7 @@
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
 #include "hw/trace/PeVcdTracer.h"
+#include "hw/trace/SystemVcd.h"
 #include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/Wafer.h"
 #include "testbench/gemm/GemmPhases.h"
@@ -224,6 +225,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["wavelets"] = {{"weights_in", fabric.fromEdge}, {"from_pes", fabric.injected}, {"delivered", fabric.delivered},
                    {"hops", fabric.hops}, {"out_of_wafer", fabric.toEdge}};
   if (cluster) {
+    if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
     const double seconds = (cluster->finished() - cluster->began()).to_seconds();
     r["system"] = {{"seconds", seconds},
                    {"cycles", std::uint64_t(std::llround(seconds * arch_.clockHz))},

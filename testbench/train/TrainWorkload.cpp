@@ -12,6 +12,7 @@
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
 #include "hw/trace/PeVcdTracer.h"
+#include "hw/trace/SystemVcd.h"
 #include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/Wafer.h"
 #include "models/TrainingStep.h"
@@ -145,6 +146,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     sc_core::sc_start();
     const auto finished = std::chrono::steady_clock::now();
     report(*cluster, opCycles);
+    if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
     results_["wafer_timing"] = "from " + cache->file().string();
     results_["simulated_wavelets"] = {{"weights_in", cached->weightsIn}, {"gradients_out", cached->gradientsOut}};
     results_["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
@@ -206,6 +208,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   if (cache) cache->store(simulated);
 
   report(*cluster, opCycles);
+  if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
   results_["wafer_timing"] = cache ? "simulated, kept in " + cache->file().string() : "simulated";
   results_["simulated_wavelets"] = {{"weights_in", simulated.weightsIn}, {"gradients_out", simulated.gradientsOut}};
   results_["host"] = {{"elaboration_seconds", times.elaborationSeconds},

@@ -43,10 +43,14 @@ class Workload {
   const nlohmann::json& waferMap() const { return waferMap_; }
   // The Chrome-trace JSON of the run's timeline if it was asked for, else empty.
   const std::string& timeline() const { return timeline_; }
+  // The system model's waveform (trace/SystemVcd.h) when a waveform was
+  // asked for and the run used the system model, else empty.
+  const std::string& systemWaveform() const { return systemWaveform_; }
 
  protected:
   nlohmann::json waferMap_;
   std::string timeline_;
+  std::string systemWaveform_;
 };
 
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(

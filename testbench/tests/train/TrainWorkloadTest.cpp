@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <sstream>
+#include <map>
 
 #include <unistd.h>
 
@@ -148,6 +150,50 @@ TEST(TrainStep, CachedWaferTimingGivesTheSimulatedStep) {
   EXPECT_EQ(reused["workload"]["step_cycles"], simulated["workload"]["step_cycles"]);
   EXPECT_EQ(reused["workload"]["gemms"], simulated["workload"]["gemms"]);
   EXPECT_EQ(reused["workload"]["breakdown_cycles"], simulated["workload"]["breakdown_cycles"]);
+}
+
+// --vcd also writes the system's waveform: MemoryX streams every layer the
+// schedule names (the step streams 9 matrices forward and 9 back), each
+// wafer shows each GEMM and op of the step as a task (the zero-length one
+// that sends the embeddings' gradients does not show), and time never runs
+// back.
+TEST(TrainStep, SystemWaveformFollowsTheRecords) {
+  const std::string vcd = ::testing::TempDir() + "/train_" + std::to_string(::getpid()) + ".vcd";
+  const nlohmann::json r = runCli("vcd", "--set arch.cluster.systems=2 --vcd '" + vcd + "'");
+  ASSERT_FALSE(r.empty());
+  std::ifstream in(vcd.substr(0, vcd.size() - 4) + "_system.vcd");
+  ASSERT_TRUE(in.good());
+  std::map<std::string, std::string> ids;  // "scope.name" -> id
+  std::map<std::string, unsigned> defined;  // id -> changes to a defined value
+  std::string line, scope;
+  std::uint64_t now = 0;
+  bool monotonic = true;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first == "$scope") {
+      std::string kind;
+      words >> kind >> scope;
+    } else if (first == "$var") {
+      std::string type, width, id, name;
+      words >> type >> width >> id >> name;
+      ids[scope + "." + name] = id;
+    } else if (first[0] == '#') {
+      const std::uint64_t t = std::stoull(first.substr(1));
+      monotonic = monotonic && t >= now;
+      now = t;
+    } else if (first[0] == 'b' && first != "bx") {
+      std::string id;
+      words >> id;
+      ++defined[id];
+    }
+  }
+  EXPECT_TRUE(monotonic);
+  EXPECT_EQ(defined[ids.at("memoryx.stream_layer")], 18u);
+  EXPECT_EQ(defined[ids.at("system_0.wafer_task")],
+            r["workload"]["gemm_count"].get<unsigned>() + r["workload"]["op_count"].get<unsigned>());
+  EXPECT_EQ(defined[ids.at("system_1.wafer_task")], defined[ids.at("system_0.wafer_task")]);
 }
 
 TEST(TrainStep, EveryLayerSimulatedGivesTheSameStep) {
