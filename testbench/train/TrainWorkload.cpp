@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -75,8 +76,10 @@ class TrainWorkload : public workload::Workload {
                                       const std::vector<std::uint64_t>& streamedBytes) const;
   // Per GEMM of the step.
   std::vector<GemmTiming> stepTimings(const std::vector<GemmTiming>& perGemm) const;
-  // The results of the run, from the cluster after it.
-  void report(const system::Cluster& cluster, const std::vector<std::uint64_t>& opCycles);
+  // The results of the run, from the cluster after it (and the one-system
+  // reference beside a cluster of several).
+  void report(const system::Cluster& cluster, const system::Cluster* reference,
+              const std::vector<std::uint64_t>& opCycles);
 
   TrainConfig config_;
   config::ArchConfig arch_;
@@ -130,6 +133,22 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     return work;
   };
 
+  // The cluster, and with several systems a one-system cluster on the same
+  // wafer timing beside it (a few TLM transactions more): the reference for
+  // the scaling efficiency. `timings` gives each simulated wafer's timing
+  // once the cluster starts.
+  std::unique_ptr<system::Cluster> cluster, reference;
+  const auto makeClusters = [&](const sc_core::sc_event* trigger,
+                                std::function<std::vector<std::vector<GemmTiming>>()> timings) {
+    cluster = std::make_unique<system::Cluster>("cluster", arch_, onCluster.weights(), optimizer, trigger,
+                                                [&, timings] { return clusterWork(timings(), cluster->memoryx); });
+    if (arch_.cluster.systems == 1) return;
+    config::ArchConfig one = arch_;
+    one.cluster.systems = 1;
+    reference = std::make_unique<system::Cluster>("one_system", one, onCluster.weights(), optimizer, trigger,
+                                                  [&, timings] { return clusterWork({timings().front()}, reference->memoryx); });
+  };
+
   std::unique_ptr<WaferTimingCache> cache;
   std::optional<WaferTiming> cached;
   if (!config_.waferTimingCache.empty() && !config_.everyWafer) {
@@ -139,13 +158,11 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   if (cached) {
     // The wafer's timing from an earlier run: only the system model runs.
     for (std::size_t i = 0; i < gemms_.size(); ++i) gemms_[i].cycles = cached->gemms.at(i).cycles;
-    std::unique_ptr<system::Cluster> cluster;
-    cluster = std::make_unique<system::Cluster>("cluster", arch_, onCluster.weights(), optimizer, nullptr,
-                                                [&] { return clusterWork({cached->gemms}, cluster->memoryx); });
+    makeClusters(nullptr, [&] { return std::vector<std::vector<GemmTiming>>{cached->gemms}; });
     const auto elaborated = std::chrono::steady_clock::now();
     sc_core::sc_start();
     const auto finished = std::chrono::steady_clock::now();
-    report(*cluster, opCycles);
+    report(*cluster, reference.get(), opCycles);
     if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
     results_["wafer_timing"] = "from " + cache->file().string();
     results_["simulated_wavelets"] = {{"weights_in", cached->weightsIn}, {"gradients_out", cached->gradientsOut}};
@@ -179,14 +196,11 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   // When the wafer is done, the cluster runs the step's tasks with the cycles just simulated.
   std::vector<std::uint64_t> streamedBytes;
   for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan.streamedWavelets(mesh) * pe::elementBytes(inputType));
-  std::unique_ptr<system::Cluster> cluster;
-  cluster = std::make_unique<system::Cluster>(
-      "cluster", arch_, onCluster.weights(), optimizer, &wafer.finishedEvent(), [&] {
-        std::vector<std::vector<GemmTiming>> wafers;
-        for (unsigned w = 0; w < wafersSimulated; ++w)
-          wafers.push_back(gemmTimings(driver, wafer.cycles(), w, streamedBytes));
-        return clusterWork(wafers, cluster->memoryx);
-      });
+  makeClusters(&wafer.finishedEvent(), [&] {
+    std::vector<std::vector<GemmTiming>> wafers;
+    for (unsigned w = 0; w < wafersSimulated; ++w) wafers.push_back(gemmTimings(driver, wafer.cycles(), w, streamedBytes));
+    return wafers;
+  });
 
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
@@ -207,7 +221,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
   if (cache) cache->store(simulated);
 
-  report(*cluster, opCycles);
+  report(*cluster, reference.get(), opCycles);
   if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
   results_["wafer_timing"] = cache ? "simulated, kept in " + cache->file().string() : "simulated";
   results_["simulated_wavelets"] = {{"weights_in", simulated.weightsIn}, {"gradients_out", simulated.gradientsOut}};
@@ -235,7 +249,8 @@ std::vector<GemmTiming> TrainWorkload::stepTimings(const std::vector<GemmTiming>
   return perStepGemm;
 }
 
-void TrainWorkload::report(const system::Cluster& cluster, const std::vector<std::uint64_t>& opCycles) {
+void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster* reference,
+                           const std::vector<std::uint64_t>& opCycles) {
   const auto toCycles = [&](double seconds) { return std::uint64_t(std::llround(seconds * arch_.clockHz)); };
   const double total = (cluster.finished() - cluster.began()).to_seconds();
   const double stepSeconds = total / config_.steps;
@@ -309,6 +324,13 @@ void TrainWorkload::report(const system::Cluster& cluster, const std::vector<std
   r["traffic"] = results::clusterTraffic(cluster);
   r["memoryx"] = results::memoryxFigures(cluster);
   r["per_system"] = perSystem;
+  // Weak scaling: each system has the same batch, so the ideal step is one system's.
+  const double oneSystem =
+      reference ? (reference->finished() - reference->began()).to_seconds() / config_.steps : stepSeconds;
+  r["scaling"] = {{"one_system_step_seconds", oneSystem},
+                  {"efficiency", oneSystem / stepSeconds},
+                  {"loss_seconds", stepSeconds - oneSystem},
+                  {"swarmx_depth", cluster.swarmx.tree().depth()}};
   r["layers_simulated"] = config_.everyLayer ? "all" : "each distinct GEMM once, its timing reused for identical layers";
   r["wafers_simulated"] = config_.everyWafer ? "every system's" : "one, its timing reused for every system";
   r["gemms"] = gemmRows;
@@ -341,6 +363,13 @@ std::string TrainWorkload::summary() const {
   row("ops (cost model)", b["ops"].get<std::uint64_t>());
   row("wafer waits for weights", b["wafer_idle"].get<std::uint64_t>());
   row("optimizer after the wafer", b["optimizer_tail"].get<std::uint64_t>());
+  const nlohmann::json& scaling = r["scaling"];
+  if (arch_.cluster.systems > 1) {
+    std::snprintf(line, sizeof line, "  scaling   %.1f%% of one system's step (%.4g s), SwarmX depth %u\n",
+                  100 * scaling["efficiency"].get<double>(), scaling["one_system_step_seconds"].get<double>(),
+                  scaling["swarmx_depth"].get<unsigned>());
+    out << line;
+  }
   out << "  streamed GEMMs bound by";
   for (const auto& [pass, byBound] : r["phase_bounds"].items())
     for (const auto& [bound, v] : byBound.items())

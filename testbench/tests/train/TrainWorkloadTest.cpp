@@ -127,6 +127,11 @@ TEST(TrainStep, EveryWaferSimulatedGivesTheSameStepAsOne) {
   ASSERT_EQ(reused["workload"]["per_system"].size(), 4u);
   EXPECT_EQ(reused["workload"]["tokens_per_step"], 4 * one["workload"]["tokens_per_step"].get<std::uint64_t>());
   EXPECT_GE(reused["workload"]["step_cycles"], one["workload"]["step_cycles"]);
+  // The one-system reference run beside the cluster is the one-system run.
+  EXPECT_NEAR(reused["workload"]["scaling"]["one_system_step_seconds"].get<double>(),
+              one["workload"]["step_seconds"].get<double>(), 1e-15);
+  EXPECT_EQ(one["workload"]["scaling"]["efficiency"], 1.0);
+  EXPECT_EQ(reused["workload"]["scaling"]["swarmx_depth"], 1u);
   EXPECT_EQ(reused["workload"]["traffic"]["swarmx_broadcast"]["bytes"],
             5 * one["workload"]["traffic"]["swarmx_broadcast"]["bytes"].get<std::uint64_t>());
   EXPECT_EQ(reused["workload"]["traffic"]["io_ring_ingress"]["bytes"],
