@@ -29,6 +29,18 @@ def run_wsesim(wsesim, name, config, overrides):
             return json.load(f), wall
 
 
+def host_fields(result, wall):
+    """The host's side of a scenario: elaboration and simulation seconds
+    (as the workload measured them), the process's wall time and peak memory."""
+    host = result["workload"]["host"]
+    return {
+        "elaboration_seconds": host["elaboration_seconds"],
+        "simulation_seconds": host["simulation_seconds"],
+        "process_wall_seconds": wall,
+        "peak_rss_bytes": result["host"]["peak_rss_bytes"],
+    }
+
+
 def write_document(benchmark, rows, out):
     doc = {"benchmark": benchmark, "host": os.uname().nodename, "cpus": os.cpu_count(),
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "scenarios": rows}

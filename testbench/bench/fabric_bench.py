@@ -10,7 +10,7 @@ each result, and writes one JSON document atomically.
 import os
 import sys
 
-from bench_common import ROOT, main, run_wsesim
+from bench_common import ROOT, host_fields, main, run_wsesim
 
 CONFIG = os.path.join(ROOT, "testbench", "configs", "noc_small.yaml")
 
@@ -59,10 +59,7 @@ def run(wsesim, name, overrides):
         "router_cycles_per_second": w["router_cycles_per_second"],
         "wavelet_hops_per_second": w["wavelet_hops_per_second"],
         "accepted_rate": w["accepted_rate"],
-        "elaboration_seconds": w["host"]["elaboration_seconds"],
-        "simulation_seconds": w["host"]["simulation_seconds"],
-        "process_wall_seconds": wall,
-        "peak_rss_bytes": result["host"]["peak_rss_bytes"],
+        **host_fields(result, wall),
     }
 
 

@@ -14,7 +14,7 @@ atomically.
 import os
 import sys
 
-from bench_common import ROOT, main, run_wsesim
+from bench_common import ROOT, host_fields, main, run_wsesim
 
 CONFIG = os.path.join(ROOT, "testbench", "configs", "gemm_small.yaml")
 
@@ -53,10 +53,7 @@ def run(wsesim, name, overrides):
         "lower_bounds": w["lower_bounds"],
         "rows_simulated": w["rows_simulated"],
         "phases": w["phases"],
-        "elaboration_seconds": w["host"]["elaboration_seconds"],
-        "simulation_seconds": w["host"]["simulation_seconds"],
-        "process_wall_seconds": wall,
-        "peak_rss_bytes": result["host"]["peak_rss_bytes"],
+        **host_fields(result, wall),
     }
 
 

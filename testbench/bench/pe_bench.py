@@ -12,7 +12,7 @@ memory. Writes one JSON document atomically.
 import os
 import sys
 
-from bench_common import ROOT, main, run_wsesim
+from bench_common import ROOT, host_fields, main, run_wsesim
 
 CONFIG = os.path.join(ROOT, "testbench", "configs", "chain_reduce_small.yaml")
 
@@ -51,11 +51,8 @@ def run(wsesim, name, overrides):
         # Simulated floating-point operations per host second.
         "pe_flops_per_second": w["flops"] / sim if sim > 0 else 0.0,
         "cycles_match_closed_form": w["cycles_match_closed_form"],
-        "elaboration_seconds": w["host"]["elaboration_seconds"],
-        "simulation_seconds": sim,
-        "process_wall_seconds": wall,
+        **host_fields(result, wall),
         "pe_bytes_per_pe_reserved": w["host"]["pe_bytes_per_pe"],
-        "peak_rss_bytes": result["host"]["peak_rss_bytes"],
         "peak_rss_bytes_per_pe": result["host"]["peak_rss_bytes"] / pes,
     }
 

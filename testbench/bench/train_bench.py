@@ -14,7 +14,7 @@ Writes one JSON document atomically.
 import os
 import sys
 
-from bench_common import ROOT, main, run_wsesim
+from bench_common import ROOT, host_fields, main, run_wsesim
 
 CONFIG = os.path.join(ROOT, "testbench", "configs", "train_tiny.yaml")
 
@@ -45,10 +45,7 @@ def run(wsesim, name, overrides):
         "phase_bounds": w["phase_bounds"],
         "gemms_simulated": len(w["gemms"]),
         "simulated_gemm_cycles": w["host"]["simulated_gemm_cycles"],
-        "elaboration_seconds": w["host"]["elaboration_seconds"],
-        "simulation_seconds": w["host"]["simulation_seconds"],
-        "process_wall_seconds": wall,
-        "peak_rss_bytes": result["host"]["peak_rss_bytes"],
+        **host_fields(result, wall),
     }
 
 
