@@ -1,5 +1,7 @@
 #include "hw/trace/TimelineRecorder.h"
 
+#include <algorithm>
+
 #include <cstdio>
 
 namespace wsesim::trace {
@@ -37,7 +39,7 @@ TimelineRecorder::TimelineRecorder(const config::ArchConfig& arch, const config:
 void TimelineRecorder::endTask(TracedPe& pe, std::uint64_t cycle) {
   if (pe.task < 0) return;
   const unsigned track = unsigned(&pe - traced_.data()) + 1;
-  spans_.push_back(Span{pes_->taskName(pe.id, pe.task), track, pe.taskSince, cycle});
+  spans_.push_back(Span{pes_->taskName(pe.id, pe.task), track, 0, pe.taskSince, cycle});
   pe.task = -1;
 }
 
@@ -73,8 +75,15 @@ void TimelineRecorder::sampleLinks(std::uint64_t cycle) {
   nextLinkSample_ = cycle + linkWindow_;
 }
 
-void TimelineRecorder::addSpan(const std::string& name, std::uint64_t begin, std::uint64_t end) {
-  spans_.push_back(Span{name, 0, begin, end});
+void TimelineRecorder::addSpan(const std::string& name, std::uint64_t begin, std::uint64_t end,
+                               const std::string& lane) {
+  unsigned tid = 0;
+  if (!lane.empty()) {
+    const auto found = std::find(lanes_.begin(), lanes_.end(), lane);
+    tid = unsigned(found - lanes_.begin()) + 1;
+    if (found == lanes_.end()) lanes_.push_back(lane);
+  }
+  spans_.push_back(Span{name, 0, tid, begin, end});
 }
 
 void TimelineRecorder::write(std::ostream& out, std::uint64_t end) {
@@ -87,12 +96,16 @@ void TimelineRecorder::write(std::ostream& out, std::uint64_t end) {
   };
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"workload\"}}";
+  for (std::size_t i = 0; i < lanes_.size(); ++i)
+    out << ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":" << i + 1
+        << ",\"args\":{\"name\":" << jsonString(lanes_[i]) << "}}";
   for (std::size_t i = 0; i < traced_.size(); ++i)
     out << ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << i + 1 << ",\"args\":{\"name\":\"PE "
         << mesh_.name(traced_[i].id) << "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << i + 1
         << ",\"args\":{\"sort_index\":" << i + 1 << "}}";
   for (const Span& s : spans_)
-    out << ",\n{\"ph\":\"X\",\"name\":" << jsonString(s.name) << ",\"pid\":" << s.track << ",\"tid\":0,\"ts\":"
+    out << ",\n{\"ph\":\"X\",\"name\":" << jsonString(s.name) << ",\"pid\":" << s.track << ",\"tid\":" << s.lane
+        << ",\"ts\":"
         << time(s.begin) << ",\"dur\":" << time(s.end - s.begin) << ",\"args\":{\"cycle\":" << s.begin
         << ",\"cycles\":" << s.end - s.begin << "}}";
   for (const Counter& c : counters_)

@@ -28,8 +28,9 @@ class TimelineRecorder : public wafer::CycleObserver {
                    const pe::PeArray* pes, std::uint64_t linkWindow);
 
   void sample(std::uint64_t cycle) override;
-  // A span on the workload's track, e.g. a phase.
-  void addSpan(const std::string& name, std::uint64_t begin, std::uint64_t end);
+  // A span on the workload's track, e.g. a phase, or on a lane of its own
+  // under the workload (e.g. "MemoryX streams").
+  void addSpan(const std::string& name, std::uint64_t begin, std::uint64_t end, const std::string& lane = "");
   // Ends what is still open at cycle `end` and writes the JSON document.
   void write(std::ostream& out, std::uint64_t end);
 
@@ -45,6 +46,7 @@ class TimelineRecorder : public wafer::CycleObserver {
   struct Span {
     std::string name;
     unsigned track;  // 0: the workload, i + 1: traced PE i
+    unsigned lane;   // in the workload: 0 its own, i + 1: lanes_[i]
     std::uint64_t begin, end;
   };
   struct Counter {
@@ -66,6 +68,7 @@ class TimelineRecorder : public wafer::CycleObserver {
   std::uint64_t nextLinkSample_;
   std::vector<TracedPe> traced_;
   std::vector<Span> spans_;
+  std::vector<std::string> lanes_;
   std::vector<Counter> counters_;
 };
 

@@ -74,6 +74,9 @@ class TrainWorkload : public workload::Workload {
   // Per distinct GEMM, as wafer `wafer` ran it (`end`: the wafer's last cycle).
   std::vector<GemmTiming> gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end, unsigned wafer,
                                       const std::vector<std::uint64_t>& streamedBytes) const;
+  // The step on the system model, after the GEMMs the wafer model ran (it
+  // starts where they end, in the one simulation), on lanes of their own.
+  void addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const;
   // Per GEMM of the step.
   std::vector<GemmTiming> stepTimings(const std::vector<GemmTiming>& perGemm) const;
   // The results of the run, from the cluster after it (and the one-system
@@ -151,7 +154,8 @@ void TrainWorkload::run(const workload::RunOptions& options) {
 
   std::unique_ptr<WaferTimingCache> cache;
   std::optional<WaferTiming> cached;
-  if (!config_.waferTimingCache.empty() && !config_.everyWafer) {
+  // A run that asks for the wafer's timeline or map simulates the wafer.
+  if (!config_.waferTimingCache.empty() && !config_.everyWafer && !options.timeline && !options.waferMap) {
     cache = std::make_unique<WaferTimingCache>(config_.waferTimingCache, config_.waferTimingKey);
     cached = cache->load();
   }
@@ -215,10 +219,14 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     gemms_[i].cycles = simulated.gemms[i].cycles;
     if (times.timeline)
       times.timeline->addSpan(gemms_[i].plan.full->describe(), driver.starts()[i],
-                              i + 1 < driver.starts().size() ? driver.starts()[i + 1] : wafer.cycles());
+                              i + 1 < driver.starts().size() ? driver.starts()[i + 1] : wafer.cycles(),
+                              "wafer model: each distinct GEMM");
   }
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
-  if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
+  if (times.timeline) {
+    addSystemSpans(*times.timeline, *cluster);
+    timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
+  }
   if (cache) cache->store(simulated);
 
   report(*cluster, reference.get(), opCycles);
@@ -241,6 +249,18 @@ std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& dri
                                  streamedBytes[j]});
   }
   return perGemm;
+}
+
+void TrainWorkload::addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const {
+  const auto cycle = [&](const sc_core::sc_time& t) { return std::uint64_t(std::llround(t.to_seconds() * arch_.clockHz)); };
+  const system::CsSystem& first = cluster.systems[0];
+  for (const system::TaskRecord& r : first.records())
+    timeline.addSpan(first.work()[r.task].name, cycle(r.start), cycle(r.end), "step: system 0's wafer");
+  const system::MemoryX& mx = cluster.memoryx;
+  for (const system::LayerStream& l : mx.streams())
+    timeline.addSpan(mx.model().layers[l.layer].name, cycle(l.streamStart), cycle(l.streamEnd), "step: MemoryX streams");
+  for (const system::OptimizerUpdate& u : mx.updates())
+    timeline.addSpan(mx.model().layers[u.layer].name, cycle(u.start), cycle(u.end), "step: MemoryX updates");
 }
 
 std::vector<GemmTiming> TrainWorkload::stepTimings(const std::vector<GemmTiming>& perGemm) const {
