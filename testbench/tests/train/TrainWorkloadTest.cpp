@@ -157,15 +157,28 @@ TEST(TrainStep, CachedWaferTimingGivesTheSimulatedStep) {
   EXPECT_EQ(reused["workload"]["breakdown_cycles"], simulated["workload"]["breakdown_cycles"]);
 }
 
-// --vcd also writes the system's waveform: MemoryX streams every layer the
-// schedule names (the step streams 9 matrices forward and 9 back), each
+// --vcd also writes the system's waveform, --timeline lanes for the step:
+// MemoryX streams every layer the schedule names (the step streams 9
+// matrices forward and 9 back), each
 // wafer shows each GEMM and op of the step as a task (the zero-length one
 // that sends the embeddings' gradients does not show), and time never runs
 // back.
 TEST(TrainStep, SystemWaveformFollowsTheRecords) {
   const std::string vcd = ::testing::TempDir() + "/train_" + std::to_string(::getpid()) + ".vcd";
-  const nlohmann::json r = runCli("vcd", "--set arch.cluster.systems=2 --vcd '" + vcd + "'");
+  const std::string timeline = vcd + ".timeline.json";
+  const nlohmann::json r =
+      runCli("vcd", "--set arch.cluster.systems=2 --vcd '" + vcd + "' --timeline '" + timeline + "'");
   ASSERT_FALSE(r.empty());
+  std::map<std::string, unsigned> spansByLane, laneIds;
+  const nlohmann::json trace = nlohmann::json::parse(std::ifstream(timeline));
+  for (const nlohmann::json& e : trace["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name") laneIds[e["args"]["name"]] = e["tid"];
+  for (const auto& [lane, tid] : laneIds)
+    for (const nlohmann::json& e : trace["traceEvents"])
+      if (e["ph"] == "X" && e["pid"] == 0 && e["tid"] == tid) ++spansByLane[lane];
+  EXPECT_EQ(spansByLane["step: MemoryX streams"], 18u);
+  EXPECT_EQ(spansByLane["step: MemoryX updates"], 10u);
+  EXPECT_EQ(spansByLane["wafer model: each distinct GEMM"], 15u);
   std::ifstream in(vcd.substr(0, vcd.size() - 4) + "_system.vcd");
   ASSERT_TRUE(in.good());
   std::map<std::string, std::string> ids;  // "scope.name" -> id
