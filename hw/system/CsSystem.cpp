@@ -70,7 +70,7 @@ void CsSystem::takeWeights(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
     payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
-  runUnstreamed();
+  // The tasks without weights before this one ran when the previous stream ended (or at setWork).
   if (cursor_ == work_.size()) {
     SC_REPORT_ERROR(name(), ("weights at address " + std::to_string(payload.get_address()) +
                              " arrived after the wafer's last streamed task")
