@@ -48,6 +48,7 @@ MemoryX::MemoryX(sc_core::sc_module_name name, const config::ArchConfig::MemoryX
     address += std::max<std::uint64_t>(model_.layers[i].streamedBytes(), 1);  // distinct even when empty
   }
   updatedAt_.assign(model_.layers.size(), sc_core::SC_ZERO_TIME);
+  gradientsDue_.assign(model_.layers.size(), false);
   gradients_in.register_b_transport(this, &MemoryX::receiveGradients);
   SC_THREAD(streamWeights);
 }
@@ -67,19 +68,32 @@ void MemoryX::streamWeights() {
   tlm_utils::tlm_quantumkeeper clock;
   clock.reset();
   const std::size_t window = params_.prefetchLayers;
+  std::vector<LinkTransfer> fetches;  // per schedule entry, as issued
+  // Entry j's fetch from storage into a staging buffer: the buffers hold the
+  // layer streaming out and `window` ahead of it, so entry j's waits until
+  // entry j - window - 1 has streamed out, and after its layer's last update.
+  const auto fetch = [&](std::size_t j) {
+    const std::size_t layer = schedule_[j].layer;
+    const sc_core::sc_time bufferFree = j > window ? streams_[j - window - 1].streamEnd : begin;
+    fetches.push_back(storage_.send(std::max(bufferFree, updatedAt_[layer]), model_.layers[layer].streamedBytes()));
+    if (schedule_[j].gradients) gradientsDue_[layer] = true;
+  };
   for (std::size_t k = 0; k < schedule_.size(); ++k) {
+    // Prefetch: the entries up to `window` ahead go to storage before this
+    // one streams out, ahead of the optimizer updates its gradients bring
+    // (storage serves in the order asked). A layer whose gradients are due
+    // waits for its own turn: the next step streams updated weights.
+    while (fetches.size() < schedule_.size() && fetches.size() <= k + window &&
+           (fetches.size() == k || !gradientsDue_[schedule_[fetches.size()].layer]))
+      fetch(fetches.size());
     const std::size_t layer = schedule_.at(k).layer;
     const std::uint64_t bytes = model_.layers.at(layer).streamedBytes();
     LayerStream s;
     s.layer = layer;
-    // Staging buffers: the layer streaming out and `window` ahead of it, so
-    // layer k's fetch waits until layer k - window - 1 has streamed out.
-    const sc_core::sc_time bufferFree = k > window ? streams_[k - window - 1].streamEnd : begin;
-    const LinkTransfer fetch = storage_.send(std::max(bufferFree, updatedAt_[layer]), bytes);
-    s.fetchStart = fetch.start;
-    s.fetchEnd = fetch.tail;
+    s.fetchStart = fetches[k].start;
+    s.fetchEnd = fetches[k].tail;
     const sc_core::sc_time previousEnd = k > 0 ? streams_[k - 1].streamEnd : begin;
-    s.streamStart = std::max(fetch.tail, previousEnd);
+    s.streamStart = std::max(s.fetchEnd, previousEnd);
     s.exposed = s.streamStart - previousEnd;
 
     tlm::tlm_generic_payload& payload = payloads_.allocate(bytes * schedule_[k].repeats, false);
@@ -124,6 +138,7 @@ void MemoryX::receiveGradients(tlm::tlm_generic_payload& payload, sc_core::sc_ti
   u.bound = memoryDone >= computeDone ? UpdateBound::StorageBandwidth : UpdateBound::OptimizerThroughput;
   optimizerFreeAt_ = u.end;
   updatedAt_[u.layer] = u.end;
+  gradientsDue_[u.layer] = false;
   updates_.push_back(u);
   // A posted write: it completes on arrival; the update runs on inside MemoryX.
   payload.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -11,8 +11,10 @@
 // so the next layer's fetch overlaps the current layer's stream (and with it
 // the wafer's compute, which paces the stream). What the fetch cannot hide
 // shows as exposed time before a layer's stream starts. A layer is not
-// fetched while its optimizer update is still running: the next training
-// step streams updated weights (WSE-FACTS, "MemoryX").
+// fetched while its gradients are due or its optimizer update is still
+// running: the next training step streams updated weights (WSE-FACTS,
+// "MemoryX"). Prefetches go to storage before the current layer streams
+// out, so the updates its gradients bring do not hold them back.
 //
 // Gradients: SwarmX writes each layer's summed gradients to `gradients_in`;
 // MemoryX then runs the optimizer update on its storage, bound by the bytes
@@ -35,11 +37,16 @@
 
 namespace wsesim::system {
 
-// One entry of the schedule: a layer's weights, streamed `repeats` times back to back.
+// One entry of the schedule: a layer's weights, streamed `repeats` times
+// back to back; with `gradients`, the wafer sends the layer's gradients
+// back after it (a backward pass), so the layer is not fetched again until
+// they have updated it.
 struct StreamRequest {
-  StreamRequest(std::size_t layer = 0, unsigned repeats = 1) : layer(layer), repeats(repeats) {}
+  StreamRequest(std::size_t layer = 0, unsigned repeats = 1, bool gradients = false)
+      : layer(layer), repeats(repeats), gradients(gradients) {}
   std::size_t layer;
   unsigned repeats;
+  bool gradients;
 };
 
 // One layer's way out of MemoryX, in absolute simulated time.
@@ -104,6 +111,7 @@ class MemoryX : public sc_core::sc_module {
   std::vector<StreamRequest> schedule_;
   sc_core::sc_event start_;
   std::vector<sc_core::sc_time> updatedAt_;  // per layer: when its last update ended
+  std::vector<bool> gradientsDue_;           // per layer: streamed for a backward pass, not yet updated
   Link storage_;  // fetches and optimizer traffic share it
   sc_core::sc_time optimizerFreeAt_ = sc_core::SC_ZERO_TIME;
   PayloadPool payloads_;

@@ -45,7 +45,7 @@ std::vector<system::StreamRequest> StepOnCluster::schedule(const std::vector<Gem
   for (std::uint32_t s = 0; s < steps; ++s)
     for (std::size_t i = 0; i < step_.gemms.size(); ++i)
       if (step_.gemms[i].pass != models::GemmPass::WeightGrad)
-        order.emplace_back(matrixOf_[i], repeats(i, gemms[i]));
+        order.emplace_back(matrixOf_[i], repeats(i, gemms[i]), step_.gemms[i].pass == models::GemmPass::BackwardData);
   return order;
 }
 

@@ -100,6 +100,39 @@ TEST(MemoryXPrefetch, WithoutPrefetchEveryFetchIsExposed) {
 }
 
 // 1e9 parameters x 12 B (adam: weight, m, v in fp32) = 12e9 B > 1e10 B.
+// Backward passes: after computing on a layer (C = 5 us) the system sends
+// its 300,000 B of gradients (2 us to MemoryX), and SGD's update then takes
+// 900,000 B of storage traffic (12 us). Prefetch puts layer 1's fetch to
+// storage before layer 0 streams out, ahead of layer 0's update:
+//   fetch0 [0, 2]  fetch1 [2, 4]  stream0 [2, 8]  update0 [10, 22]
+//   stream1 [8, 14] exposed 0;  fetch2 (asked at 8) [22, 24], stream2 exposed 24 - 14 = 10
+TEST(MemoryXPrefetch, PrefetchGoesAheadOfTheUpdatesTheStreamBrings) {
+  OneSystemCluster c(memoryxParams(75e9, 0, 1), equalLayers(3), "sgd");
+  c.system.computeTime = us(5);
+  c.system.echoGradientBytes = 300000;
+  c.memoryx.setSchedule({{0, 1, true}, {1, 1, true}, {2, 1, true}});
+  sc_core::sc_start();
+  EXPECT_EQ(exposed(c.memoryx), (std::vector<sc_core::sc_time>{us(2), us(0), us(10)}));
+  ASSERT_EQ(c.memoryx.updates().size(), 3u);
+  EXPECT_EQ(c.memoryx.updates()[0].start, us(10));
+  EXPECT_EQ(c.memoryx.updates()[0].end, us(22));
+  EXPECT_EQ(c.memoryx.streams()[1].fetchEnd, us(4));
+}
+
+// A layer streamed for its backward pass is not fetched again (the next
+// step's forward) until its gradients have updated it: stream0 [2, 8],
+// gradients in at 10, update [10, 22], then fetch [22, 24] and stream.
+TEST(MemoryXPrefetch, ALayerIsFetchedAgainOnlyAfterItsUpdate) {
+  OneSystemCluster c(memoryxParams(75e9, 0, 1), equalLayers(1), "sgd");
+  c.system.computeTime = us(5);
+  c.system.echoGradientBytes = 300000;
+  c.memoryx.setSchedule({{0, 1, true}, {0, 1, false}});
+  sc_core::sc_start();
+  ASSERT_EQ(c.memoryx.streams().size(), 2u);
+  EXPECT_EQ(c.memoryx.streams()[1].fetchStart, us(22));
+  EXPECT_EQ(c.memoryx.streams()[1].streamStart, us(24));
+}
+
 TEST(MemoryXCapacity, AModelThatDoesNotFitNamesItsSizeAndTheCapacity) {
   config::ArchConfig::MemoryX params = memoryxParams(150e9, 1, 1);
   params.capacityBytes = 10000000000;

@@ -83,6 +83,9 @@ struct StubSystem : sc_core::sc_module {
   tlm_utils::simple_target_socket<StubSystem> weights_in{"weights_in"};
   tlm_utils::simple_initiator_socket<StubSystem> gradients_out{"gradients_out"};
   sc_core::sc_time computeTime = sc_core::SC_ZERO_TIME;
+  // When non-zero: after computing on a layer, send that many bytes of
+  // gradients (no data) for its address, as a backward pass does.
+  std::uint64_t echoGradientBytes = 0;
   std::vector<Received> received;
 
   explicit StubSystem(sc_core::sc_module_name name) : sc_core::sc_module(name) {
@@ -92,6 +95,7 @@ struct StubSystem : sc_core::sc_module {
     received.push_back(record(p, delay));
     delay += computeTime;
     p.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (echoGradientBytes) writeBytes(gradients_out, p.get_address(), echoGradientBytes, sc_core::sc_time_stamp() + delay);
   }
   // Writes `values` (fp32) to `address` at `at` (absolute); from inside a thread.
   void sendGradients(std::uint64_t address, std::vector<float>& values, const sc_core::sc_time& at) {
