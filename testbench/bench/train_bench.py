@@ -24,7 +24,7 @@ def train(name, model, preset, batch, seq):
 
 
 SCENARIOS = [
-    train("gpt3xl_small_batch2_seq128", "gpt3-xl", "small", 2, 128),
+    train("gpt3xl_small_batch1_seq128", "gpt3-xl", "small", 1, 128),
     train("gpt3xl_wse2_batch8_seq2048", "gpt3-xl", "wse2", 8, 2048),
     train("gpt-neox-20b_wse2_batch8_seq2048", "gpt-neox-20b", "wse2", 8, 2048),
 ]
