@@ -60,9 +60,12 @@ class GemmMapping {
   virtual void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                              const Matrix& b) const = 0;
   // A phase's streams entering at the edge; payloads from `b` (null in
-  // timing mode). None for resident mappings.
-  virtual std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
-                                                 std::uint32_t phase) const = 0;
+  // timing mode). None by default: mappings whose operands all stay on the
+  // wafer stream nothing in.
+  virtual std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& /*mesh*/, const Matrix* /*b*/,
+                                                 std::uint32_t /*phase*/) const {
+    return {};
+  }
   // The result, from the PEs' SRAM or from what left the wafer (`egress`).
   virtual Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
                             const wafer::EdgeCollector& egress) const = 0;

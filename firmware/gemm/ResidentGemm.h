@@ -63,9 +63,6 @@ class ResidentGemm : public GemmMapping {
   // A's block (i, j) into the first A buffer of the PE at logical (i, j), B's into the first B buffer.
   void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
-  std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry&, const Matrix*, std::uint32_t) const override {
-    return {};
-  }
   Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeCollector& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;

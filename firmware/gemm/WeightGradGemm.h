@@ -47,9 +47,6 @@ class WeightGradGemm : public GemmMapping {
   // A is X^T (K x M), B is dY (M x N).
   void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
-  std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry&, const Matrix*, std::uint32_t) const override {
-    return {};
-  }
   Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeCollector& egress) const override;
   // compute: the busiest PE's FMACs at full lanes; bandwidth: K x N
