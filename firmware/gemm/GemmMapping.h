@@ -70,6 +70,15 @@ class GemmMapping {
   virtual Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
                             const wafer::EdgeCollector& egress) const = 0;
   virtual GemmBounds bounds(const config::ArchConfig& arch) const = 0;
+
+  // The output columns (n's) phase `phase` computes, when the mapping's
+  // phases are blocks of n's streamed one after another; 0 otherwise.
+  virtual std::uint32_t phaseOutputs(std::uint32_t /*phase*/) const { return 0; }
+  // The same mapping with its phase i being phase cuts[i].phase cut to its
+  // first cuts[i].outputs n's: what timing mode simulates to extrapolate a
+  // long phase from its steady state (testbench/gemm/SimulatedGemm.h). Null
+  // when phaseOutputs is 0; its results are not the GEMM's.
+  virtual std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& /*cuts*/) const { return nullptr; }
 };
 
 // The mappings by the name used in `workload.algorithm`.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <vector>
 
 #include "hw/pe/OpKind.h"
 
@@ -17,6 +18,12 @@ struct GemmShape {
   std::uint32_t m = 0, k = 0, n = 0;
   pe::Precision precision = pe::Precision::Fp32;
   GemmPass pass = GemmPass::Forward;
+};
+
+// The first `outputs` output columns (n's) of phase `phase` of a mapping
+// whose phases compute blocks of n's (GemmMapping::cutPhases).
+struct PhaseCut {
+  std::uint32_t phase = 0, outputs = 0;
 };
 
 // The GEMM cannot be laid onto this architecture; the message says which

@@ -46,6 +46,13 @@ WeightGradGemm::WeightGradGemm(const GemmShape& shape, const config::ArchConfig&
     }
 }
 
+std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCut>& cuts) const {
+  WeightStreamPlan layout = layout_.cut(cuts);
+  GemmShape shape = shape_;
+  shape.n = layout.shape.n;
+  return std::unique_ptr<GemmMapping>(new WeightGradGemm(shape, std::move(layout)));
+}
+
 std::string WeightGradGemm::describe() const {
   std::string forward = layout_.describe();
   return "weight_grad dW = X^T . dY of the layer " + forward.substr(forward.find(' ') + 1);

@@ -54,10 +54,14 @@ class WeightGradGemm : public GemmMapping {
   // port); reduction: the busiest link (a column's sums, or a row's dY
   // broadcast); latency: a dY to the farthest column, then down the column.
   GemmBounds bounds(const config::ArchConfig& arch) const override;
+  std::uint32_t phaseOutputs(std::uint32_t pass) const override { return layout_.ns(pass); }
+  std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override;
 
   pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const;
 
  private:
+  // A layout already checked against the architecture (or cut from one).
+  WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout) : shape_(shape), layout_(std::move(layout)) {}
   // Where pass `pass`'s n's start in the "dy" buffer of its target column, in n's.
   std::uint32_t dyColumnOffset(std::uint32_t pass) const;
 

@@ -62,6 +62,10 @@ class WeightStreamGemm : public GemmMapping {
   Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeCollector& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
+  std::uint32_t phaseOutputs(std::uint32_t pass) const override { return plan_.ns(pass); }
+  std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override {
+    return std::make_unique<WeightStreamGemm>(plan_.cut(cuts));
+  }
 
   // The program of PE (c, r) in a pass.
   pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include "firmware/gemm/BalancedSplit.h"
 #include "hw/pe/SramAllocator.h"
@@ -35,6 +36,21 @@ std::string WeightStreamPlan::describe() const {
       << range(ms(0), ms(gridY - 1)) << " m per row, " << passes() << (passes() == 1 ? " pass" : " passes") << " of "
       << range(ns(passes() - 1), ns(0)) << " n";
   return out.str();
+}
+
+WeightStreamPlan WeightStreamPlan::cut(const std::vector<PhaseCut>& cuts) const {
+  WeightStreamPlan p = *this;
+  p.nBegin = {0};
+  p.target.clear();
+  for (const PhaseCut& c : cuts) {
+    if (c.phase >= passes() || c.outputs == 0 || c.outputs > ns(c.phase))
+      throw std::invalid_argument("cannot cut pass " + std::to_string(c.phase) + " to " + std::to_string(c.outputs) +
+                                  " n's: " + describe());
+    p.nBegin.push_back(p.nBegin.back() + c.outputs);
+    p.target.push_back(target[c.phase]);
+  }
+  p.shape.n = p.nBegin.back();
+  return p;
 }
 
 WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX,

@@ -49,6 +49,9 @@ struct WeightStreamPlan {
   // SRAM bytes the plan needs on PE (c, r).
   std::uint64_t sramBytes(std::uint32_t c, std::uint32_t r) const;
   std::string describe() const;
+  // This plan with pass i being pass cuts[i].phase cut to its first
+  // cuts[i].outputs n's (same grid, splits and targets; N their sum).
+  WeightStreamPlan cut(const std::vector<PhaseCut>& cuts) const;
 
   // Grid: the requested size (0: as large as the mesh and the matrix allow).
   // Throws PlanError naming what does not fit: the grid, the colors, or the

@@ -3,10 +3,10 @@
 namespace wsesim::gemm {
 
 GemmPhases::GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-                       const firmware::Matrix* b, double waveletsPerCycle)
+                       const firmware::Matrix* b, double waveletsPerCycle, std::uint64_t start)
     : mapping_(mapping), pes_(pes), routes_(routes), mesh_(routes.mesh()), b_(b), waveletsPerCycle_(waveletsPerCycle) {
   loadPhase(0);
-  startPhase(0, 0);
+  startPhase(0, start);
 }
 
 void GemmPhases::loadPhase(std::uint32_t phase) {
@@ -34,6 +34,13 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   injector_->beginCycle(now, fabric);
   if (!inputEnd_ && streamsIn()) inputEnd_ = now + 1;
   pes_.beginCycle(now, fabric);
+}
+
+std::vector<std::uint64_t> GemmPhases::phaseCycles(std::uint64_t end) const {
+  std::vector<std::uint64_t> cycles;
+  for (std::size_t p = 0; p < phaseStarts_.size(); ++p)
+    cycles.push_back((p + 1 < phaseStarts_.size() ? phaseStarts_[p + 1] : end) - phaseStarts_[p]);
+  return cycles;
 }
 
 std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {

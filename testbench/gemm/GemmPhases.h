@@ -19,10 +19,11 @@ namespace wsesim::gemm {
 
 class GemmPhases : public wafer::CycleDriver {
  public:
-  // Loads phase 0; `b` gives the streamed payloads (null in timing mode);
-  // both it and `routes` (the fabric's, reprogrammed per phase) must outlive the run.
+  // Loads phase 0, which starts in cycle `start`; `b` gives the streamed
+  // payloads (null in timing mode); both it and `routes` (the fabric's,
+  // reprogrammed per phase) must outlive the run.
   GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-             const firmware::Matrix* b, double waveletsPerCycle);
+             const firmware::Matrix* b, double waveletsPerCycle, std::uint64_t start = 0);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -35,6 +36,8 @@ class GemmPhases : public wafer::CycleDriver {
   const std::optional<std::uint64_t>& inputEnd() const { return inputEnd_; }
   // The cycle each phase started in.
   const std::vector<std::uint64_t>& phaseStarts() const { return phaseStarts_; }
+  // The cycles of each phase so far, the current one ending at `end`.
+  std::vector<std::uint64_t> phaseCycles(std::uint64_t end) const;
   std::uint64_t edgeStalls() const { return edgeStalls_ + injector_->stalls(); }
 
  private:

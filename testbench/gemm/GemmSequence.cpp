@@ -15,7 +15,7 @@ void GemmSequence::start(std::size_t index, std::uint64_t now) {
   index_ = index;
   routes_.clear();
   gemms_[index]->programRoutes(routes_);
-  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, waveletsPerCycle_);
+  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, waveletsPerCycle_, now);
   starts_.push_back(now);
 }
 
@@ -27,6 +27,7 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     for (std::uint32_t y = 0; y < done.gridY(); ++y)
       for (std::uint32_t x = 0; x < done.gridX(); ++x) pes_.unload(mesh.id(x, y), {});
     inputEnds_.push_back(current_->inputEnd());
+    phaseCycles_.push_back(current_->phaseCycles(now));
     start(index_ + 1, now);
   }
   current_->beginCycle(now, fabric);

@@ -30,6 +30,11 @@ class GemmSequence : public wafer::CycleDriver {
 
   // The cycle each GEMM started in (so far).
   const std::vector<std::uint64_t>& starts() const { return starts_; }
+  // GEMM `index`'s phases' cycles (GemmPhases::phaseCycles), the current
+  // GEMM's last phase ending at `end`.
+  std::vector<std::uint64_t> phaseCycles(std::size_t index, std::uint64_t end) const {
+    return index < phaseCycles_.size() ? phaseCycles_[index] : current_->phaseCycles(end);
+  }
   // GEMM `index`'s input end (GemmPhases::inputEnd), once it has one.
   std::optional<std::uint64_t> inputEnd(std::size_t index) const {
     return index < inputEnds_.size() ? inputEnds_[index] : index == index_ ? current_->inputEnd() : std::nullopt;
@@ -47,6 +52,7 @@ class GemmSequence : public wafer::CycleDriver {
   std::unique_ptr<GemmPhases> current_;
   std::vector<std::uint64_t> starts_;
   std::vector<std::optional<std::uint64_t>> inputEnds_;  // of the GEMMs done
+  std::vector<std::vector<std::uint64_t>> phaseCycles_;  // of the GEMMs done
 };
 
 }  // namespace wsesim::gemm

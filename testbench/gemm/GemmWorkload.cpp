@@ -34,7 +34,7 @@ struct GemmConfig {
   std::string algorithm;
   GemmPass pass = GemmPass::Forward;
   std::uint32_t gridX = 0, gridY = 0;
-  bool representativeRows = false;  // simulate one row per distinct row shape (see GemmConfig's reader)
+  GemmSampling sampling;  // timing mode: how much of the GEMM to simulate (SimulatedGemm.h)
   bool weightsFromMemoryx = false;  // the layer's weights come from MemoryX through the cluster
   std::string optimizer;            // MemoryX's update of the layer (weight gradient, from MemoryX)
   bool integers = true;  // operand values: small integers (exact results) or uniform in [-1, 1)
@@ -57,7 +57,11 @@ GemmConfig readConfig(config::ParamReader& p) {
                               " computes the forward product only");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as wide as the mesh and k allow"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as tall as the mesh and m allow"));
-  c.representativeRows = p.choice("workload.rows", {"all", "representative"}, std::string("all")) == "representative";
+  c.sampling.representativeRows =
+      p.choice("workload.rows", {"all", "representative"}, std::string("all")) == "representative";
+  c.sampling.steadyStateOutputs = std::uint32_t(p.integer(
+      "workload.steady_state_outputs", 0, 1 << 20, 0,
+      "0: every n of every pass; S: a pass of more than 2S n's is simulated with S and 2S and extrapolated"));
   c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
   if (c.weightsFromMemoryx) {
     if (c.algorithm != "weight_stream")
@@ -77,9 +81,13 @@ const char* passName(GemmPass p) {
 
 class GemmWorkload : public workload::Workload {
  public:
-  GemmWorkload(const GemmConfig& config, SimulatedGemm gemm, const config::ArchConfig& arch,
+  GemmWorkload(const GemmConfig& config, std::unique_ptr<SimulatedGemm> gemm, const config::ArchConfig& arch,
                const config::RunConfig& run)
-      : config_(config), gemm_(std::move(gemm)), full_(*gemm_.full), arch_(arch), run_(run) {}
+      : config_(config),
+        gemm_(std::move(gemm)),
+        full_(gemm_->full()),
+        arch_(arch),
+        run_(withMeshRows(run, gemm_->meshRows(arch))) {}
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
@@ -94,24 +102,27 @@ class GemmWorkload : public workload::Workload {
   void check(const Matrix& got, const Matrix& want, nlohmann::json& r) const;
 
   GemmConfig config_;
-  SimulatedGemm gemm_;
+  std::unique_ptr<SimulatedGemm> gemm_;
   const firmware::GemmMapping& full_;  // the GEMM as asked
   config::ArchConfig arch_;
-  config::RunConfig run_;
+  config::RunConfig run_;  // its VCD region within the rows simulated
   std::uint64_t cycles_ = 0;
   nlohmann::json results_;
 };
 
 void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const firmware::GemmMapping& mapping = gemm_.simulated();
-  const fabric::MeshGeometry mesh = arch_.mesh;
+  const firmware::GemmMapping& mapping = gemm_->simulated();
+  // The mesh simulated: as tall as the rows simulated need.
+  const std::uint32_t meshRows = gemm_->meshRows(arch_);
+  const config::ArchConfig simulatedArch = withMeshRows(arch_, meshRows);
+  const fabric::MeshGeometry mesh = simulatedArch.mesh;
   const bool functional = run_.mode == config::DataMode::Functional;
 
   fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
   mapping.programRoutes(routes);
-  wafer::Wafer wafer("wafer", arch_, run_, &routes);
-  pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
+  wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
+  pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
 
   // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
   // and W^T (W drawn as K x N of the layer, then transposed); weight-gradient
@@ -126,6 +137,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   }
   const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(inputType);
   GemmPhases phases(mapping, pes, routes, functional ? &b : nullptr, waveletsPerCycle);
+  const auto fullTime = [&] {
+    return gemm_->fullTime(phases.phaseCycles(wafer.cycles()), phases.inputEnd().value_or(0), arch_, meshRows);
+  };
   // Results leaving the wafer (the weight gradients) in the accumulator's type.
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, s.precision, -1);
   wafer::EdgeCollector egress(arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(outputType), functional);
@@ -147,8 +161,8 @@ void GemmWorkload::run(const workload::RunOptions& options) {
           system::WaferTask t;
           t.name = full_.describe();
           t.kind = passName(config_.pass);
-          const std::uint64_t total = gemm_.fullCycles(wafer.cycles(), arch_);
-          t.duration = system::cyclesToTime(total, arch_.clockHz);
+          const GemmTime time = fullTime();
+          t.duration = system::cyclesToTime(time.cycles, arch_.clockHz);
           if (config_.pass == GemmPass::WeightGrad) {
             t.gradients = true;
             t.gradientAddress = cluster->memoryx.layerAddress(0);
@@ -156,17 +170,17 @@ void GemmWorkload::run(const workload::RunOptions& options) {
             return system::ClusterWork{{}, {{t}}};
           }
           const unsigned repeats =
-              system::streamRepeats(gemm_.streamedWavelets(mesh) * pe::elementBytes(inputType), layer.streamedBytes());
+              system::streamRepeats(gemm_->streamedWavelets(arch_.mesh) * pe::elementBytes(inputType), layer.streamedBytes());
           t.streamed = true;
           t.streamBytes = layer.streamedBytes() * repeats;
-          t.drain = system::cyclesToTime(total - std::min(total, phases.inputEnd().value_or(0)), arch_.clockHz);
+          t.drain = system::cyclesToTime(time.cycles - time.inputEnd, arch_.clockHz);
           return system::ClusterWork{{system::StreamRequest(0, repeats)}, {{t}}};
         });
   }
 
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
-    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
+    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", simulatedArch, run_.vcdRegion, pes);
     wafer.addTraceObserver(peTracer.get());
   }, &pes);
   pes.checkQuiescent();
@@ -179,7 +193,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                               p + 1 < starts.size() ? starts[p + 1] : wafer.cycles());
     timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
   }
-  cycles_ = gemm_.fullCycles(wafer.cycles(), arch_);
+  cycles_ = fullTime().cycles;
 
   const pe::PeCounters totals = pes.totals();
   std::uint64_t sramHighWater = 0;
@@ -188,7 +202,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
       sramHighWater = std::max(sramHighWater, pes.sram(mesh.id(c, r)).highWater());
   const double flops = 2.0 * s.m * s.k * s.n;
   const double seconds = double(cycles_) * arch_.secondsPerCycle();
-  const double peakPerCycle = double(mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, s.precision);
+  const double peakPerCycle = double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, s.precision);
   const firmware::GemmBounds bounds = full_.bounds(arch_);
   const fabric::FabricCounters& fabric = wafer.fabric().counters();
 
@@ -203,8 +217,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["n"] = config_.n;
   r["grid"] = {{"x", full_.gridX()}, {"y", full_.gridY()}};
   r["rows_simulated"] = mapping.gridY();
+  r["phases_extrapolated"] = gemm_->phasesExtrapolated();
   r["cycles_simulated"] = wafer.cycles();
-  r["phases"] = phases.phaseStarts().size();
+  r["phases"] = full_.phases();
   r["phase_start_cycles"] = phases.phaseStarts();
   r["flops"] = flops;
   r["achieved_flops_per_second"] = seconds > 0 ? flops / seconds : 0.0;
@@ -217,7 +232,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
   r["weights_per_cycle"] = waveletsPerCycle;
   r["breakdown"] = {{"pe_busy_fraction",
-                     double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * cycles_)},
+                     double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * wafer.cycles())},
                     {"edge_stall_cycles", phases.edgeStalls()},
                     {"tasks", totals.tasksRun}};
   r["sram_high_water_bytes"] = sramHighWater;
@@ -302,14 +317,15 @@ std::string GemmWorkload::summary() const {
 std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params, const config::ArchConfig& arch,
                                                      const config::RunConfig& run) {
   const GemmConfig c = readConfig(params);
-  if (c.representativeRows &&
+  if ((c.sampling.representativeRows || c.sampling.steadyStateOutputs) &&
       (c.algorithm != "weight_stream" || run.mode != config::DataMode::Timing))
-    throw config::ConfigError(
-        "workload.rows: representative needs algorithm weight_stream and run.mode: timing (the rows left out hold "
-        "no results)");
+    throw config::ConfigError(std::string(c.sampling.representativeRows ? "workload.rows: representative"
+                                                                        : "workload.steady_state_outputs") +
+                              " needs algorithm weight_stream and run.mode: timing (what is not simulated holds "
+                              "no results)");
   try {
     const firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass);
-    return std::make_unique<GemmWorkload>(c, planGemm(c.algorithm, shape, arch, c.gridX, c.gridY, c.representativeRows),
+    return std::make_unique<GemmWorkload>(c, std::make_unique<SimulatedGemm>(c.algorithm, shape, arch, c.gridX, c.gridY, c.sampling),
                                           arch, run);
   } catch (const firmware::PlanError& e) {
     throw config::ConfigError(std::string("workload.m/k/n/grid_x/grid_y: ") + e.what());

@@ -38,7 +38,7 @@ struct TrainConfig {
   bool everyWafer = false;          // simulate every system's wafer, not one for all
   std::string waferTimingCache;     // run.wafer_timing_cache: a directory, or empty
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
-  bool representativeRows = true;  // GEMMs simulate representative rows (SimulatedGemm.h)
+  gemm::GemmSampling sampling{true, 16};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
 };
 
@@ -51,12 +51,12 @@ firmware::GemmPass firmwarePass(models::GemmPass p) {
   return firmware::GemmPass::WeightGrad;
 }
 
-// A GEMM of the step as simulated: the mapping (or its representative
-// rows) and the cycles the whole GEMM takes.
+// A GEMM of the step as simulated (SimulatedGemm: the mapping, or its
+// representative rows and steady-state cuts) and the cycles the whole GEMM takes.
 struct StepGemm {
   std::string name;  // of its first use in the step
   models::GemmPass pass;
-  gemm::SimulatedGemm plan;
+  std::unique_ptr<gemm::SimulatedGemm> plan;
   std::uint64_t cycles = 0;
   std::uint64_t occurrences = 0;  // in the step
 };
@@ -71,9 +71,10 @@ class TrainWorkload : public workload::Workload {
   std::string summary() const override;
 
  private:
-  // Per distinct GEMM, as wafer `wafer` ran it (`end`: the wafer's last cycle).
+  // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshRows`
+  // rows (`end`: the wafer's last cycle).
   std::vector<GemmTiming> gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end, unsigned wafer,
-                                      const std::vector<std::uint64_t>& streamedBytes) const;
+                                      std::uint32_t meshRows, const std::vector<std::uint64_t>& streamedBytes) const;
   // The step on the system model, after the GEMMs the wafer model ran (it
   // starts where they end, in the one simulation), on lanes of their own.
   void addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const;
@@ -86,7 +87,8 @@ class TrainWorkload : public workload::Workload {
 
   TrainConfig config_;
   config::ArchConfig arch_;
-  config::RunConfig run_;
+  config::RunConfig run_;  // its VCD region within the rows simulated
+  std::uint32_t meshRows_ = 1;  // of the mesh simulated: as tall as the tallest GEMM simulated needs
   models::TrainingStep step_;
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
@@ -107,7 +109,7 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
           gemm::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, pass);
       try {
         gemms_.push_back(
-            StepGemm{g.name, g.pass, gemm::planGemm("weight_stream", shape, arch_, 0, 0, config_.representativeRows)});
+            StepGemm{g.name, g.pass, std::make_unique<gemm::SimulatedGemm>("weight_stream", shape, arch_, 0, 0, config_.sampling)});
       } catch (const firmware::PlanError& e) {
         throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + models::passName(g.pass) + ": " +
                                   e.what());
@@ -117,6 +119,8 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     ++gemms_[it->second].occurrences;
     gemmOfStep_.push_back(it->second);
   }
+  for (const StepGemm& g : gemms_) meshRows_ = std::max(meshRows_, g.plan->meshRows(arch_));
+  run_ = gemm::withMeshRows(run_, meshRows_);
 }
 
 void TrainWorkload::run(const workload::RunOptions& options) {
@@ -176,17 +180,17 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     return;
   }
 
-  const fabric::MeshGeometry mesh = arch_.mesh;
-  fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
-  wafer::Wafer wafer("wafer", arch_, run_, &routes);
-  pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
+  const config::ArchConfig simulatedArch = gemm::withMeshRows(arch_, meshRows_);
+  fabric::ColorRouteTable routes(simulatedArch.mesh, arch_.fabric.colors);
+  wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
+  pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
   // Every wafer simulated: each system's GEMMs in turn on the wafer model
   // (the systems share nothing but the weights' arrival, which the system
   // model places in time afterwards).
   const unsigned wafersSimulated = config_.everyWafer ? arch_.cluster.systems : 1;
   std::vector<const firmware::GemmMapping*> sequence;
   for (unsigned w = 0; w < wafersSimulated; ++w)
-    for (const StepGemm& g : gemms_) sequence.push_back(&g.plan.simulated());
+    for (const StepGemm& g : gemms_) sequence.push_back(&g.plan->simulated());
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, config_.precision, -1);
   const double perCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz;
@@ -199,26 +203,26 @@ void TrainWorkload::run(const workload::RunOptions& options) {
 
   // When the wafer is done, the cluster runs the step's tasks with the cycles just simulated.
   std::vector<std::uint64_t> streamedBytes;
-  for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan.streamedWavelets(mesh) * pe::elementBytes(inputType));
+  for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan->streamedWavelets(arch_.mesh) * pe::elementBytes(inputType));
   makeClusters(&wafer.finishedEvent(), [&] {
     std::vector<std::vector<GemmTiming>> wafers;
-    for (unsigned w = 0; w < wafersSimulated; ++w) wafers.push_back(gemmTimings(driver, wafer.cycles(), w, streamedBytes));
+    for (unsigned w = 0; w < wafersSimulated; ++w) wafers.push_back(gemmTimings(driver, wafer.cycles(), w, meshRows_, streamedBytes));
     return wafers;
   });
 
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
-    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
+    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", simulatedArch, run_.vcdRegion, pes);
     wafer.addTraceObserver(peTracer.get());
   }, &pes);
   pes.checkQuiescent();
 
-  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, streamedBytes), wafer.cycles(),
+  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, meshRows_, streamedBytes), wafer.cycles(),
                         wafer.fabric().counters().fromEdge, egress.received()};
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
     gemms_[i].cycles = simulated.gemms[i].cycles;
     if (times.timeline)
-      times.timeline->addSpan(gemms_[i].plan.full->describe(), driver.starts()[i],
+      times.timeline->addSpan(gemms_[i].plan->full().describe(), driver.starts()[i],
                               i + 1 < driver.starts().size() ? driver.starts()[i + 1] : wafer.cycles(),
                               "wafer model: each distinct GEMM");
   }
@@ -239,14 +243,15 @@ void TrainWorkload::run(const workload::RunOptions& options) {
 }
 
 std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end,
-                                                   unsigned wafer, const std::vector<std::uint64_t>& streamedBytes) const {
+                                                   unsigned wafer, std::uint32_t meshRows,
+                                                   const std::vector<std::uint64_t>& streamedBytes) const {
   const std::vector<std::uint64_t>& starts = driver.starts();
   std::vector<GemmTiming> perGemm;
   for (std::size_t j = 0; j < gemms_.size(); ++j) {
     const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
-    const std::uint64_t gemmEnd = k + 1 < starts.size() ? starts[k + 1] : end;
-    perGemm.push_back(GemmTiming{gemms_[j].plan.fullCycles(gemmEnd - starts[k], arch_), driver.inputEnd(k).value() - starts[k],
-                                 streamedBytes[j]});
+    const gemm::GemmTime t =
+        gemms_[j].plan->fullTime(driver.phaseCycles(k, end), driver.inputEnd(k).value() - starts[k], arch_, meshRows);
+    perGemm.push_back(GemmTiming{t.cycles, t.inputEnd, streamedBytes[j]});
   }
   return perGemm;
 }
@@ -303,17 +308,17 @@ void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster
       double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, config_.precision) * arch_.clockHz;
   nlohmann::json gemmRows = nlohmann::json::array();
   for (const StepGemm& g : gemms_) {
-    const firmware::GemmBounds b = g.plan.full->bounds(arch_);
+    const firmware::GemmBounds b = g.plan->full().bounds(arch_);
     const char* bound = b.max() == b.compute ? "compute" : b.max() == b.bandwidth ? "bandwidth"
                         : b.max() == b.reduction ? "reduction" : "latency";
     gemmRows.push_back({{"name", g.name},
                         {"pass", models::passName(g.pass)},
-                        {"mapping", g.plan.full->describe()},
+                        {"mapping", g.plan->full().describe()},
                         {"cycles", g.cycles},
                         {"occurrences", g.occurrences},
                         {"lower_bound", b.max()},
                         {"bound", bound},
-                        {"rows_simulated", g.plan.simulated().gridY()}});
+                        {"rows_simulated", g.plan->simulated().gridY()}});
   }
   nlohmann::json& r = results_;
   r["type"] = "train";
@@ -421,8 +426,11 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
-  c.representativeRows = p.choice("workload.rows", {"representative", "all"}, std::string("representative")) ==
-                         "representative";
+  c.sampling.representativeRows =
+      p.choice("workload.rows", {"representative", "all"}, std::string("representative")) == "representative";
+  c.sampling.steadyStateOutputs = std::uint32_t(p.integer(
+      "workload.steady_state_outputs", 0, 1 << 20, c.sampling.steadyStateOutputs,
+      "0: every n of every pass; S: a pass of more than 2S n's is simulated with S and 2S and extrapolated"));
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("mixed"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
   // A run option only this workload has, so it is read here, not in RunConfig.
