@@ -2,33 +2,55 @@
 
 namespace wsesim::gemm {
 
-GemmPhases::GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, fabric::ColorRouteTable& routes,
+GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes,
                        const firmware::Matrix* b, double waveletsPerCycle, std::uint64_t start)
-    : mapping_(mapping), pes_(pes), routes_(routes), mesh_(routes.mesh()), b_(b), waveletsPerCycle_(waveletsPerCycle) {
+    : gemm_(gemm), pes_(pes), routes_(routes), mesh_(routes.mesh()), b_(b), waveletsPerCycle_(waveletsPerCycle) {
+  startRound(start);
+}
+
+void GemmPhases::startRound(std::uint64_t now) {
+  routes_.clear();
+  mapping().programRoutes(routes_);
+  roundStart_ = phaseStarts_.size();
+  inputEnd_.reset();
   loadPhase(0);
-  startPhase(0, start);
+  startPhase(0, now);
 }
 
 void GemmPhases::loadPhase(std::uint32_t phase) {
-  mapping_.programPhaseRoutes(routes_, phase);
-  mapping_.load(pes_, mesh_, phase);
+  mapping().programPhaseRoutes(routes_, phase);
+  mapping().load(pes_, mesh_, phase);
 }
 
 void GemmPhases::startPhase(std::uint32_t phase, std::uint64_t now) {
   if (injector_) edgeStalls_ += injector_->stalls();
   phase_ = phase;
-  injector_ = std::make_unique<wafer::EdgeInjector>(mapping_.streams(mesh_, b_, phase), waveletsPerCycle_);
+  injector_ = std::make_unique<wafer::EdgeInjector>(mapping().streams(mesh_, b_, phase), waveletsPerCycle_);
   phaseStarts_.push_back(now);
 }
 
+void GemmPhases::unload(const std::vector<std::string>& kept) {
+  pes_.checkQuiescent();
+  for (std::uint32_t y = 0; y < mapping().gridY(); ++y)
+    for (std::uint32_t x = 0; x < mapping().gridX(); ++x) pes_.unload(mesh_.id(x, y), kept);
+}
+
+std::vector<std::uint64_t> GemmPhases::roundPhaseCycles(std::uint64_t end) const {
+  std::vector<std::uint64_t> cycles;
+  for (std::size_t p = roundStart_; p < phaseStarts_.size(); ++p)
+    cycles.push_back((p + 1 < phaseStarts_.size() ? phaseStarts_[p + 1] : end) - phaseStarts_[p]);
+  return cycles;
+}
+
 void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
-  if (phase_ + 1 < mapping_.phases() && phaseDone(now, fabric)) {
-    pes_.checkQuiescent();
-    const std::vector<std::string> kept = mapping_.keptBuffers();
-    for (std::uint32_t y = 0; y < mapping_.gridY(); ++y)
-      for (std::uint32_t x = 0; x < mapping_.gridX(); ++x) pes_.unload(mesh_.id(x, y), kept);
+  if (phase_ + 1 < mapping().phases() && phaseDone(now, fabric)) {
+    unload(mapping().keptBuffers());
     loadPhase(phase_ + 1);
     startPhase(phase_ + 1, now);
+  } else if (roundDone(now, fabric) && gemm_.anotherRound(roundPhaseCycles(now))) {
+    unload({});
+    gemm_.nextRound(roundPhaseCycles(now), roundInputEnd());
+    startRound(now);
   }
   if (!inputEnd_ && streamsIn()) inputEnd_ = now;
   injector_->beginCycle(now, fabric);
@@ -36,28 +58,23 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   pes_.beginCycle(now, fabric);
 }
 
-std::vector<std::uint64_t> GemmPhases::phaseCycles(std::uint64_t end) const {
-  std::vector<std::uint64_t> cycles;
-  for (std::size_t p = 0; p < phaseStarts_.size(); ++p)
-    cycles.push_back((p + 1 < phaseStarts_.size() ? phaseStarts_[p + 1] : end) - phaseStarts_[p]);
-  return cycles;
-}
-
 std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
   const std::uint64_t next = std::min(injector_->nextActivity(now), pes_.nextActivity(now));
   // Asked only while the fabric is idle: nothing left to do in this phase
-  // means the next one starts now.
-  if (next == wafer::kNever && phase_ + 1 < mapping_.phases()) return now;
+  // means the next phase (or round) starts now.
+  if (next == wafer::kNever &&
+      (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhaseCycles(now))))
+    return now;
   return next;
 }
 
 double GemmPhases::progress(std::uint64_t) const {
   const double phase = injector_->total() ? double(injector_->sent()) / double(injector_->total()) : 0.0;
-  return (phase_ + phase) / mapping_.phases();
+  return (phase_ + phase) / mapping().phases();
 }
 
 bool GemmPhases::finished(std::uint64_t now, const fabric::FabricKernel& fabric) const {
-  return phase_ + 1 == mapping_.phases() && phaseDone(now, fabric);
+  return roundDone(now, fabric) && !gemm_.anotherRound(roundPhaseCycles(now));
 }
 
 }  // namespace wsesim::gemm

@@ -1,9 +1,11 @@
 #pragma once
-// Runs a GEMM mapping's phases one after the other on the wafer. Each
-// phase's weights enter through an edge injector at the I/O bandwidth; once
-// they are all in, every PE is idle and the fabric is empty, the PEs'
-// programs are unloaded (keeping the mapping's resident buffers) and the
-// next phase's programs and streams take over.
+// Runs a GEMM's phases one after the other on the wafer. Each phase's
+// weights enter through an edge injector at the I/O bandwidth; once they
+// are all in, every PE is idle and the fabric is empty, the PEs' programs
+// are unloaded (keeping the mapping's resident buffers) and the next
+// phase's programs and streams take over. A GEMM sampled in rounds
+// (SimulatedGemm: steady-state outputs) runs each round's mapping in turn,
+// from an empty mesh: the PEs unloaded, the routes cleared.
 
 #include <cstdint>
 #include <memory>
@@ -14,53 +16,66 @@
 #include "hw/pe/PeArray.h"
 #include "hw/wafer/CycleDriver.h"
 #include "hw/wafer/EdgeInjector.h"
+#include "testbench/gemm/SimulatedGemm.h"
 
 namespace wsesim::gemm {
 
 class GemmPhases : public wafer::CycleDriver {
  public:
-  // Loads phase 0, which starts in cycle `start`; `b` gives the streamed
-  // payloads (null in timing mode); both it and `routes` (the fabric's,
-  // reprogrammed per phase) must outlive the run.
-  GemmPhases(const firmware::GemmMapping& mapping, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-             const firmware::Matrix* b, double waveletsPerCycle, std::uint64_t start = 0);
+  // Programs the routes and loads phase 0, which starts in cycle `start`;
+  // `b` gives the streamed payloads (null in timing mode); `gemm`, `b` and
+  // `routes` (the fabric's, reprogrammed per phase) must outlive the run.
+  GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes, const firmware::Matrix* b,
+             double waveletsPerCycle, std::uint64_t start = 0);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
-  // Phases done, plus the share of the current phase's streams sent.
+  // Phases done, plus the share of the current phase's streams sent (of the current round).
   double progress(std::uint64_t now) const override;
 
-  // The cycle after the last streamed wavelet entered the mesh (its start
-  // when the GEMM streams nothing), once it has; what follows is its drain.
-  const std::optional<std::uint64_t>& inputEnd() const { return inputEnd_; }
-  // The cycle each phase started in.
+  // The cycle each phase simulated started in, over all rounds.
   const std::vector<std::uint64_t>& phaseStarts() const { return phaseStarts_; }
-  // The cycles of each phase so far, the current one ending at `end`.
-  std::vector<std::uint64_t> phaseCycles(std::uint64_t end) const;
+  // The current round's phases' cycles, its last phase ending at `end`.
+  std::vector<std::uint64_t> roundPhaseCycles(std::uint64_t end) const;
+  // The cycle after the current round's last streamed wavelet entered the
+  // mesh, from the round's start (0 when it streams nothing or has not yet).
+  std::uint64_t roundInputEnd() const { return inputEnd_ ? *inputEnd_ - phaseStarts_[roundStart_] : 0; }
+  // The whole GEMM's time once the run is done, its last cycle `end`.
+  GemmTime fullTime(std::uint64_t end, const config::ArchConfig& arch, std::uint32_t meshRows) const {
+    return gemm_.fullTime(roundPhaseCycles(end), roundInputEnd(), arch, meshRows);
+  }
   std::uint64_t edgeStalls() const { return edgeStalls_ + injector_->stalls(); }
 
  private:
-  bool streamsIn() const { return phase_ + 1 == mapping_.phases() && injector_->sent() == injector_->total(); }
+  const firmware::GemmMapping& mapping() const { return gemm_.round(); }
+  bool streamsIn() const { return phase_ + 1 == mapping().phases() && injector_->sent() == injector_->total(); }
   bool phaseDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
     return injector_->finished(now, fabric) && pes_.finished(now, fabric);
   }
-  void startPhase(std::uint32_t phase, std::uint64_t now);
-
-  const firmware::GemmMapping& mapping_;
+  bool roundDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
+    return phase_ + 1 == mapping().phases() && phaseDone(now, fabric);
+  }
+  // Programs the current round's routes and starts its phase 0.
+  void startRound(std::uint64_t now);
   // Programs phase `phase`'s routes and loads its programs.
   void loadPhase(std::uint32_t phase);
+  void startPhase(std::uint32_t phase, std::uint64_t now);
+  // Unloads every PE of the current mapping's grid, keeping `kept`.
+  void unload(const std::vector<std::string>& kept);
 
+  SimulatedGemm& gemm_;
   pe::PeArray& pes_;
   fabric::ColorRouteTable& routes_;
   fabric::MeshGeometry mesh_;
   const firmware::Matrix* b_;
   double waveletsPerCycle_;
-  std::uint32_t phase_ = 0;
+  std::uint32_t phase_ = 0;  // of the current round
   std::unique_ptr<wafer::EdgeInjector> injector_;
   std::vector<std::uint64_t> phaseStarts_;
+  std::size_t roundStart_ = 0;  // the current round's first phase in phaseStarts_
   std::uint64_t edgeStalls_ = 0;  // of finished phases
-  std::optional<std::uint64_t> inputEnd_;
+  std::optional<std::uint64_t> inputEnd_;  // of the current round
 };
 
 }  // namespace wsesim::gemm

@@ -4,8 +4,8 @@
 
 namespace wsesim::gemm {
 
-GemmSequence::GemmSequence(std::vector<const firmware::GemmMapping*> gemms, pe::PeArray& pes,
-                           fabric::ColorRouteTable& routes, double waveletsPerCycle)
+GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeArray& pes, fabric::ColorRouteTable& routes,
+                           double waveletsPerCycle)
     : gemms_(std::move(gemms)), pes_(pes), routes_(routes), waveletsPerCycle_(waveletsPerCycle) {
   if (gemms_.empty()) throw std::invalid_argument("a GEMM sequence needs at least one GEMM");
   start(0, 0);
@@ -13,8 +13,6 @@ GemmSequence::GemmSequence(std::vector<const firmware::GemmMapping*> gemms, pe::
 
 void GemmSequence::start(std::size_t index, std::uint64_t now) {
   index_ = index;
-  routes_.clear();
-  gemms_[index]->programRoutes(routes_);
   current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, waveletsPerCycle_, now);
   starts_.push_back(now);
 }
@@ -22,15 +20,22 @@ void GemmSequence::start(std::size_t index, std::uint64_t now) {
 void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (!last() && current_->finished(now, fabric)) {
     pes_.checkQuiescent();
-    const firmware::GemmMapping& done = *gemms_[index_];
+    const firmware::GemmMapping& done = gemms_[index_]->round();
     const fabric::MeshGeometry& mesh = routes_.mesh();
     for (std::uint32_t y = 0; y < done.gridY(); ++y)
       for (std::uint32_t x = 0; x < done.gridX(); ++x) pes_.unload(mesh.id(x, y), {});
-    inputEnds_.push_back(current_->inputEnd());
-    phaseCycles_.push_back(current_->phaseCycles(now));
+    done_.push_back(LastRound{current_->roundPhaseCycles(now), current_->roundInputEnd()});
     start(index_ + 1, now);
   }
   current_->beginCycle(now, fabric);
+}
+
+GemmTime GemmSequence::fullTime(std::size_t index, std::uint64_t end, const config::ArchConfig& arch,
+                                std::uint32_t meshRows) const {
+  if (index < done_.size())
+    return gemms_[index]->fullTime(done_[index].phaseCycles, done_[index].inputEnd, arch, meshRows);
+  if (index == index_) return current_->fullTime(end, arch, meshRows);
+  throw std::out_of_range("GEMM " + std::to_string(index) + " of the sequence has not run");
 }
 
 std::uint64_t GemmSequence::nextActivity(std::uint64_t now) const {

@@ -112,7 +112,8 @@ class GemmWorkload : public workload::Workload {
 
 void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const firmware::GemmMapping& mapping = gemm_->simulated();
+  // Its rows as simulated (in the rounds' every phase, on their grid).
+  const firmware::GemmMapping& mapping = gemm_->rows();
   // The mesh simulated: as tall as the rows simulated need.
   const std::uint32_t meshRows = gemm_->meshRows(arch_);
   const config::ArchConfig simulatedArch = withMeshRows(arch_, meshRows);
@@ -120,7 +121,6 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   const bool functional = run_.mode == config::DataMode::Functional;
 
   fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
-  mapping.programRoutes(routes);
   wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
   pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
 
@@ -136,10 +136,8 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                                                : operand(s.k, s.n, inputType, 2);
   }
   const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(inputType);
-  GemmPhases phases(mapping, pes, routes, functional ? &b : nullptr, waveletsPerCycle);
-  const auto fullTime = [&] {
-    return gemm_->fullTime(phases.phaseCycles(wafer.cycles()), phases.inputEnd().value_or(0), arch_, meshRows);
-  };
+  GemmPhases phases(*gemm_, pes, routes, functional ? &b : nullptr, waveletsPerCycle);
+  const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, meshRows); };
   // Results leaving the wafer (the weight gradients) in the accumulator's type.
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, s.precision, -1);
   wafer::EdgeCollector egress(arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(outputType), functional);
@@ -193,7 +191,8 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                               p + 1 < starts.size() ? starts[p + 1] : wafer.cycles());
     timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
   }
-  cycles_ = fullTime().cycles;
+  const GemmTime time = fullTime();
+  cycles_ = time.cycles;
 
   const pe::PeCounters totals = pes.totals();
   std::uint64_t sramHighWater = 0;
@@ -217,7 +216,8 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["n"] = config_.n;
   r["grid"] = {{"x", full_.gridX()}, {"y", full_.gridY()}};
   r["rows_simulated"] = mapping.gridY();
-  r["phases_extrapolated"] = gemm_->phasesExtrapolated();
+  r["phases_extrapolated"] = time.phasesExtrapolated;
+  r["rounds_simulated"] = gemm_->roundsRun();
   r["cycles_simulated"] = wafer.cycles();
   r["phases"] = full_.phases();
   r["phase_start_cycles"] = phases.phaseStarts();

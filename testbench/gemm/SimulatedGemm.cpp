@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "hw/config/ConfigError.h"
 
@@ -46,60 +47,101 @@ std::unique_ptr<firmware::GemmMapping> representativeRows(const std::string& alg
 SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmShape& shape,
                              const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
                              const GemmSampling& sampling)
-    : full_(firmware::makeGemmMapping(algorithm, shape, arch, gridX, gridY)) {
+    : full_(firmware::makeGemmMapping(algorithm, shape, arch, gridX, gridY)), sampling_(sampling) {
   if (sampling.representativeRows) rows_ = representativeRows(algorithm, *full_, arch);
-  const firmware::GemmMapping& rows = rows_ ? *rows_ : *full_;
+  if (rows().phases() != full_->phases())
+    throw std::logic_error("representative rows of " + full_->describe() + " run in other phases");
   const std::uint32_t s = sampling.steadyStateOutputs;
   std::vector<firmware::PhaseCut> cuts;
-  bool anyCut = false;
+  bool cut = false;
   for (std::uint32_t p = 0; p < full_->phases(); ++p) {
     PhaseSample sample;
-    sample.outputs = rows.phaseOutputs(p);
-    if (s > 0 && sample.outputs > 2 * s) {
-      sample.shortPhase = std::uint32_t(cuts.size());
-      sample.shortN = s;
-      cuts.push_back({p, s});
-      anyCut = true;
-    }
-    sample.longPhase = std::uint32_t(cuts.size());
-    sample.longN = sample.shortN ? 2 * s : sample.outputs;
-    cuts.push_back({p, sample.longN});
+    sample.outputs = rows().phaseOutputs(p);
     samples_.push_back(sample);
+    if (s > 0 && sample.outputs > 4 * s) {
+      cuts.push_back({p, s});
+      cut = true;
+    } else {
+      cuts.push_back({p, sample.outputs});  // whole
+    }
   }
-  if (anyCut) cut_ = rows.cutPhases(cuts);
-  if (!cut_)  // every phase simulated whole
-    for (std::uint32_t p = 0; p < samples_.size(); ++p) samples_[p] = PhaseSample{samples_[p].outputs, 0, 0, p, 0};
+  if (cut)
+    startRound(std::move(cuts));
+  else
+    roundCuts_ = std::move(cuts);
+}
+
+void SimulatedGemm::startRound(std::vector<firmware::PhaseCut> cuts) {
+  std::unique_ptr<firmware::GemmMapping> mapping = rows().cutPhases(cuts);
+  if (!mapping) throw std::logic_error(full_->describe() + " cannot cut its phases");
+  rounds_.push_back(std::move(mapping));
+  roundCuts_ = std::move(cuts);
+}
+
+std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vector<std::uint64_t>& phaseCycles) const {
+  if (phaseCycles.size() != roundCuts_.size())
+    throw std::logic_error(std::to_string(phaseCycles.size()) + " phase cycles for a round of " +
+                           std::to_string(roundCuts_.size()) + " phases of " + full_->describe());
+  std::vector<PhaseSample> samples = samples_;
+  for (std::size_t i = 0; i < roundCuts_.size(); ++i)
+    samples[roundCuts_[i].phase].cuts.emplace_back(roundCuts_[i].outputs, phaseCycles[i]);
+  return samples;
+}
+
+bool SimulatedGemm::settled(const PhaseSample& s) const {
+  if (s.whole()) return true;
+  // Three periods, not two: some pipelines pause on a plateau before they
+  // settle (a weight gradient with 2 tokens per row: 87 cycles per n over
+  // its first 64 n's, 68 from about 500 on).
+  const std::size_t last = s.cuts.size() - 1;
+  if (last < 3) return false;
+  const double p = s.period(last), tolerance = sampling_.steadyStateTolerance * std::abs(p);
+  return std::abs(p - s.period(last - 1)) <= tolerance && std::abs(p - s.period(last - 2)) <= tolerance;
+}
+
+bool SimulatedGemm::anotherRound(const std::vector<std::uint64_t>& phaseCycles) const {
+  const std::vector<PhaseSample> samples = withRound(phaseCycles);
+  return !std::all_of(samples.begin(), samples.end(), [&](const PhaseSample& s) { return settled(s); });
+}
+
+namespace {
+std::uint64_t drainOf(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd) {
+  std::uint64_t simulated = 0;
+  for (std::uint64_t c : phaseCycles) simulated += c;
+  return simulated - std::min(simulated, inputEnd);
+}
+}  // namespace
+
+void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd) {
+  samples_ = withRound(phaseCycles);
+  if (roundCuts_.back().phase + 1 == full_->phases()) drain_ = drainOf(phaseCycles, inputEnd);
+  std::vector<firmware::PhaseCut> cuts;
+  for (std::uint32_t p = 0; p < samples_.size(); ++p)
+    if (!settled(samples_[p])) cuts.push_back({p, std::min(2 * samples_[p].cuts.back().first, samples_[p].outputs)});
+  startRound(std::move(cuts));
 }
 
 GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd,
                                  const config::ArchConfig& arch, std::uint32_t meshRows) const {
-  const firmware::GemmMapping& rows = rows_ ? *rows_ : *full_;
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   std::uint64_t perPhase = 0;  // the rows left out, in every phase
   if (full_->shape().pass == firmware::GemmPass::WeightGrad)
-    perPhase = std::uint64_t(full_->gridY() - rows.gridY()) * 2 * ramp + std::uint64_t(arch.mesh.height - meshRows) * hop;
+    perPhase = std::uint64_t(full_->gridY() - rows().gridY()) * 2 * ramp + std::uint64_t(arch.mesh.height - meshRows) * hop;
   else
-    perPhase = std::uint64_t(full_->gridY() - rows.gridY()) * hop;
+    perPhase = std::uint64_t(full_->gridY() - rows().gridY()) * hop;
 
   GemmTime t;
-  for (const PhaseSample& s : samples_) {
-    std::uint64_t cycles = phaseCycles.at(s.longPhase);
-    if (s.shortN) {
-      // The steady state's period per n, from the two cuts, for the n's beyond the longer.
-      const double perN = (double(cycles) - double(phaseCycles.at(s.shortPhase))) / double(s.longN - s.shortN);
-      cycles += std::uint64_t(std::llround(std::max(0.0, perN) * double(s.outputs - s.longN)));
-    }
-    t.cycles += cycles + perPhase;
+  for (const PhaseSample& s : withRound(phaseCycles)) {
+    const auto [n, cycles] = s.cuts.back();
+    // The n's beyond the longest cut, at its last period.
+    const double rest = s.whole() ? 0.0 : std::max(0.0, s.period(s.cuts.size() - 1)) * double(s.outputs - n);
+    t.cycles += cycles + std::uint64_t(std::llround(rest)) + perPhase;
+    t.phasesExtrapolated += !s.whole();
   }
-  std::uint64_t simulated = 0;
-  for (std::uint64_t c : phaseCycles) simulated += c;
-  const std::uint64_t drain = simulated - std::min(simulated, inputEnd) + perPhase;
+  const std::uint64_t drain =
+      (roundCuts_.back().phase + 1 == full_->phases() ? drainOf(phaseCycles, inputEnd) : drain_) + perPhase;
   t.inputEnd = t.cycles - std::min(t.cycles, drain);
   return t;
-}
-
-std::uint32_t SimulatedGemm::phasesExtrapolated() const {
-  return std::uint32_t(std::count_if(samples_.begin(), samples_.end(), [](const PhaseSample& s) { return s.shortN != 0; }));
 }
 
 std::uint64_t SimulatedGemm::streamedWavelets(const fabric::MeshGeometry& mesh) const {

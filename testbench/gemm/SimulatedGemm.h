@@ -14,9 +14,9 @@
 //   a mesh only as tall as they are, so nothing crosses the rows left out:
 //   the hops from the last row to the mesh's south edge are added instead.
 // - Steady-state outputs. A phase streams its n's one after another through
-//   a pipeline that settles into a fixed period per n within a few n's; a
-//   phase of more than 2S n's is simulated cut to S and to 2S n's and its
-//   cycles extrapolated linearly from the two.
+//   a pipeline that settles into a fixed period per n; a phase of more than
+//   4S n's is simulated cut to S, 2S, 4S (8S, ... while the period still
+//   moves) n's, in rounds, and its cycles extrapolated from the last period.
 //
 // docs/gemm-mappings.md has the measurements. Shared by the gemm and train
 // workloads.
@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "firmware/gemm/GemmMapping.h"
@@ -42,6 +43,7 @@ firmware::GemmShape passShape(std::uint32_t m, std::uint32_t k, std::uint32_t n,
 struct GemmSampling {
   bool representativeRows = false;
   std::uint32_t steadyStateOutputs = 0;  // S above; 0: every n of every phase
+  double steadyStateTolerance = 0.002;   // largest relative change of the period per n taken as settled
 };
 
 // A GEMM's cycles from its start, and the cycle (from its start) after its
@@ -49,8 +51,17 @@ struct GemmSampling {
 struct GemmTime {
   std::uint64_t cycles = 0;
   std::uint64_t inputEnd = 0;
+  std::uint32_t phasesExtrapolated = 0;  // phases whose last n's were not simulated
 };
 
+// A GEMM, what of it the wafer model runs, and how that becomes the whole
+// GEMM's time. With steady-state outputs the GEMM runs in rounds, each a
+// mapping with the phases still unsettled cut to twice the n's of the
+// previous round (the first round cuts each phase of more than 4S n's to S
+// and runs the others whole); a phase is settled when the periods per n
+// between its last three cuts agree within the tolerance, or when it has run
+// whole. One cut per phase and round: the cut keeps no more output than the
+// phase would.
 class SimulatedGemm {
  public:
   // Throws PlanError when the GEMM does not fit the architecture.
@@ -59,34 +70,51 @@ class SimulatedGemm {
 
   // The GEMM as asked.
   const firmware::GemmMapping& full() const { return *full_; }
-  // What the wafer model runs.
-  const firmware::GemmMapping& simulated() const {
-    return cut_ ? *cut_ : rows_ ? *rows_ : *full_;
-  }
+  // The rows simulated: the representative rows' mapping, or the GEMM's.
+  const firmware::GemmMapping& rows() const { return rows_ ? *rows_ : *full_; }
+  // What the wafer model runs in the current round.
+  const firmware::GemmMapping& round() const { return rounds_.empty() ? rows() : *rounds_.back(); }
+  std::uint32_t roundsRun() const { return std::uint32_t(rounds_.empty() ? 1 : rounds_.size()); }
+  // Whether, after the current round ran its phases in these cycles,
+  // another round is needed; if so, nextRound() starts it.
+  bool anotherRound(const std::vector<std::uint64_t>& phaseCycles) const;
+  void nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd);
+
   // The rows of the mesh the simulated mapping needs: all of them, or only
   // the representative rows' (several GEMMs on one mesh take the tallest).
   std::uint32_t meshRows(const config::ArchConfig& arch) const { return rows_ ? rows_->gridY() : arch.mesh.height; }
-  // The whole GEMM's time from the simulated phases' cycles and input end,
-  // simulated on a mesh of `meshRows` rows.
+  // The whole GEMM's time, from the last round's phase cycles and input
+  // end, simulated on a mesh of `meshRows` rows.
   GemmTime fullTime(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd,
                     const config::ArchConfig& arch, std::uint32_t meshRows) const;
-  // Phases of the GEMM whose cycles are extrapolated.
-  std::uint32_t phasesExtrapolated() const;
   // Wavelets the whole GEMM takes in at the edge, over all its phases.
   std::uint64_t streamedWavelets(const fabric::MeshGeometry& mesh) const;
 
  private:
-  // Where a phase of the GEMM is in the simulated phases.
+  // A phase of the GEMM: its n's and the cycles of the cuts run so far.
   struct PhaseSample {
-    std::uint32_t outputs = 0;                  // the phase's n's
-    std::uint32_t shortPhase = 0, shortN = 0;   // simulated cut to shortN n's (shortN 0: not cut)
-    std::uint32_t longPhase = 0, longN = 0;     // and to longN n's (all of them when not cut)
+    std::uint32_t outputs = 0;
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> cuts;  // (n's, cycles), n's increasing
+    bool whole() const { return !cuts.empty() && cuts.back().first == outputs; }
+    double period(std::size_t i) const {  // per n, between cuts i - 1 and i
+      return (double(cuts[i].second) - double(cuts[i - 1].second)) / double(cuts[i].first - cuts[i - 1].first);
+    }
   };
+
+  // The phases with the current round's cycles added.
+  std::vector<PhaseSample> withRound(const std::vector<std::uint64_t>& phaseCycles) const;
+  bool settled(const PhaseSample& s) const;
+  void startRound(std::vector<firmware::PhaseCut> cuts);
 
   std::unique_ptr<firmware::GemmMapping> full_;
   std::unique_ptr<firmware::GemmMapping> rows_;  // its representative rows, or null
-  std::unique_ptr<firmware::GemmMapping> cut_;   // those (or it) with phases cut short, or null
+  GemmSampling sampling_;
   std::vector<PhaseSample> samples_;             // per phase of the GEMM
+  // Each round's mapping (kept: the run may still refer to the previous
+  // one), and which phase of the GEMM each of the current round's phases cuts.
+  std::vector<std::unique_ptr<firmware::GemmMapping>> rounds_;
+  std::vector<firmware::PhaseCut> roundCuts_;
+  std::uint64_t drain_ = 0;  // of the last phase's longest cut so far
 };
 
 // An architecture whose mesh is only `rows` rows tall (the others as `arch`).

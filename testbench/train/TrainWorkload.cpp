@@ -56,6 +56,7 @@ firmware::GemmPass firmwarePass(models::GemmPass p) {
 struct StepGemm {
   std::string name;  // of its first use in the step
   models::GemmPass pass;
+  firmware::GemmShape shape;
   std::unique_ptr<gemm::SimulatedGemm> plan;
   std::uint64_t cycles = 0;
   std::uint64_t occurrences = 0;  // in the step
@@ -109,7 +110,7 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
           gemm::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, pass);
       try {
         gemms_.push_back(
-            StepGemm{g.name, g.pass, std::make_unique<gemm::SimulatedGemm>("weight_stream", shape, arch_, 0, 0, config_.sampling)});
+            StepGemm{g.name, g.pass, shape, std::make_unique<gemm::SimulatedGemm>("weight_stream", shape, arch_, 0, 0, config_.sampling)});
       } catch (const firmware::PlanError& e) {
         throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + models::passName(g.pass) + ": " +
                                   e.what());
@@ -188,9 +189,15 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   // (the systems share nothing but the weights' arrival, which the system
   // model places in time afterwards).
   const unsigned wafersSimulated = config_.everyWafer ? arch_.cluster.systems : 1;
-  std::vector<const firmware::GemmMapping*> sequence;
-  for (unsigned w = 0; w < wafersSimulated; ++w)
-    for (const StepGemm& g : gemms_) sequence.push_back(&g.plan->simulated());
+  std::vector<gemm::SimulatedGemm*> sequence;
+  for (const StepGemm& g : gemms_) sequence.push_back(g.plan.get());
+  // Each further wafer runs GEMMs of its own (a GEMM sampled in rounds keeps their state).
+  std::vector<std::unique_ptr<gemm::SimulatedGemm>> otherWafers;
+  for (unsigned w = 1; w < wafersSimulated; ++w)
+    for (const StepGemm& g : gemms_) {
+      otherWafers.push_back(std::make_unique<gemm::SimulatedGemm>("weight_stream", g.shape, arch_, 0, 0, config_.sampling));
+      sequence.push_back(otherWafers.back().get());
+    }
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, config_.precision, -1);
   const double perCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz;
@@ -245,12 +252,10 @@ void TrainWorkload::run(const workload::RunOptions& options) {
 std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end,
                                                    unsigned wafer, std::uint32_t meshRows,
                                                    const std::vector<std::uint64_t>& streamedBytes) const {
-  const std::vector<std::uint64_t>& starts = driver.starts();
   std::vector<GemmTiming> perGemm;
   for (std::size_t j = 0; j < gemms_.size(); ++j) {
     const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
-    const gemm::GemmTime t =
-        gemms_[j].plan->fullTime(driver.phaseCycles(k, end), driver.inputEnd(k).value() - starts[k], arch_, meshRows);
+    const gemm::GemmTime t = driver.fullTime(k, end, arch_, meshRows);
     perGemm.push_back(GemmTiming{t.cycles, t.inputEnd, streamedBytes[j]});
   }
   return perGemm;
@@ -318,7 +323,7 @@ void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster
                         {"occurrences", g.occurrences},
                         {"lower_bound", b.max()},
                         {"bound", bound},
-                        {"rows_simulated", g.plan->simulated().gridY()}});
+                        {"rows_simulated", g.plan->rows().gridY()}});
   }
   nlohmann::json& r = results_;
   r["type"] = "train";

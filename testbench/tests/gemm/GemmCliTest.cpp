@@ -166,14 +166,16 @@ TEST(GemmRepresentativeRows, WeightGradientTwoRowsForAll) {
   EXPECT_LE(some.at("cycles").get<double>(), 1.03 * all.at("cycles").get<double>());
 }
 
-// Passes of 120 n's simulated cut to 8 and 16 n's and extrapolated: the
-// cycles of every n, in all three passes, in one pass and in three (1200
-// bytes of SRAM), with representative rows, and bandwidth-bound at about a
-// third of a wavelet per cycle; the weight gradient bound by a quarter
-// wavelet per cycle out is within 0.2% (measured 24,084 on 24,112).
+// Passes of up to 400 n's simulated cut to 8, 16, 32, 64 n's and
+// extrapolated (or run whole where the period has not settled): the cycles
+// of every n, in all three passes, in one pass and in 7 or 8 (1200 bytes of
+// SRAM), with representative rows, and bandwidth-bound at about a third of
+// a wavelet per cycle; the weight gradient bound by a quarter wavelet per
+// cycle out is within 0.2%.
 TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
   const ScratchDir dir;
-  const std::string base = "--set run.mode=timing --set workload.n=120 --set workload.k=40 --set workload.pass=";
+  const std::string base = "--set run.mode=timing --set workload.n=400 --set workload.k=40 --set workload.pass=";
+  unsigned extrapolated = 0;
   for (const std::string pass : {"forward", "backward_data", "weight_grad"})
     for (const std::string shape : {"", " --set arch.pe.sram_bytes=1200",
                                     " --set workload.rows=representative --set workload.m=44",
@@ -183,14 +185,34 @@ TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
       if (all.empty() || cut.empty()) continue;
       EXPECT_EQ(cut.at("cycles"), all.at("cycles")) << pass << shape;
       EXPECT_EQ(cut.at("workload").at("phases"), all.at("workload").at("phases")) << pass << shape;
-      EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), all.at("workload").at("phases")) << pass << shape;
       EXPECT_EQ(all.at("workload").at("phases_extrapolated"), 0u) << pass << shape;
+      extrapolated += cut.at("workload").at("phases_extrapolated").get<unsigned>();
     }
+  EXPECT_GE(extrapolated, 6u);  // measured: 6 phases of 12 cases
   const std::string outBound = base + "weight_grad --set arch.io.bandwidth_bytes_per_s=1e9";
   const nlohmann::json all = runGemm(dir, "ss_all", outBound);
   const nlohmann::json cut = runGemm(dir, "ss_cut", outBound + " --set workload.steady_state_outputs=8");
   if (all.empty() || cut.empty()) return;
   EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 0.002 * all.at("cycles").get<double>());
+}
+
+// A weight gradient with 2 tokens per row (GPT-3 XL's FFN, 128 tokens, on
+// 64 x 64) runs at about 87 cycles per n over its first 64 n's and settles
+// at 68 only after a few hundred: the rounds go on until three periods
+// agree, and the two passes of 4096 n's come out within 0.01% of every n
+// simulated (measured 588,444 on 588,472; two periods alone gave
+// +12.8%).
+TEST(GemmSteadyStateOutputs, APlateauIsNotTakenForTheSteadyState) {
+  const ScratchDir dir;
+  const std::string wg = "--set arch.preset=small --set run.mode=timing --set workload.pass=weight_grad "
+                         "--set workload.dtype=mixed --set workload.m=128 --set workload.k=2048 --set workload.n=8192 "
+                         "--set workload.rows=representative";
+  const nlohmann::json all = runGemm(dir, "plateau_all", wg);
+  const nlohmann::json cut = runGemm(dir, "plateau_cut", wg + " --set workload.steady_state_outputs=16");
+  if (all.empty() || cut.empty()) return;
+  EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 1e-4 * all.at("cycles").get<double>());
+  EXPECT_GE(cut.at("workload").at("phases_extrapolated"), 1u);  // measured: the first pass; the second ran whole
+  EXPECT_GT(cut.at("workload").at("rounds_simulated").get<unsigned>(), 4u);
 }
 
 // The rows left out are not simulated, so a waveform cannot show them.
