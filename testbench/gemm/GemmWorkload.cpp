@@ -57,11 +57,7 @@ GemmConfig readConfig(config::ParamReader& p) {
                               " computes the forward product only");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as wide as the mesh and k allow"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as tall as the mesh and m allow"));
-  c.sampling.representativeRows =
-      p.choice("workload.rows", {"all", "representative"}, std::string("all")) == "representative";
-  c.sampling.steadyStateOutputs = std::uint32_t(p.integer(
-      "workload.steady_state_outputs", 0, 1 << 20, 0,
-      "0: every n of every pass; S: a pass of more than 2S n's is simulated with S and 2S and extrapolated"));
+  c.sampling = readSampling(p, GemmSampling{});
   c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
   if (c.weightsFromMemoryx) {
     if (c.algorithm != "weight_stream")

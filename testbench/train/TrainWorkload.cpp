@@ -38,7 +38,7 @@ struct TrainConfig {
   bool everyWafer = false;          // simulate every system's wafer, not one for all
   std::string waferTimingCache;     // run.wafer_timing_cache: a directory, or empty
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
-  gemm::GemmSampling sampling{true, 16};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
+  gemm::GemmSampling sampling{true, 16, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
 };
 
@@ -431,11 +431,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
-  c.sampling.representativeRows =
-      p.choice("workload.rows", {"representative", "all"}, std::string("representative")) == "representative";
-  c.sampling.steadyStateOutputs = std::uint32_t(p.integer(
-      "workload.steady_state_outputs", 0, 1 << 20, c.sampling.steadyStateOutputs,
-      "0: every n of every pass; S: a pass of more than 2S n's is simulated with S and 2S and extrapolated"));
+  c.sampling = gemm::readSampling(p, c.sampling);
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("mixed"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
   // A run option only this workload has, so it is read here, not in RunConfig.
