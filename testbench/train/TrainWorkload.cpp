@@ -38,7 +38,7 @@ struct TrainConfig {
   bool everyWafer = false;          // simulate every system's wafer, not one for all
   std::string waferTimingCache;     // run.wafer_timing_cache: a directory, or empty
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
-  gemm::GemmSampling sampling{true, 16, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
+  gemm::GemmSampling sampling{true, 8, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
 };
 
