@@ -8,7 +8,8 @@ resumable; then one table of results and the spec's plots.
   scripts/sweep.py SPEC.yaml --emit parallel      GNU parallel job list of the pending points
 
 Exit status: 0 every point done, 1 usage, 2 bad spec or sweep folder,
-3 some point failed (see its error.json; rerunning retries it).
+3 some point failed (see its error.json; rerunning retries it), 4 the
+spec asks for plots but matplotlib is missing (the table is written).
 The spec format and the folder layout are in docs/exploration.md."""
 import argparse
 import concurrent.futures
@@ -19,7 +20,7 @@ from wsesweep import aggregate, emit, spec as specs, sweepdir
 from wsesweep.runner import run_point
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXIT_USAGE, EXIT_SPEC, EXIT_FAILED_POINTS = 1, 2, 3
+EXIT_USAGE, EXIT_SPEC, EXIT_FAILED_POINTS, EXIT_NO_PLOTS = 1, 2, 3, 4
 
 
 def main():
@@ -53,7 +54,7 @@ def main():
         return emit_script(args.emit, out_dir, plan, spec)
     failed = [] if args.aggregate else run_all(out_dir, plan, args.jobs)
     try:
-        report(out_dir, plan, spec)
+        plotted = report(out_dir, plan, spec)
     except aggregate.AggregateError as e:
         print(f"sweep: {e}", file=sys.stderr)
         return EXIT_SPEC
@@ -61,7 +62,7 @@ def main():
         print(f"sweep: {len(failed)} point(s) failed; their error.json files say why, "
               "and running the sweep again retries them", file=sys.stderr)
         return EXIT_FAILED_POINTS
-    return 0
+    return 0 if plotted else EXIT_NO_PLOTS
 
 
 def run_all(out_dir, plan, jobs):
@@ -97,7 +98,12 @@ def report(out_dir, plan, spec):
     print(f"sweep: table in {os.path.join(out_dir, aggregate.TABLE_CSV)} and {aggregate.TABLE_JSON}")
     if spec.plots:
         # matplotlib only when the spec asks for plots: a sweep runs without it.
-        from wsesweep import plotting
+        try:
+            from wsesweep import plotting
+        except ImportError as e:
+            print(f"sweep: no plots: {e} (Debian: apt-get install python3-matplotlib, then rerun with "
+                  f"--aggregate); the table above is written", file=sys.stderr)
+            return False
         for plot in spec.plots:
             stem = os.path.join(out_dir, "plots", plot.name)
             try:
@@ -109,6 +115,7 @@ def report(out_dir, plan, spec):
                 continue
             note = f" ({missing} point(s) without results left out)" if missing else ""
             print(f"sweep: plot {stem}.png and .svg{note}")
+    return True
 
 
 def emit_script(kind, out_dir, plan, spec):
