@@ -46,6 +46,9 @@ class GemmPhases : public wafer::CycleDriver {
     return gemm_.fullTime(roundPhaseCycles(end), roundInputEnd(), arch, meshRows);
   }
   std::uint64_t edgeStalls() const { return edgeStalls_ + injector_->stalls(); }
+  // Unloads every PE of the current mapping's grid, keeping `kept` (all
+  // PEs must be idle): between phases, rounds, and GEMMs of a sequence.
+  void unload(const std::vector<std::string>& kept);
 
  private:
   const firmware::GemmMapping& mapping() const { return gemm_.round(); }
@@ -61,9 +64,6 @@ class GemmPhases : public wafer::CycleDriver {
   // Programs phase `phase`'s routes and loads its programs.
   void loadPhase(std::uint32_t phase);
   void startPhase(std::uint32_t phase, std::uint64_t now);
-  // Unloads every PE of the current mapping's grid, keeping `kept`.
-  void unload(const std::vector<std::string>& kept);
-
   SimulatedGemm& gemm_;
   pe::PeArray& pes_;
   fabric::ColorRouteTable& routes_;

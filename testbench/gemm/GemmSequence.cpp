@@ -19,11 +19,7 @@ void GemmSequence::start(std::size_t index, std::uint64_t now) {
 
 void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (!last() && current_->finished(now, fabric)) {
-    pes_.checkQuiescent();
-    const firmware::GemmMapping& done = gemms_[index_]->round();
-    const fabric::MeshGeometry& mesh = routes_.mesh();
-    for (std::uint32_t y = 0; y < done.gridY(); ++y)
-      for (std::uint32_t x = 0; x < done.gridX(); ++x) pes_.unload(mesh.id(x, y), {});
+    current_->unload({});
     done_.push_back(LastRound{current_->roundPhaseCycles(now), current_->roundInputEnd()});
     start(index_ + 1, now);
   }
