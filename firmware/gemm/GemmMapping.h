@@ -50,6 +50,11 @@ class GemmMapping {
   virtual std::uint32_t phases() const { return 1; }
   virtual std::vector<std::string> keptBuffers() const { return {}; }
 
+  // The router of grid PE (c, r): the mesh's (c, r) unless the mapping lays its grid otherwise.
+  virtual fabric::RouterId pe(const fabric::MeshGeometry& mesh, std::uint32_t c, std::uint32_t r) const {
+    return mesh.id(c, r);
+  }
+
   virtual void programRoutes(fabric::ColorRouteTable& routes) const = 0;
   // Routes that change from phase to phase, programmed before the phase's
   // programs are loaded (the hardware would advance switch positions with

@@ -9,6 +9,7 @@
 #include "hw/pe/Numerics.h"
 #include "hw/pe/ProgramBuilder.h"
 #include "hw/pe/SramAllocator.h"
+#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::firmware {
 
@@ -61,15 +62,20 @@ std::string WeightGradGemm::describe() const {
 void WeightGradGemm::programRoutes(fabric::ColorRouteTable& routes) const {
   const std::uint32_t last = layout_.gridY - 1;
   for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
-    routeSouthChain(routes, c, 0, last, sumColors_);
-    routeColumnToSouthEdge(routes, c, last, sumColors_[last % 2]);
+    const bool east = chainsEast(c);
+    if (east)
+      routeChainUp(routes, layout_.column(c), 0, last, sumColors_);
+    else
+      routeChainDown(routes, layout_.column(c), 0, last, sumColors_);
+    const std::uint32_t end = east ? last : 0;
+    routeLineToEdge(routes, layout_.column(c), end, east, sumColors_[end % 2]);
   }
 }
 
 void WeightGradGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const {
   for (std::uint32_t r = 0; r < layout_.gridY; ++r) {
     LineTransfer broadcast;
-    broadcast.line = MeshLine{false, r};
+    broadcast.line = layout_.row(r);
     broadcast.from = layout_.target[pass];
     broadcast.hi = layout_.gridX - 1;
     broadcast.color = broadcastColor_;
@@ -92,7 +98,8 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   const Precision accPrecision = accType == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
   const Precision inPrecision = layout_.inputType() == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
 
-  ProgramBuilder b("weight_grad_pass" + std::to_string(pass) + (source ? "_source" : "") + (r == 0 ? "_top" : "") +
+  const bool first = chainStart(c, r);
+  ProgramBuilder b("weight_grad_pass" + std::to_string(pass) + (source ? "_source" : "") + (first ? "_first" : "") +
                    (r % 2 ? "_odd" : "_even") + "_k" + std::to_string(ks) + "_m" + std::to_string(ms));
   // X is k-major (as the forward pass reads it): X[m, ks] is a stride-ms vector.
   const BufferRef x = b.buffer("x", layout_.inputType(), ks * ms);
@@ -117,29 +124,30 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   b.setIndex(onDy, kStarted, 1);
   b.countIndex(onDy, kMIndex, ms, columnDone);
 
-  // The column's reduction, south to the edge: the top row starts it, the
-  // others add what arrives from the north; the last row's goes off the wafer.
+  // The column's reduction, along its mesh row to the edge: the chain's
+  // first row starts it, the others add what arrives from the one before;
+  // the last row's goes off the wafer.
   const Issue onThread = Issue::onThread(kReductionThread);
   b.setIndex(columnDone, kStarted, 0);
   b.fmov(columnDone, accPrecision, memory(send, ks), acc, onThread);
   const Descriptor out = fabricOut(sumColors_[r % 2], ks);
-  if (r == 0)
+  if (first)
     b.fmov(columnDone, accPrecision, out, memory(send, ks), onThread);
-  else
-    b.fadd(columnDone, accPrecision, out, fabricIn(sumColors_[(r - 1) % 2], ks), memory(send, ks), onThread);
+  else  // from the neighbour before it in the chain, either way on the other color
+    b.fadd(columnDone, accPrecision, out, fabricIn(sumColors_[(r + 1) % 2], ks), memory(send, ks), onThread);
   return b.build();
 }
 
 void WeightGradGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
   // PEs alike in role and buffers share one program.
-  std::map<std::tuple<bool, unsigned, std::uint32_t, std::uint32_t, std::uint64_t>, ProgramId> programs;
+  std::map<std::tuple<bool, bool, unsigned, std::uint32_t, std::uint32_t, std::uint64_t>, ProgramId> programs;
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
     for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
-      const auto key = std::make_tuple(c == layout_.target[pass], r == 0 ? 2u : r % 2, layout_.ks(c), layout_.ms(r),
+      const auto key = std::make_tuple(c == layout_.target[pass], chainStart(c, r), r % 2, layout_.ks(c), layout_.ms(r),
                                        layout_.outputColumns(c));
       auto it = programs.find(key);
       if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, pass))).first;
-      pes.load(mesh.id(c, r), it->second);
+      pes.load(layout_.pe(mesh, c, r), it->second);
     }
 }
 
@@ -150,7 +158,7 @@ void WeightGradGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mes
       std::vector<float> block;
       for (std::uint32_t k = layout_.kBegin[c]; k < layout_.kBegin[c + 1]; ++k)
         for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m) block.push_back(xt.at(k, m));
-      pes.write(mesh.id(c, r), "x", 0, block);
+      pes.write(layout_.pe(mesh, c, r), "x", 0, block);
     }
   // dY's n's of each pass at its target, n-major, in pass order.
   for (std::uint32_t p = 0; p < layout_.passes(); ++p)
@@ -158,17 +166,20 @@ void WeightGradGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mes
       std::vector<float> block;
       for (std::uint32_t n = layout_.nBegin[p]; n < layout_.nBegin[p + 1]; ++n)
         for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m) block.push_back(dy.at(m, n));
-      pes.write(mesh.id(layout_.target[p], r), "dy", layout_.ms(r) * dyColumnOffset(p), block);
+      pes.write(layout_.pe(mesh, layout_.target[p], r), "dy", layout_.ms(r) * dyColumnOffset(p), block);
     }
 }
 
 Matrix WeightGradGemm::readOutput(const PeArray&, const fabric::MeshGeometry& mesh,
                                   const wafer::EdgeCollector& egress) const {
-  // Column c's gradients leave its bottom router: for each pass in order,
-  // each n of the pass, its ks k's.
+  // Column c's gradients leave an end of its mesh row: for each pass in
+  // order, each n of the pass, its ks k's.
   Matrix dw(shape_.m, shape_.n);
   for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
-    const std::vector<std::uint32_t>& out = egress.payloads(mesh.id(c, mesh.height - 1), fabric::Port::South);
+    const MeshLine line = layout_.column(c);
+    const bool east = chainsEast(c);
+    const std::uint32_t end = east ? line.length(mesh) - 1 : 0;
+    const std::vector<std::uint32_t>& out = egress.payloads(mesh.id(line.x(end), line.y(end)), east ? line.up() : line.down());
     const std::uint32_t ks = layout_.ks(c);
     if (out.size() != std::size_t(ks) * shape_.n)
       throw PlanError("column " + std::to_string(c) + " sent " + std::to_string(out.size()) +
@@ -185,9 +196,14 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   const std::uint64_t lanes = arch.pe.lanes.of(Opcode::Fmac, shape_.precision);
   const std::uint32_t ksMax = layout_.ks(layout_.gridX - 1), msMax = layout_.ms(layout_.gridY - 1);
   b.compute = std::uint64_t(shape_.n) * msMax * ((ksMax + lanes - 1) / lanes);
-  const double perCycle = arch.io.bandwidthBytesPerS / arch.clockHz / elementBytes(layout_.accumulatorType());
-  b.bandwidth = std::max<std::uint64_t>(std::uint64_t(double(shape_.m) * shape_.n / perCycle),
-                                        std::uint64_t(ksMax) * shape_.n);
+  // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
+  const wafer::IoRingEdge ring = wafer::IoRingEdge::of(arch, elementBytes(layout_.accumulatorType()));
+  std::vector<double> feedWavelets(ring.feeds(), 0.0);
+  for (std::uint32_t c = 0; c < layout_.gridX; ++c)
+    feedWavelets[ring.feed(chainsEast(c) ? fabric::Port::East : fabric::Port::West, c)] += double(layout_.ks(c)) * shape_.n;
+  b.bandwidth = std::uint64_t(ksMax) * shape_.n;
+  for (unsigned f = 0; f < ring.feeds(); ++f)
+    b.bandwidth = std::max(b.bandwidth, std::uint64_t(feedWavelets[f] / ring.waveletsPerCycle(f)));
   // A row's dY leaves its source router once per element, and a column's
   // link to the edge carries ks sums per n.
   b.reduction = std::max<std::uint64_t>(std::uint64_t(msMax) * shape_.n, std::uint64_t(ksMax) * shape_.n);
@@ -198,7 +214,7 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   // onto the RAMP, and per row below a hop and the RAMP both ways; then the
   // hops to the edge and out.
   b.latency = 2 * ramp + across + ramp + (layout_.gridY - 1) * (2 * ramp + hop) +
-              (arch.mesh.height - layout_.gridY + 1) * hop;
+              (arch.mesh.width - layout_.gridY + 1) * hop;
   return b;
 }
 

@@ -15,9 +15,12 @@
 //   transposition (strided over X, so bank conflicts may cut lanes).
 // - After the row's last m of an n, the partial dW[ks, n] of the PE is
 //   reduced down the column (colors 1 and 2 by row parity) on a hardware
-//   thread, overlapping the next n's FMACs, and the last row sends the sum
-//   out of the wafer at the south edge: K x N gradients leave, one column
-//   of k's per PE column.
+//   thread, overlapping the next n's FMACs, and the chain's last PE sends
+//   the sum off the wafer at the end of the column's mesh row, into the I/O
+//   ring: even columns chain from row 0 up and leave East, odd ones from
+//   the last row down and leave West, so both edges' channels carry
+//   gradients. K x N gradients leave, one column of k's per PE column.
+//   (Grid terms as in WeightStreamPlan.h: a grid column is a mesh row.)
 //
 // The passes are the forward's: one per target column; the broadcast's
 // routes change with the pass (GemmMapping::programPhaseRoutes).
@@ -41,6 +44,9 @@ class WeightGradGemm : public GemmMapping {
   std::uint32_t phases() const override { return layout_.passes(); }
   std::vector<std::string> keptBuffers() const override { return {"x", "dy"}; }
 
+  fabric::RouterId pe(const fabric::MeshGeometry& mesh, std::uint32_t c, std::uint32_t r) const override {
+    return WeightStreamPlan::pe(mesh, c, r);
+  }
   void programRoutes(fabric::ColorRouteTable& routes) const override;
   void programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const override;
   void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
@@ -50,8 +56,8 @@ class WeightGradGemm : public GemmMapping {
   Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeCollector& egress) const override;
   // compute: the busiest PE's FMACs at full lanes; bandwidth: K x N
-  // gradients through the outbound I/O (or a column's through its edge
-  // port); reduction: the busiest link (a column's sums, or a row's dY
+  // gradients through the busiest ring feed (or a column's through its
+  // edge port); reduction: the busiest link (a column's sums, or a row's dY
   // broadcast); latency: a dY to the farthest column, then down the column.
   GemmBounds bounds(const config::ArchConfig& arch) const override;
   std::uint32_t phaseOutputs(std::uint32_t pass) const override { return layout_.ns(pass); }
@@ -62,6 +68,9 @@ class WeightGradGemm : public GemmMapping {
  private:
   // A layout already checked against the architecture (or cut from one).
   WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout) : shape_(shape), layout_(std::move(layout)) {}
+  // Whether column c's reduction runs towards higher rows and leaves East.
+  static bool chainsEast(std::uint32_t c) { return c % 2 == 0; }
+  bool chainStart(std::uint32_t c, std::uint32_t r) const { return r == (chainsEast(c) ? 0 : layout_.gridY - 1); }
   // Where pass `pass`'s n's start in the "dy" buffer of its target column, in n's.
   std::uint32_t dyColumnOffset(std::uint32_t pass) const;
 

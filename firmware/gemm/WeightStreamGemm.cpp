@@ -3,6 +3,7 @@
 #include "firmware/routes/ChainRoutes.h"
 #include "hw/pe/Numerics.h"
 #include "hw/pe/ProgramBuilder.h"
+#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::firmware {
 
@@ -19,10 +20,11 @@ constexpr unsigned kReductionThread = 0;
 }  // namespace
 
 void WeightStreamGemm::programRoutes(fabric::ColorRouteTable& routes) const {
-  for (std::uint32_t c = 0; c < plan_.gridX; ++c) routeColumnFromNorthEdge(routes, c, plan_.gridY - 1, plan_.weightColor);
+  for (std::uint32_t c = 0; c < plan_.gridX; ++c)
+    routeLineFromEdge(routes, plan_.column(c), plan_.weightsFromEast(c), plan_.gridY - 1, plan_.weightColor);
   for (std::uint32_t r = 0; r < plan_.gridY; ++r) {
-    routeEastChain(routes, r, 0, plan_.gridX - 1, plan_.eastColors);
-    routeWestChain(routes, r, 0, plan_.gridX - 1, plan_.westColors);
+    routeChainUp(routes, plan_.row(r), 0, plan_.gridX - 1, plan_.eastColors);
+    routeChainDown(routes, plan_.row(r), 0, plan_.gridX - 1, plan_.westColors);
   }
 }
 
@@ -122,7 +124,7 @@ void WeightStreamGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std:
       const auto key = std::make_tuple(roleOf(c, pass), plan_.ks(c), plan_.ms(r));
       auto it = programs.find(key);
       if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, pass))).first;
-      pes.load(mesh.id(c, r), it->second);
+      pes.load(plan_.pe(mesh, c, r), it->second);
     }
 }
 
@@ -135,7 +137,7 @@ void WeightStreamGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& m
       block.reserve(std::size_t(plan_.ks(c)) * plan_.ms(r));
       for (std::uint32_t k = plan_.kBegin[c]; k < plan_.kBegin[c + 1]; ++k)
         for (std::uint32_t m = plan_.mBegin[r]; m < plan_.mBegin[r + 1]; ++m) block.push_back(x.at(m, k));
-      pes.write(mesh.id(c, r), "x", 0, block);
+      pes.write(plan_.pe(mesh, c, r), "x", 0, block);
     }
 }
 
@@ -146,8 +148,10 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
   const std::uint32_t n0 = plan_.nBegin[pass];
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
     wafer::EdgeStream s;
-    s.router = mesh.id(c, 0);
-    s.side = fabric::Port::North;
+    const MeshLine line = plan_.column(c);
+    const std::uint32_t end = plan_.weightsFromEast(c) ? line.length(mesh) - 1 : 0;
+    s.router = mesh.id(line.x(end), line.y(end));
+    s.side = plan_.weightsFromEast(c) ? line.up() : line.down();
     s.color = plan_.weightColor;
     const std::uint32_t ks = plan_.ks(c), k0 = plan_.kBegin[c];
     s.count = std::uint64_t(ks) * plan_.ns(pass);
@@ -166,7 +170,7 @@ Matrix WeightStreamGemm::readOutput(const PeArray& pes, const fabric::MeshGeomet
   for (std::uint32_t p = 0; p < plan_.passes(); ++p)
     for (std::uint32_t r = 0; r < plan_.gridY; ++r) {
       const std::uint32_t ms = plan_.ms(r), ns = plan_.ns(p);
-      const std::vector<float> rows = pes.read(mesh.id(plan_.target[p], r), "y" + std::to_string(p), 0, ms * ns);
+      const std::vector<float> rows = pes.read(plan_.pe(mesh, plan_.target[p], r), "y" + std::to_string(p), 0, ms * ns);
       for (std::uint32_t n = 0; n < ns; ++n)
         for (std::uint32_t m = 0; m < ms; ++m) y.at(plan_.mBegin[r] + m, plan_.nBegin[p] + n) = rows[std::size_t(n) * ms + m];
     }
@@ -180,11 +184,17 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   for (std::uint32_t c = 0; c < plan_.gridX; ++c)
     for (std::uint32_t r = 0; r < plan_.gridY; ++r)
       b.compute = std::max<std::uint64_t>(b.compute, std::uint64_t(plan_.ks(c)) * s.n * ((plan_.ms(r) + lanes - 1) / lanes));
-  const double wavelets = double(s.k) * s.n;
-  const double perCycle = arch.io.bandwidthBytesPerS / arch.clockHz / elementBytes(plan_.inputType());
-  std::uint64_t widest = 0;
-  for (std::uint32_t c = 0; c < plan_.gridX; ++c) widest = std::max<std::uint64_t>(widest, std::uint64_t(plan_.ks(c)) * s.n);
-  b.bandwidth = std::max<std::uint64_t>(std::uint64_t(wavelets / perCycle), widest);
+  // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
+  const wafer::IoRingEdge ring = wafer::IoRingEdge::of(arch, elementBytes(plan_.inputType()));
+  std::vector<double> feedWavelets(ring.feeds(), 0.0);
+  for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
+    const std::uint64_t wavelets = std::uint64_t(plan_.ks(c)) * s.n;
+    const unsigned f = ring.feed(plan_.weightsFromEast(c) ? fabric::Port::East : fabric::Port::West, c);
+    feedWavelets[f] += double(wavelets);
+    b.bandwidth = std::max(b.bandwidth, wavelets);
+  }
+  for (unsigned f = 0; f < ring.feeds(); ++f)
+    b.bandwidth = std::max(b.bandwidth, std::uint64_t(feedWavelets[f] / ring.waveletsPerCycle(f)));
   // Each pass's partial sums reach its target over one link per side, at
   // one wavelet per cycle: at least half of them cross the busier link.
   for (std::uint32_t p = 0; p < plan_.passes() && plan_.gridX > 1; ++p) {
@@ -194,7 +204,9 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   }
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   const std::uint32_t t = plan_.target.back();  // the last pass's sums travel from the farther end
-  b.latency = plan_.gridY * hop + ramp + std::max(t, plan_.gridX - 1 - t) * (2 * ramp + hop);
+  // A column fed from the East crosses the whole mesh row to the grid's row 0.
+  const std::uint32_t reach = plan_.gridX > 1 ? arch.mesh.width : plan_.gridY;
+  b.latency = reach * hop + ramp + std::max(t, plan_.gridX - 1 - t) * (2 * ramp + hop);
   return b;
 }
 

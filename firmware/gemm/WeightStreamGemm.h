@@ -1,9 +1,10 @@
 #pragma once
 // The weight-streaming GEMM mapping (see WeightStreamPlan.h for the
 // dataflow): color routes, one program per PE role and pass, the
-// activations' placement, the weight streams entering at the north edge,
-// and reading the output back. In a pass with target column t, PE (c, r)
-// runs:
+// activations' placement, the weight streams entering through the I/O ring
+// at the West and East edges, and reading the output back. Grid terms
+// throughout: column c is a mesh row, "east" is towards higher c
+// (WeightStreamPlan.h). In a pass with target column t, PE (c, r) runs:
 //
 //   task 'column_done' (activated after the last k of an n):
 //     copy the accumulator to the send buffer (on thread 0, so it waits for
@@ -31,9 +32,9 @@
 namespace wsesim::firmware {
 
 // Bounds: compute (the busiest PE's FMACs at full lanes); bandwidth (K x N
-// weights through the I/O, or a column's at one per cycle); reduction (a
-// row link's N x ms partial sums); latency (the last weight down a column,
-// then its sums along the row).
+// weights through the busiest I/O ring feed, or a column's at one per
+// cycle); reduction (a row link's N x ms partial sums); latency (the last
+// weight along a column, then its sums along the row).
 class WeightStreamGemm : public GemmMapping {
  public:
   explicit WeightStreamGemm(WeightStreamPlan plan) : plan_(std::move(plan)) {}
@@ -48,14 +49,17 @@ class WeightStreamGemm : public GemmMapping {
   std::vector<std::string> keptBuffers() const override;
   std::string describe() const override { return plan_.describe(); }
 
+  fabric::RouterId pe(const fabric::MeshGeometry& mesh, std::uint32_t c, std::uint32_t r) const override {
+    return WeightStreamPlan::pe(mesh, c, r);
+  }
   void programRoutes(fabric::ColorRouteTable& routes) const override;
   // Adds one program per distinct PE role and shape, and loads the grid's PEs.
   void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
   // Places A (the activations X); B streams in.
   void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
-  // One stream per column, entering router (c, 0) from the north: the
-  // column's k's for the pass's first n, then for its next n, ...; payloads
+  // One stream per column, entering its mesh row from the West or East
+  // edge: the column's k's for the pass's first n, then for its next n, ...; payloads
   // from `b` (K x N), or zero when `b` is null (timing mode).
   std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                          std::uint32_t pass) const override;

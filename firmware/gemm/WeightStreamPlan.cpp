@@ -64,11 +64,14 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   WeightStreamPlan p;
   p.shape = shape;
   // More columns than k's or rows than m's would leave PEs without work.
-  p.gridX = gridX ? gridX : std::min(arch.mesh.width, shape.k);
-  p.gridY = gridY ? gridY : std::min(arch.mesh.height, shape.m);
-  if (p.gridX > arch.mesh.width || p.gridY > arch.mesh.height)
+  // The grid lies transposed: its columns are mesh rows.
+  p.gridX = gridX ? gridX : std::min(arch.mesh.height, shape.k);
+  p.gridY = gridY ? gridY : std::min(arch.mesh.width, shape.m);
+  if (p.gridX > arch.mesh.height || p.gridY > arch.mesh.width)
     throw PlanError("grid " + std::to_string(p.gridX) + "x" + std::to_string(p.gridY) + " does not fit the " +
-                    std::to_string(arch.mesh.width) + "x" + std::to_string(arch.mesh.height) + " mesh");
+                    std::to_string(arch.mesh.width) + "x" + std::to_string(arch.mesh.height) +
+                    " mesh: the grid's columns lie along mesh rows (at most " + std::to_string(arch.mesh.height) +
+                    "), its rows along mesh columns (at most " + std::to_string(arch.mesh.width) + ")");
   if (p.gridX > shape.k || p.gridY > shape.m)
     throw PlanError("grid " + std::to_string(p.gridX) + "x" + std::to_string(p.gridY) + " is wider than k=" +
                     std::to_string(shape.k) + " or taller than m=" + std::to_string(shape.m) +

@@ -3,7 +3,7 @@
 // gridX x gridY block of PEs (the published WSE mapping): K is split along
 // x and M along y in contiguous, balanced blocks; PE (c, r) holds the block
 // X[rows of r, ks of c] in SRAM; the weights W[k][n] of column c's ks enter
-// at the top of column c, n by n, and are multicast down it; each arriving
+// at the end of column c, n by n, and are multicast along it; each arriving
 // weight triggers an FMAC of the PE's activation column into an accumulator
 // and is not stored; after column c's last k of an n, each row reduces its
 // partial sums towards a target column, which stores Y[rows of r, n].
@@ -16,18 +16,34 @@
 //
 // The plan fixes the grid, the splits, the buffers and the colors, and
 // checks them against the architecture, explaining what does not fit.
+//
+// The grid lies on the mesh transposed: grid column c is mesh row c and
+// grid row r is mesh column r. The wafer's I/O ring has its channels on the
+// West and East edges (WSE-FACTS "Wafer I/O"), so a grid column's weights
+// enter at the end of its mesh row, from the channel of that row's band,
+// and are multicast along the row: even grid columns from the West, odd
+// ones from the East, so that both edges' channels carry weights.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "firmware/gemm/GemmShape.h"
+#include "firmware/routes/LineRoutes.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/pe/OpKind.h"
 
 namespace wsesim::firmware {
 
 struct WeightStreamPlan {
+  // The router of grid PE (c, r).
+  static fabric::RouterId pe(const fabric::MeshGeometry& mesh, std::uint32_t c, std::uint32_t r) { return mesh.id(r, c); }
+  // Grid column c's mesh line (positions: grid rows) and grid row r's (positions: grid columns).
+  static MeshLine column(std::uint32_t c) { return MeshLine{false, c}; }
+  static MeshLine row(std::uint32_t r) { return MeshLine{true, r}; }
+  static bool weightsFromEast(std::uint32_t c) { return c % 2 == 1; }
+
+
   GemmShape shape;
   std::uint32_t gridX = 0, gridY = 0;
   std::vector<std::uint32_t> kBegin;  // gridX + 1 boundaries: column c holds k in [kBegin[c], kBegin[c+1])

@@ -1,35 +1,37 @@
 #pragma once
-// Route patterns the mappings share, programmed into a ColorRouteTable.
+// Route patterns the mappings share, programmed into a ColorRouteTable,
+// along one row or column of the mesh (a MeshLine).
 
 #include <cstdint>
 
+#include "firmware/routes/LineRoutes.h"
 #include "hw/fabric/ColorRouteTable.h"
 
 namespace wsesim::firmware {
 
-// Partial sums flowing east along row `y` from column x0 to x1: the PE at x
-// sends on color `colors[x % 2]` to its east neighbour's PE. Neighbours
-// alternate two colors, because one color's route at a router cannot both
-// deliver to its PE and forward from it.
-void routeEastChain(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
+// Partial sums flowing up `line` (towards higher positions: East or South)
+// from position p0 to p1: the PE at p sends on color `colors[p % 2]` to the
+// next PE. Neighbours alternate two colors, because one color's route at a
+// router cannot both deliver to its PE and forward from it.
+void routeChainUp(fabric::ColorRouteTable& routes, const MeshLine& line, std::uint32_t p0, std::uint32_t p1,
+                  const unsigned (&colors)[2]);
+
+// The mirror image: partial sums flowing down `line` from p1 to p0, the PE
+// at p sending on `colors[p % 2]` to the previous PE.
+void routeChainDown(fabric::ColorRouteTable& routes, const MeshLine& line, std::uint32_t p0, std::uint32_t p1,
                     const unsigned (&colors)[2]);
 
-// The mirror image: partial sums flowing west along row `y` from x1 to x0,
-// the PE at x sending on `colors[x % 2]` to its west neighbour's PE.
-void routeWestChain(fabric::ColorRouteTable& routes, std::uint32_t y, std::uint32_t x0, std::uint32_t x1,
-                    const unsigned (&colors)[2]);
+// What the PE at position `from` of `line` sends on `color` goes through
+// every router beyond it and leaves the wafer at the line's high end (East
+// for a row, South for a column) or its low end (West or North).
+void routeLineToEdge(fabric::ColorRouteTable& routes, const MeshLine& line, std::uint32_t from, bool atHighEnd,
+                     unsigned color);
 
-// Partial sums flowing south down column `x` from row y0 to y1, the PE at y
-// sending on `colors[y % 2]` to its south neighbour's PE.
-void routeSouthChain(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y0, std::uint32_t y1,
-                     const unsigned (&colors)[2]);
-
-// What the PE at (x, y) sends on `color` goes south through every router
-// below it and leaves the wafer at the mesh's south edge.
-void routeColumnToSouthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y, unsigned color);
-
-// A stream entering column x at its north edge (router (x, 0)) and
-// multicast to the PE of every row from 0 to y1.
-void routeColumnFromNorthEdge(fabric::ColorRouteTable& routes, std::uint32_t x, std::uint32_t y1, unsigned color);
+// A stream entering `line` from outside the mesh, at its low end (position
+// 0, from the West or North) or at its high end (the mesh's last position,
+// from the East or South), and multicast to the PE at every position from 0
+// to `last`; routers beyond `last` pass it on.
+void routeLineFromEdge(fabric::ColorRouteTable& routes, const MeshLine& line, bool atHighEnd, std::uint32_t last,
+                       unsigned color);
 
 }  // namespace wsesim::firmware

@@ -22,6 +22,8 @@ struct MeshLine {
   // The port towards higher positions (East or South) and towards lower ones (West or North).
   fabric::Port up() const { return vertical ? fabric::Port::South : fabric::Port::East; }
   fabric::Port down() const { return vertical ? fabric::Port::North : fabric::Port::West; }
+  // Positions on the line: the mesh's width or height.
+  std::uint32_t length(const fabric::MeshGeometry& mesh) const { return vertical ? mesh.height : mesh.width; }
 };
 
 // Wavelets of `color` sent by the PE at position `from` of `line` and

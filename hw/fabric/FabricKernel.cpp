@@ -247,7 +247,7 @@ std::uint32_t FabricKernel::edgeNoSpace(RouterId r, unsigned output, std::uint64
   if (!edgeSink_)
     throw FabricError("router " + params_.mesh.name(r) + " forwards wavelets off the mesh through its edge port " +
                       portName(Port(output)) + ", but nothing takes wavelets leaving the wafer");
-  return edgeSink_->accepts(now) ? 0u : ~0u;
+  return edgeSink_->accepts(now, r, Port(output)) ? 0u : ~0u;
 }
 
 void FabricKernel::checkWatchdog(std::uint64_t now) const {

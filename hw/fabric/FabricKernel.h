@@ -49,9 +49,10 @@ class WaveletSink {
 class EdgeSink {
  public:
   virtual ~EdgeSink() = default;
-  // Whether a wavelet may leave in cycle `now`; while not, routers hold
-  // such wavelets back (backpressure from the I/O bandwidth).
-  virtual bool accepts(std::uint64_t now) = 0;
+  // Whether a wavelet may leave router `from` through its edge port `side`
+  // in cycle `now`; while not, the router holds it back (backpressure from
+  // the I/O bandwidth).
+  virtual bool accepts(std::uint64_t now, RouterId from, Port side) = 0;
   // Wavelet `w` left router `from` through its edge port `side`, arriving outside at `arrivalCycle`.
   virtual void leave(RouterId from, Port side, const Wavelet& w, std::uint64_t arrivalCycle) = 0;
 };

@@ -1,6 +1,7 @@
 #include "hw/system/IoRing.h"
 
 #include "hw/system/StreamTiming.h"
+#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::system {
 namespace {
@@ -39,13 +40,13 @@ IoRing::IoRing(sc_core::sc_module_name name, const config::ArchConfig& arch)
       channel_in("channel_in", 2 * arch.io.channelsPerEdge),
       egress_in("egress_in", 2 * arch.io.channelsPerEdge),
       channel_out("channel_out", 2 * arch.io.channelsPerEdge) {
-  const unsigned perEdge = arch.io.channelsPerEdge;
   const double channelBandwidth = arch.io.bandwidthBytesPerS / channels();
+  // The wafer side's bands of rows, in bytes: only the geometry is used here.
+  const wafer::IoRingEdge edge = wafer::IoRingEdge::of(arch, 1);
   for (unsigned k = 0; k < channels(); ++k) {
-    const unsigned band = k % perEdge;
-    // The middle of band k of perEdge equal bands of rows (several channels share a row on a short mesh).
-    const std::uint32_t row = std::uint32_t((2 * std::uint64_t(band) + 1) * arch.mesh.height / (2 * perEdge));
-    channels_.push_back(IoChannel{k < perEdge ? fabric::Port::West : fabric::Port::East, row});
+    // The middle of the channel's band (several channels share a row on a short mesh).
+    const std::uint32_t row = edge.rowBegin(k) + (edge.rowEnd(k) - edge.rowBegin(k)) / 2;
+    channels_.push_back(IoChannel{edge.edge(k), row});
     in_.emplace_back(channelBandwidth, sc_core::SC_ZERO_TIME);
     out_.emplace_back(channelBandwidth, sc_core::SC_ZERO_TIME);
     channel_in[k].register_b_transport(this, &IoRing::receive, int(k));

@@ -3,16 +3,18 @@
 // arch.io.channels_per_edge channels on the West edge and as many on the
 // East, each carrying its share of the system's I/O bandwidth
 // (arch.io.bandwidth_bytes_per_s / all channels) in each direction. Channel
-// k of an edge sits at the middle of the k-th band of rows.
+// k of an edge sits at the middle of the k-th band of rows
+// (wafer::IoRingEdge, which also feeds the band's edge routers in the
+// cycle-level wafer model).
 //
 // Ingress: channel k's target socket `channel_in[k]` receives payloads for
 // the wafer; egress: the wafer writes payloads to `egress_in[k]` and the
 // channel writes them on through its initiator `channel_out[k]`. Both
 // directions forward cut-through when a payload carries StreamTiming and
 // record, per payload, when its bytes crossed. Which edge routers the
-// bytes enter as wavelets is the wafer model's business (today its edge
-// injector spreads a GEMM's weights over the edge at the same bandwidth;
-// docs/system-model.md).
+// bytes enter as wavelets is the wafer model's business: its edge injector
+// and collector draw on the same channels, band by band, at the same
+// bandwidth (docs/system-model.md).
 
 #include <systemc>
 #include <tlm>

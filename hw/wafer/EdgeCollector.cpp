@@ -4,14 +4,24 @@
 
 namespace wsesim::wafer {
 
-bool EdgeCollector::accepts(std::uint64_t now) {
-  bandwidth_.advance(now);
-  return bandwidth_.available();
+EdgeCollector::EdgeCollector(const IoRingEdge& ring, const fabric::MeshGeometry& mesh, bool keepPayloads)
+    : ring_(ring), mesh_(mesh), keepPayloads_(keepPayloads) {
+  for (unsigned f = 0; f < ring.feeds(); ++f) feeds_.emplace_back(ring.waveletsPerCycle(f));
+}
+
+IoBandwidth& EdgeCollector::bandwidth(fabric::RouterId from, fabric::Port side) {
+  return feeds_[ring_.feed(side, mesh_.yOf(from))];
+}
+
+bool EdgeCollector::accepts(std::uint64_t now, fabric::RouterId from, fabric::Port side) {
+  IoBandwidth& b = bandwidth(from, side);
+  b.advance(now);
+  return b.available();
 }
 
 void EdgeCollector::leave(fabric::RouterId from, fabric::Port side, const fabric::Wavelet& w,
                           std::uint64_t arrivalCycle) {
-  bandwidth_.consume();
+  bandwidth(from, side).consume();
   ++received_;
   lastArrival_ = std::max(lastArrival_, arrivalCycle);
   if (keepPayloads_) payloads_[{from, side}].push_back(w.payload);

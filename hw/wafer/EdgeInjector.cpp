@@ -1,28 +1,48 @@
 #include "hw/wafer/EdgeInjector.h"
 
 #include <algorithm>
+#include <map>
+
+#include "hw/fabric/FabricError.h"
 
 namespace wsesim::wafer {
 
-EdgeInjector::EdgeInjector(std::vector<EdgeStream> streams, double waveletsPerCycle)
-    : streams_(std::move(streams)), next_(streams_.size(), 0), bandwidth_(waveletsPerCycle) {
+EdgeInjector::EdgeInjector(std::vector<EdgeStream> streams, const IoRingEdge& ring, const fabric::MeshGeometry& mesh)
+    : streams_(std::move(streams)), next_(streams_.size(), 0) {
+  std::map<unsigned, std::size_t> feedIndex;  // ring feed -> feeds_
   for (std::size_t s = 0; s < streams_.size(); ++s) {
-    if (streams_[s].count > 0) open_.push_back(s);
-    total_ += streams_[s].count;
+    const EdgeStream& stream = streams_[s];
+    if (stream.router >= mesh.routers() || mesh.neighbour(stream.router, stream.side) != fabric::kNoRouter)
+      throw fabric::FabricError("a stream enters router " + mesh.name(stream.router) + " from its " +
+                                fabric::portName(stream.side) + " side, which is not an edge of the mesh");
+    total_ += stream.count;
+    if (stream.count == 0) continue;
+    const unsigned f = ring.feed(stream.side, mesh.yOf(stream.router));
+    auto it = feedIndex.find(f);
+    if (it == feedIndex.end()) {
+      it = feedIndex.emplace(f, feeds_.size()).first;
+      feeds_.push_back(Feed{IoBandwidth(ring.waveletsPerCycle(f)), {}});
+    }
+    feeds_[it->second].open.push_back(s);
   }
+  openFeeds_ = feeds_.size();
 }
 
 void EdgeInjector::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
-  if (open_.empty()) return;
-  bandwidth_.advance(now);
+  if (openFeeds_ == 0) return;
+  for (Feed& feed : feeds_)
+    if (!feed.open.empty()) serve(feed, now, fabric);
+}
+
+void EdgeInjector::serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fabric) {
+  feed.bandwidth.advance(now);
   // Round-robin: start with the first open stream after the last one served.
-  const std::size_t n = open_.size();
+  const std::size_t n = feed.open.size();
   const std::size_t first =
-      std::size_t(std::upper_bound(open_.begin(), open_.end(), lastServed_) - open_.begin()) % n;
+      std::size_t(std::upper_bound(feed.open.begin(), feed.open.end(), feed.lastServed) - feed.open.begin()) % n;
   bool closed = false;
-  for (std::size_t i = 0; i < n && bandwidth_.available(); ++i) {
-    const std::size_t slot = (first + i) % n;
-    const std::size_t s = open_[slot];
+  for (std::size_t i = 0; i < n && feed.bandwidth.available(); ++i) {
+    const std::size_t s = feed.open[(first + i) % n];
     EdgeStream& stream = streams_[s];
     fabric::Wavelet w;
     w.color = std::uint8_t(stream.color);
@@ -32,20 +52,25 @@ void EdgeInjector::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
       ++stalls_;
       continue;
     }
-    bandwidth_.consume();
+    feed.bandwidth.consume();
     ++sent_;
-    lastServed_ = s;
+    feed.lastServed = s;
     if (++next_[s] == stream.count) closed = true;
   }
-  if (closed)
-    open_.erase(std::remove_if(open_.begin(), open_.end(), [&](std::size_t s) { return next_[s] == streams_[s].count; }),
-                open_.end());
+  if (!closed) return;
+  feed.open.erase(std::remove_if(feed.open.begin(), feed.open.end(),
+                                 [&](std::size_t s) { return next_[s] == streams_[s].count; }),
+                  feed.open.end());
+  if (feed.open.empty()) --openFeeds_;
 }
 
 std::uint64_t EdgeInjector::nextActivity(std::uint64_t now) const {
-  return open_.empty() ? kNever : bandwidth_.nextAvailable(now);
+  std::uint64_t next = kNever;
+  for (const Feed& feed : feeds_)
+    if (!feed.open.empty()) next = std::min(next, feed.bandwidth.nextAvailable(now));
+  return next;
 }
 
-bool EdgeInjector::finished(std::uint64_t, const fabric::FabricKernel&) const { return open_.empty(); }
+bool EdgeInjector::finished(std::uint64_t, const fabric::FabricKernel&) const { return openFeeds_ == 0; }
 
 }  // namespace wsesim::wafer

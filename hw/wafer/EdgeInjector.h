@@ -1,11 +1,10 @@
 #pragma once
-// Streams of wavelets entering the mesh at its edge, sharing the wafer's
-// I/O bandwidth: the stand-in for the I/O ring until the system model
-// exists. Each stream enters one edge router on one unconnected port, at
-// most one wavelet per cycle (the link rate), in order; together they move
-// at most `wavelets per cycle` (a real number: the configured bandwidth over
-// the clock and the element size), shared round-robin. A stream held back by
-// a full queue retries next cycle.
+// Streams of wavelets entering the mesh at its West and East edges through
+// the wafer's side of the I/O ring (IoRingEdge). Each stream enters one
+// edge router on its edge port, at most one wavelet per cycle (the link
+// rate), in order; the streams of one feed (the rows of a channel's band)
+// share its bandwidth round-robin. A stream held back by a full queue
+// retries next cycle: backpressure from the fabric to the ring.
 
 #include <cstdint>
 #include <cstddef>
@@ -15,12 +14,13 @@
 #include "hw/fabric/FabricKernel.h"
 #include "hw/wafer/CycleDriver.h"
 #include "hw/wafer/IoBandwidth.h"
+#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::wafer {
 
 struct EdgeStream {
   fabric::RouterId router = 0;
-  fabric::Port side = fabric::Port::North;
+  fabric::Port side = fabric::Port::West;
   unsigned color = 0;
   std::uint64_t count = 0;                         // wavelets in the stream
   std::function<std::uint32_t(std::uint64_t)> payload;  // of wavelet i (unset: 0)
@@ -28,8 +28,9 @@ struct EdgeStream {
 
 class EdgeInjector : public CycleDriver {
  public:
-  // `waveletsPerCycle` must be positive.
-  EdgeInjector(std::vector<EdgeStream> streams, double waveletsPerCycle);
+  // Throws FabricError for a stream that does not enter from the West or
+  // East edge of `mesh`.
+  EdgeInjector(std::vector<EdgeStream> streams, const IoRingEdge& ring, const fabric::MeshGeometry& mesh);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -40,13 +41,22 @@ class EdgeInjector : public CycleDriver {
   std::uint64_t total() const { return total_; }
   // Cycles in which a stream had bandwidth for a wavelet but its edge queue was full.
   std::uint64_t stalls() const { return stalls_; }
+  // Feeds the streams use.
+  std::size_t feedsUsed() const { return feeds_.size(); }
 
  private:
+  // One feed's bandwidth and the streams drawing on it.
+  struct Feed {
+    IoBandwidth bandwidth;
+    std::vector<std::size_t> open;       // streams with wavelets left, in stream order
+    std::size_t lastServed = SIZE_MAX;   // the stream that sent last (round-robin)
+  };
+  void serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fabric);
+
   std::vector<EdgeStream> streams_;
   std::vector<std::uint64_t> next_;  // per stream: index of its next wavelet
-  std::vector<std::size_t> open_;    // streams with wavelets left, in stream order
-  IoBandwidth bandwidth_;
-  std::size_t lastServed_ = SIZE_MAX;  // the stream that sent last (round-robin)
+  std::vector<Feed> feeds_;          // those with streams
+  std::size_t openFeeds_ = 0;
   std::uint64_t sent_ = 0, stalls_ = 0, total_ = 0;
 };
 

@@ -3,8 +3,8 @@
 namespace wsesim::gemm {
 
 GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-                       const firmware::Matrix* b, double waveletsPerCycle, std::uint64_t start)
-    : gemm_(gemm), pes_(pes), routes_(routes), mesh_(routes.mesh()), b_(b), waveletsPerCycle_(waveletsPerCycle) {
+                       const firmware::Matrix* b, const wafer::IoRingEdge& ring, std::uint64_t start)
+    : gemm_(gemm), pes_(pes), routes_(routes), mesh_(routes.mesh()), b_(b), ring_(ring) {
   startRound(start);
 }
 
@@ -25,14 +25,14 @@ void GemmPhases::loadPhase(std::uint32_t phase) {
 void GemmPhases::startPhase(std::uint32_t phase, std::uint64_t now) {
   if (injector_) edgeStalls_ += injector_->stalls();
   phase_ = phase;
-  injector_ = std::make_unique<wafer::EdgeInjector>(mapping().streams(mesh_, b_, phase), waveletsPerCycle_);
+  injector_ = std::make_unique<wafer::EdgeInjector>(mapping().streams(mesh_, b_, phase), ring_, mesh_);
   phaseStarts_.push_back(now);
 }
 
 void GemmPhases::unload(const std::vector<std::string>& kept) {
   pes_.checkQuiescent();
   for (std::uint32_t y = 0; y < mapping().gridY(); ++y)
-    for (std::uint32_t x = 0; x < mapping().gridX(); ++x) pes_.unload(mesh_.id(x, y), kept);
+    for (std::uint32_t x = 0; x < mapping().gridX(); ++x) pes_.unload(mapping().pe(mesh_, x, y), kept);
 }
 
 std::vector<std::uint64_t> GemmPhases::roundPhaseCycles(std::uint64_t end) const {

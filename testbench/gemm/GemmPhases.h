@@ -1,6 +1,6 @@
 #pragma once
 // Runs a GEMM's phases one after the other on the wafer. Each phase's
-// weights enter through an edge injector at the I/O bandwidth; once they
+// weights enter through the I/O ring's channels (an edge injector); once they
 // are all in, every PE is idle and the fabric is empty, the PEs' programs
 // are unloaded (keeping the mapping's resident buffers) and the next
 // phase's programs and streams take over. A GEMM sampled in rounds
@@ -26,7 +26,7 @@ class GemmPhases : public wafer::CycleDriver {
   // `b` gives the streamed payloads (null in timing mode); `gemm`, `b` and
   // `routes` (the fabric's, reprogrammed per phase) must outlive the run.
   GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes, const firmware::Matrix* b,
-             double waveletsPerCycle, std::uint64_t start = 0);
+             const wafer::IoRingEdge& ring, std::uint64_t start = 0);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -42,8 +42,8 @@ class GemmPhases : public wafer::CycleDriver {
   // mesh, from the round's start (0 when it streams nothing or has not yet).
   std::uint64_t roundInputEnd() const { return inputEnd_ ? *inputEnd_ - phaseStarts_[roundStart_] : 0; }
   // The whole GEMM's time once the run is done, its last cycle `end`.
-  GemmTime fullTime(std::uint64_t end, const config::ArchConfig& arch, std::uint32_t meshRows) const {
-    return gemm_.fullTime(roundPhaseCycles(end), roundInputEnd(), arch, meshRows);
+  GemmTime fullTime(std::uint64_t end, const config::ArchConfig& arch, std::uint32_t meshColumns) const {
+    return gemm_.fullTime(roundPhaseCycles(end), roundInputEnd(), arch, meshColumns);
   }
   std::uint64_t edgeStalls() const { return edgeStalls_ + injector_->stalls(); }
   // Unloads every PE of the current mapping's grid, keeping `kept` (all
@@ -69,7 +69,7 @@ class GemmPhases : public wafer::CycleDriver {
   fabric::ColorRouteTable& routes_;
   fabric::MeshGeometry mesh_;
   const firmware::Matrix* b_;
-  double waveletsPerCycle_;
+  wafer::IoRingEdge ring_;
   std::uint32_t phase_ = 0;  // of the current round
   std::unique_ptr<wafer::EdgeInjector> injector_;
   std::vector<std::uint64_t> phaseStarts_;

@@ -5,15 +5,15 @@
 namespace wsesim::gemm {
 
 GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-                           double waveletsPerCycle)
-    : gemms_(std::move(gemms)), pes_(pes), routes_(routes), waveletsPerCycle_(waveletsPerCycle) {
+                           const wafer::IoRingEdge& ring)
+    : gemms_(std::move(gemms)), pes_(pes), routes_(routes), ring_(ring) {
   if (gemms_.empty()) throw std::invalid_argument("a GEMM sequence needs at least one GEMM");
   start(0, 0);
 }
 
 void GemmSequence::start(std::size_t index, std::uint64_t now) {
   index_ = index;
-  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, waveletsPerCycle_, now);
+  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, ring_, now);
   starts_.push_back(now);
 }
 
@@ -27,10 +27,10 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
 }
 
 GemmTime GemmSequence::fullTime(std::size_t index, std::uint64_t end, const config::ArchConfig& arch,
-                                std::uint32_t meshRows) const {
+                                std::uint32_t meshColumns) const {
   if (index < done_.size())
-    return gemms_[index]->fullTime(done_[index].phaseCycles, done_[index].inputEnd, arch, meshRows);
-  if (index == index_) return current_->fullTime(end, arch, meshRows);
+    return gemms_[index]->fullTime(done_[index].phaseCycles, done_[index].inputEnd, arch, meshColumns);
+  if (index == index_) return current_->fullTime(end, arch, meshColumns);
   throw std::out_of_range("GEMM " + std::to_string(index) + " of the sequence has not run");
 }
 

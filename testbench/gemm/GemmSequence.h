@@ -21,7 +21,7 @@ class GemmSequence : public wafer::CycleDriver {
   // Timing mode: streams carry no payloads. `gemms` (each run once) and
   // `routes` must outlive the run.
   GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-               double waveletsPerCycle);
+               const wafer::IoRingEdge& ring);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -33,7 +33,7 @@ class GemmSequence : public wafer::CycleDriver {
   // GEMM `index`'s whole time (GemmPhases::fullTime), once it is done; the
   // last one ends at `end`.
   GemmTime fullTime(std::size_t index, std::uint64_t end, const config::ArchConfig& arch,
-                    std::uint32_t meshRows) const;
+                    std::uint32_t meshColumns) const;
 
  private:
   void start(std::size_t index, std::uint64_t now);
@@ -48,7 +48,7 @@ class GemmSequence : public wafer::CycleDriver {
   std::vector<SimulatedGemm*> gemms_;
   pe::PeArray& pes_;
   fabric::ColorRouteTable& routes_;
-  double waveletsPerCycle_;
+  wafer::IoRingEdge ring_;
   std::size_t index_ = 0;
   std::unique_ptr<GemmPhases> current_;
   std::vector<std::uint64_t> starts_;

@@ -83,7 +83,7 @@ class GemmWorkload : public workload::Workload {
         gemm_(std::move(gemm)),
         full_(gemm_->full()),
         arch_(arch),
-        run_(withMeshRows(run, gemm_->meshRows(arch))) {}
+        run_(withMeshColumns(run, gemm_->meshColumns(arch))) {}
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
@@ -110,9 +110,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   // Its rows as simulated (in the rounds' every phase, on their grid).
   const firmware::GemmMapping& mapping = gemm_->rows();
-  // The mesh simulated: as tall as the rows simulated need.
-  const std::uint32_t meshRows = gemm_->meshRows(arch_);
-  const config::ArchConfig simulatedArch = withMeshRows(arch_, meshRows);
+  // The mesh simulated: as wide as the rows simulated need (they lie along mesh columns).
+  const std::uint32_t meshColumns = gemm_->meshColumns(arch_);
+  const config::ArchConfig simulatedArch = withMeshColumns(arch_, meshColumns);
   const fabric::MeshGeometry mesh = simulatedArch.mesh;
   const bool functional = run_.mode == config::DataMode::Functional;
 
@@ -131,12 +131,12 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     b = config_.pass == GemmPass::BackwardData ? operand(s.n, s.k, inputType, 2).transposed()
                                                : operand(s.k, s.n, inputType, 2);
   }
-  const double waveletsPerCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(inputType);
-  GemmPhases phases(*gemm_, pes, routes, functional ? &b : nullptr, waveletsPerCycle);
-  const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, meshRows); };
+  const wafer::IoRingEdge ingress = wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType));
+  GemmPhases phases(*gemm_, pes, routes, functional ? &b : nullptr, ingress);
+  const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, meshColumns); };
   // Results leaving the wafer (the weight gradients) in the accumulator's type.
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, s.precision, -1);
-  wafer::EdgeCollector egress(arch_.io.bandwidthBytesPerS / arch_.clockHz / pe::elementBytes(outputType), functional);
+  wafer::EdgeCollector egress(wafer::IoRingEdge::of(arch_, pe::elementBytes(outputType)), mesh, functional);
   wafer.fabric().setEdgeSink(&egress);
   if (functional) mapping.writeOperands(pes, mesh, a, b);
   wafer.setDriver(&phases);
@@ -194,7 +194,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   std::uint64_t sramHighWater = 0;
   for (std::uint32_t r = 0; r < mapping.gridY(); ++r)
     for (std::uint32_t c = 0; c < mapping.gridX(); ++c)
-      sramHighWater = std::max(sramHighWater, pes.sram(mesh.id(c, r)).highWater());
+      sramHighWater = std::max(sramHighWater, pes.sram(mapping.pe(mesh, c, r)).highWater());
   const double flops = 2.0 * s.m * s.k * s.n;
   const double seconds = double(cycles_) * arch_.secondsPerCycle();
   const double peakPerCycle = double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, s.precision);
@@ -226,7 +226,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                        {"latency", bounds.latency},
                        {"max", bounds.max()}};
   r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
-  r["weights_per_cycle"] = waveletsPerCycle;
+  r["weights_per_cycle"] = ingress.waveletsPerChannelCycle() * ingress.channels();
   r["breakdown"] = {{"pe_busy_fraction",
                      double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * wafer.cycles())},
                     {"edge_stall_cycles", phases.edgeStalls()},

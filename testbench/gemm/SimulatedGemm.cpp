@@ -104,8 +104,9 @@ std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vect
 bool SimulatedGemm::settled(const PhaseSample& s) const {
   if (s.whole()) return true;
   // Three periods, not two: some pipelines pause on a plateau before they
-  // settle (a weight gradient with 2 tokens per row: 87 cycles per n over
-  // its first 64 n's, 68 from about 500 on).
+  // settle (measured when weights entered the columns from the north edge:
+  // a weight gradient with 2 tokens per row ran 87 cycles per n over its
+  // first 64 n's, 68 from about 500 on).
   const std::size_t last = s.cuts.size() - 1;
   if (last < 3) return false;
   const double p = s.period(last), tolerance = sampling_.steadyStateTolerance * std::abs(p);
@@ -135,13 +136,14 @@ void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std
 }
 
 GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd,
-                                 const config::ArchConfig& arch, std::uint32_t meshRows) const {
+                                 const config::ArchConfig& arch, std::uint32_t meshColumns) const {
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
+  const std::uint64_t rowsLeftOut = full_->gridY() - rows().gridY(), columnsLeftOut = arch.mesh.width - meshColumns;
   std::uint64_t perPhase = 0;  // the rows left out, in every phase
   if (full_->shape().pass == firmware::GemmPass::WeightGrad)
-    perPhase = std::uint64_t(full_->gridY() - rows().gridY()) * 2 * ramp + std::uint64_t(arch.mesh.height - meshRows) * hop;
-  else
-    perPhase = std::uint64_t(full_->gridY() - rows().gridY()) * hop;
+    perPhase = rowsLeftOut * 2 * ramp + columnsLeftOut * hop;
+  else  // the multicast's farthest reach: across the mesh from the East, across the grid from the West
+    perPhase = (full_->gridX() > 1 ? columnsLeftOut : rowsLeftOut) * hop;
 
   GemmTime t;
   for (const PhaseSample& s : withRound(phaseCycles)) {
@@ -164,20 +166,20 @@ std::uint64_t SimulatedGemm::streamedWavelets(const fabric::MeshGeometry& mesh) 
   return wavelets;
 }
 
-config::ArchConfig withMeshRows(const config::ArchConfig& arch, std::uint32_t rows) {
+config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t columns) {
   config::ArchConfig a = arch;
-  a.mesh.height = rows;
+  a.mesh.width = columns;
   return a;
 }
 
-config::RunConfig withMeshRows(const config::RunConfig& run, std::uint32_t rows) {
+config::RunConfig withMeshColumns(const config::RunConfig& run, std::uint32_t columns) {
   config::RunConfig r = run;
-  if (r.vcdRegion.y0 >= rows)
-    throw config::ConfigError("run.vcd.region.y0=" + std::to_string(r.vcdRegion.y0) + ": only rows 0.." +
-                              std::to_string(rows - 1) +
-                              " are simulated (workload.rows: representative); pick a region there or set "
-                              "workload.rows: all");
-  r.vcdRegion.y1 = std::min(r.vcdRegion.y1, rows - 1);
+  if (r.vcdRegion.x0 >= columns)
+    throw config::ConfigError("run.vcd.region.x0=" + std::to_string(r.vcdRegion.x0) + ": only mesh columns 0.." +
+                              std::to_string(columns - 1) +
+                              " are simulated (workload.rows: representative; the grid's rows lie along mesh "
+                              "columns); pick a region there or set workload.rows: all");
+  r.vcdRegion.x1 = std::min(r.vcdRegion.x1, columns - 1);
   return r;
 }
 

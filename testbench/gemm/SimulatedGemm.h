@@ -4,15 +4,18 @@
 // (weight streaming) two reductions may apply, each tested against the
 // whole GEMM:
 //
-// - Representative rows. Forward and backward-data: one row per row size,
-//   with one hop per row left out added to every phase (rows are alike but
-//   for their place in the weights' column multicast). Weight gradient: two
-//   rows of the token blocks, with two ramp latencies and a hop per row left
-//   out added to every phase (each row adds its sums to the chain coming
-//   down its column; equal to every row on the shapes we measured at scale,
-//   a few cycles per row over on some small uneven grids). The rows run on
-//   a mesh only as tall as they are, so nothing crosses the rows left out:
-//   the hops from the last row to the mesh's south edge are added instead.
+// - Representative rows (of the grid; they lie along mesh columns,
+//   WeightStreamPlan.h). Forward and backward-data: one row per row size,
+//   with the hops the weights' multicast would take past the rows left out
+//   added to every phase (rows are alike but for their place in the
+//   multicast along each column's mesh row, from the West or the East end).
+//   Weight gradient: two rows of the token blocks, with two ramp latencies
+//   per row left out and a hop per mesh column left out added to every
+//   phase (each row adds its sums to the chain running along its column;
+//   equal to every row on the shapes we measured at scale, a few cycles per
+//   row over on some small uneven grids). The rows run on a mesh only as
+//   wide as they are, so nothing crosses the columns left out: the hops
+//   from the last row to the mesh's East edge are added instead.
 // - Steady-state outputs. A phase streams its n's one after another through
 //   a pipeline that settles into a fixed period per n; a phase of more than
 //   4S n's is simulated cut to S, 2S, 4S (8S, ... while the period still
@@ -85,13 +88,15 @@ class SimulatedGemm {
   bool anotherRound(const std::vector<std::uint64_t>& phaseCycles) const;
   void nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd);
 
-  // The rows of the mesh the simulated mapping needs: all of them, or only
-  // the representative rows' (several GEMMs on one mesh take the tallest).
-  std::uint32_t meshRows(const config::ArchConfig& arch) const { return rows_ ? rows_->gridY() : arch.mesh.height; }
+  // The columns of the mesh the simulated mapping needs: all of them, or
+  // only the representative rows' (several GEMMs on one mesh take the widest).
+  std::uint32_t meshColumns(const config::ArchConfig& arch) const {
+    return rows_ ? rows_->gridY() : arch.mesh.width;
+  }
   // The whole GEMM's time, from the last round's phase cycles and input
-  // end, simulated on a mesh of `meshRows` rows.
+  // end, simulated on a mesh of `meshColumns` columns.
   GemmTime fullTime(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd,
-                    const config::ArchConfig& arch, std::uint32_t meshRows) const;
+                    const config::ArchConfig& arch, std::uint32_t meshColumns) const;
   // Wavelets the whole GEMM takes in at the edge, over all its phases.
   std::uint64_t streamedWavelets(const fabric::MeshGeometry& mesh) const;
 
@@ -122,10 +127,11 @@ class SimulatedGemm {
   std::uint64_t drain_ = 0;  // of the last phase's longest cut so far
 };
 
-// An architecture whose mesh is only `rows` rows tall (the others as `arch`).
-config::ArchConfig withMeshRows(const config::ArchConfig& arch, std::uint32_t rows);
-// The run's VCD and timeline region cut to a mesh of `rows` rows; throws
-// ConfigError when it lies wholly in rows not simulated.
-config::RunConfig withMeshRows(const config::RunConfig& run, std::uint32_t rows);
+// An architecture whose mesh is only `columns` columns wide (the others as
+// `arch`; the I/O ring's bands of rows are unchanged).
+config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t columns);
+// The run's VCD and timeline region cut to a mesh of `columns` columns;
+// throws ConfigError when it lies wholly in columns not simulated.
+config::RunConfig withMeshColumns(const config::RunConfig& run, std::uint32_t columns);
 
 }  // namespace wsesim::gemm

@@ -48,7 +48,7 @@ Program chainReduceProgram(const ChainReduceConfig& c, ChainRole role, unsigned 
 
 void programChainRoutes(const ChainReduceConfig& c, fabric::ColorRouteTable& routes) {
   const unsigned colors[2] = {c.color, c.color + 1};
-  for (std::uint32_t y = 0; y < c.rows; ++y) firmware::routeEastChain(routes, y, 0, c.pes - 1, colors);
+  for (std::uint32_t y = 0; y < c.rows; ++y) firmware::routeChainUp(routes, firmware::MeshLine{false, y}, 0, c.pes - 1, colors);
 }
 
 std::uint64_t chainReduceCycles(const ChainReduceConfig& c, const config::ArchConfig& arch) {

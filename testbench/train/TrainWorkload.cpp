@@ -72,10 +72,10 @@ class TrainWorkload : public workload::Workload {
   std::string summary() const override;
 
  private:
-  // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshRows`
+  // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshColumns`
   // rows (`end`: the wafer's last cycle).
   std::vector<GemmTiming> gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end, unsigned wafer,
-                                      std::uint32_t meshRows, const std::vector<std::uint64_t>& streamedBytes) const;
+                                      std::uint32_t meshColumns, const std::vector<std::uint64_t>& streamedBytes) const;
   // The step on the system model, after the GEMMs the wafer model ran (it
   // starts where they end, in the one simulation), on lanes of their own.
   void addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const;
@@ -89,7 +89,7 @@ class TrainWorkload : public workload::Workload {
   TrainConfig config_;
   config::ArchConfig arch_;
   config::RunConfig run_;  // its VCD region within the rows simulated
-  std::uint32_t meshRows_ = 1;  // of the mesh simulated: as tall as the tallest GEMM simulated needs
+  std::uint32_t meshColumns_ = 1;  // of the mesh simulated: as wide as the widest GEMM simulated needs
   models::TrainingStep step_;
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
@@ -120,8 +120,8 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     ++gemms_[it->second].occurrences;
     gemmOfStep_.push_back(it->second);
   }
-  for (const StepGemm& g : gemms_) meshRows_ = std::max(meshRows_, g.plan->meshRows(arch_));
-  run_ = gemm::withMeshRows(run_, meshRows_);
+  for (const StepGemm& g : gemms_) meshColumns_ = std::max(meshColumns_, g.plan->meshColumns(arch_));
+  run_ = gemm::withMeshColumns(run_, meshColumns_);
 }
 
 void TrainWorkload::run(const workload::RunOptions& options) {
@@ -181,7 +181,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     return;
   }
 
-  const config::ArchConfig simulatedArch = gemm::withMeshRows(arch_, meshRows_);
+  const config::ArchConfig simulatedArch = gemm::withMeshColumns(arch_, meshColumns_);
   fabric::ColorRouteTable routes(simulatedArch.mesh, arch_.fabric.colors);
   wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
   pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
@@ -200,9 +200,8 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     }
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, config_.precision, -1);
-  const double perCycle = arch_.io.bandwidthBytesPerS / arch_.clockHz;
-  gemm::GemmSequence driver(sequence, pes, routes, perCycle / pe::elementBytes(inputType));
-  wafer::EdgeCollector egress(perCycle / pe::elementBytes(outputType), false);
+  gemm::GemmSequence driver(sequence, pes, routes, wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType)));
+  wafer::EdgeCollector egress(wafer::IoRingEdge::of(arch_, pe::elementBytes(outputType)), simulatedArch.mesh, false);
   wafer.fabric().setEdgeSink(&egress);
   wafer.setDriver(&driver);
   wafer.fabric().setSink(&pes);
@@ -213,7 +212,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan->streamedWavelets(arch_.mesh) * pe::elementBytes(inputType));
   makeClusters(&wafer.finishedEvent(), [&] {
     std::vector<std::vector<GemmTiming>> wafers;
-    for (unsigned w = 0; w < wafersSimulated; ++w) wafers.push_back(gemmTimings(driver, wafer.cycles(), w, meshRows_, streamedBytes));
+    for (unsigned w = 0; w < wafersSimulated; ++w) wafers.push_back(gemmTimings(driver, wafer.cycles(), w, meshColumns_, streamedBytes));
     return wafers;
   });
 
@@ -224,7 +223,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }, &pes);
   pes.checkQuiescent();
 
-  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, meshRows_, streamedBytes), wafer.cycles(),
+  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, meshColumns_, streamedBytes), wafer.cycles(),
                         wafer.fabric().counters().fromEdge, egress.received()};
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
     gemms_[i].cycles = simulated.gemms[i].cycles;
@@ -250,12 +249,12 @@ void TrainWorkload::run(const workload::RunOptions& options) {
 }
 
 std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end,
-                                                   unsigned wafer, std::uint32_t meshRows,
+                                                   unsigned wafer, std::uint32_t meshColumns,
                                                    const std::vector<std::uint64_t>& streamedBytes) const {
   std::vector<GemmTiming> perGemm;
   for (std::size_t j = 0; j < gemms_.size(); ++j) {
     const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
-    const gemm::GemmTime t = driver.fullTime(k, end, arch_, meshRows);
+    const gemm::GemmTime t = driver.fullTime(k, end, arch_, meshColumns);
     perGemm.push_back(GemmTiming{t.cycles, t.inputEnd, streamedBytes[j]});
   }
   return perGemm;

@@ -33,7 +33,7 @@ std::string executableHash() {
 bool excluded(const std::string& key) {
   for (const char* prefix : {"arch.memoryx.", "arch.swarmx.", "arch.cluster.", "run."})
     if (key.rfind(prefix, 0) == 0) return true;
-  for (const char* exact : {"arch.io.channels_per_edge", "workload.steps", "workload.optimizer", "workload.wafers"})
+  for (const char* exact : {"workload.steps", "workload.optimizer", "workload.wafers"})
     if (key == exact) return true;
   return false;
 }

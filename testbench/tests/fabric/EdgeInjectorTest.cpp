@@ -1,6 +1,7 @@
-// Streams entering edge routers from outside the mesh: the I/O bandwidth
-// shared round-robin, one wavelet per edge port per cycle, backpressure
-// without loss.
+// Streams entering edge routers from the I/O ring: the rows of a ring
+// feed share its bandwidth round-robin, rows of different bands do not,
+// one wavelet per edge port per cycle, backpressure without loss, and only
+// the West and East edges have channels.
 #include <gtest/gtest.h>
 
 #include "hw/wafer/EdgeInjector.h"
@@ -12,30 +13,36 @@ namespace {
 using testsupport::makeParams;
 using testsupport::RecordingSink;
 
-// Column x of a 3 x 2 mesh takes color 0 from its north edge and delivers
-// it to the PE of row 1.
+// Row y of a 2 x 3 mesh takes color 0 from its West edge and delivers it
+// to the PE of column 1; color 1 from its East edge, delivered to column 0.
 struct EdgeBench {
-  FabricParams params = makeParams(RoutingMode::Color, 3, 2, 1, 2, 4);
+  FabricParams params = makeParams(RoutingMode::Color, 2, 3, 1, 2, 4);
   ColorRouteTable routes{params.mesh, params.colors};
   FabricKernel kernel{params, &routes};
   RecordingSink sink;
 
   EdgeBench() {
-    for (std::uint32_t x = 0; x < 3; ++x) {
-      routes.set(x, 0, 0, bit(Port::North), bit(Port::South));
-      routes.set(x, 1, 0, bit(Port::North), bit(Port::Ramp));
+    for (std::uint32_t y = 0; y < 3; ++y) {
+      routes.set(0, y, 0, bit(Port::West), bit(Port::East));
+      routes.set(1, y, 0, bit(Port::West), bit(Port::Ramp));
+      routes.set(1, y, 1, bit(Port::East), bit(Port::West));
+      routes.set(0, y, 1, bit(Port::East), bit(Port::Ramp));
     }
     kernel.setSink(&sink);
   }
 
-  wafer::EdgeStream stream(std::uint32_t x, std::uint64_t count) const {
+  wafer::EdgeStream stream(std::uint32_t y, std::uint64_t count, Port side = Port::West) const {
     wafer::EdgeStream s;
-    s.router = params.mesh.id(x, 0);
-    s.side = Port::North;
-    s.color = 0;
+    s.router = params.mesh.id(side == Port::West ? 0 : 1, y);
+    s.side = side;
+    s.color = side == Port::West ? 0 : 1;
     s.count = count;
-    s.payload = [x](std::uint64_t i) { return std::uint32_t(x * 100 + i); };
+    s.payload = [y](std::uint64_t i) { return std::uint32_t(y * 100 + i); };
     return s;
+  }
+  // Where row y's stream from `side` is delivered.
+  RouterId receiver(std::uint32_t y, Port side = Port::West) const {
+    return params.mesh.id(side == Port::West ? 1 : 0, y);
   }
 
   // Steps like the wafer: skips idle stretches to the injector's next activity.
@@ -48,14 +55,14 @@ struct EdgeBench {
   }
 };
 
-// A quarter wavelet per cycle: one leaves every 4 cycles, once a wavelet's
-// worth of bandwidth has accrued (cycles 3, 7, 11); each arrives a hop, a
-// hop and the ramp later.
+// One channel per edge at a quarter wavelet per cycle: one leaves every 4
+// cycles, once a wavelet's worth of bandwidth has accrued (cycles 3, 7,
+// 11); each arrives a hop, a hop and the ramp later.
 TEST(EdgeInjector, BandwidthBelowOneWaveletPerCycle) {
   EdgeBench b;
-  wafer::EdgeInjector injector({b.stream(0, 3)}, 0.25);
+  wafer::EdgeInjector injector({b.stream(0, 3)}, wafer::IoRingEdge(3, 1, 0.25), b.params.mesh);
   b.run(injector);
-  const auto got = b.sink.at(b.params.mesh.id(0, 1));
+  const auto got = b.sink.at(b.receiver(0));
   ASSERT_EQ(got.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(got[i].cycle, 3 + 4 * i + 1 + 1 + 2) << i;
@@ -65,31 +72,62 @@ TEST(EdgeInjector, BandwidthBelowOneWaveletPerCycle) {
   EXPECT_EQ(b.kernel.counters().injected, 0u);  // none came from a PE
 }
 
-// One wavelet per cycle shared by three streams: round-robin, each column
-// gets every third cycle; with ample bandwidth each gets one per cycle.
-TEST(EdgeInjector, StreamsShareTheBandwidthRoundRobin) {
+// One channel per edge: the three rows are its band and share its one
+// wavelet per cycle round-robin, each row every third cycle; with ample
+// bandwidth each row's edge link takes one per cycle.
+TEST(EdgeInjector, RowsOfABandShareTheirChannelRoundRobin) {
   for (const double rate : {1.0, 10.0}) {
     EdgeBench b;
-    wafer::EdgeInjector injector({b.stream(0, 4), b.stream(1, 4), b.stream(2, 4)}, rate);
+    wafer::EdgeInjector injector({b.stream(0, 4), b.stream(1, 4), b.stream(2, 4)}, wafer::IoRingEdge(3, 1, rate),
+                                 b.params.mesh);
+    EXPECT_EQ(injector.feedsUsed(), 1u);
     b.run(injector);
-    for (std::uint32_t x = 0; x < 3; ++x) {
-      const auto got = b.sink.at(b.params.mesh.id(x, 1));
+    for (std::uint32_t y = 0; y < 3; ++y) {
+      const auto got = b.sink.at(b.receiver(y));
       ASSERT_EQ(got.size(), 4u);
       const std::uint64_t spacing = rate >= 3 ? 1 : 3;
       for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(got[i].cycle - got[i - 1].cycle, spacing) << "rate " << rate;
-      for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(got[i].wavelet.payload, x * 100 + i);
+      for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(got[i].wavelet.payload, y * 100 + i);
     }
     EXPECT_EQ(injector.sent(), 12u);
   }
 }
 
+// Three channels per edge on three rows: each row has a channel of its
+// own, so each row's stream moves at the full channel rate; the West and
+// East channels of a row are separate feeds too.
+TEST(EdgeInjector, RowsOfOtherBandsAndEdgesDoNotShare) {
+  EdgeBench b;
+  const wafer::IoRingEdge ring(3, 3, 1.0);
+  ASSERT_EQ(ring.feeds(), 6u);
+  wafer::EdgeInjector injector({b.stream(0, 4), b.stream(1, 4), b.stream(2, 4), b.stream(1, 4, Port::East)}, ring,
+                               b.params.mesh);
+  EXPECT_EQ(injector.feedsUsed(), 4u);
+  b.run(injector);
+  for (const auto& [y, side] : {std::pair{0u, Port::West}, {1u, Port::West}, {2u, Port::West}, {1u, Port::East}}) {
+    const auto got = b.sink.at(b.receiver(y, side));
+    ASSERT_EQ(got.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(got[i].cycle, i + 1 + 1 + 2) << y << " " << portName(side);
+  }
+}
+
+TEST(EdgeInjector, StreamsEnterOnlyWhereTheRingHasChannels) {
+  EdgeBench b;
+  wafer::EdgeStream north = b.stream(0, 1);
+  north.side = Port::North;  // router (0, 0) has a north edge, but no ring channel
+  EXPECT_THROW(wafer::EdgeInjector({north}, wafer::IoRingEdge(3, 1, 1.0), b.params.mesh), FabricError);
+  wafer::EdgeStream inside = b.stream(0, 1);
+  inside.side = Port::East;  // router (0, 0) has a neighbour to the east
+  EXPECT_THROW(wafer::EdgeInjector({inside}, wafer::IoRingEdge(3, 1, 1.0), b.params.mesh), FabricError);
+}
+
 TEST(EdgeInjector, OnlyEdgePortsTakeWaveletsFromOutside) {
   EdgeBench b;
   Wavelet w;
-  EXPECT_THROW(b.kernel.injectAtEdge(b.params.mesh.id(1, 1), Port::North, w, 0), FabricError);  // has a neighbour
-  EXPECT_THROW(b.kernel.injectAtEdge(b.params.mesh.id(1, 0), Port::Ramp, w, 0), FabricError);
-  EXPECT_TRUE(b.kernel.injectAtEdge(b.params.mesh.id(1, 0), Port::North, w, 0));
-  EXPECT_FALSE(b.kernel.injectAtEdge(b.params.mesh.id(1, 0), Port::North, w, 0));  // one per cycle
+  EXPECT_THROW(b.kernel.injectAtEdge(b.params.mesh.id(1, 1), Port::West, w, 0), FabricError);  // has a neighbour
+  EXPECT_THROW(b.kernel.injectAtEdge(b.params.mesh.id(0, 1), Port::Ramp, w, 0), FabricError);
+  EXPECT_TRUE(b.kernel.injectAtEdge(b.params.mesh.id(0, 1), Port::West, w, 0));
+  EXPECT_FALSE(b.kernel.injectAtEdge(b.params.mesh.id(0, 1), Port::West, w, 0));  // one per cycle
 }
 
 }  // namespace

@@ -98,9 +98,12 @@ TEST(GemmBounds, ResidentCyclesNeverBelowTheLowerBoundOnRandomShapes) {
   }
 }
 
-// Rows of 5 and 6 m's (44 over 8 rows): simulating one row of each, plus a
-// hop per row left out in every pass, gives the cycles of all 8 rows, in one
-// pass and in 7 (400 bytes of SRAM).
+// Rows of 5 and 6 m's (44 over 8 rows): simulating one row of each, on a
+// mesh two columns wide, plus the multicast's hops across the columns left
+// out in every pass, gives the cycles of all 8 rows in one pass, and within
+// 0.2% in 7 (400 bytes of SRAM; measured 2954 on 2958): the columns fed
+// from the East get their weights later than those fed from the West by a
+// skew that depends on the row's place, and a narrower mesh shortens it.
 TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
   const ScratchDir dir;
   for (const std::string passes : {"", " --set workload.n=64 --set arch.pe.sram_bytes=400"}) {
@@ -108,7 +111,11 @@ TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
     const nlohmann::json all = runGemm(dir, "all", base);
     const nlohmann::json some = runGemm(dir, "some", base + " --set workload.rows=representative");
     if (all.empty() || some.empty()) continue;
-    EXPECT_EQ(some.at("cycles"), all.at("cycles")) << base;
+    if (passes.empty())
+      EXPECT_EQ(some.at("cycles"), all.at("cycles")) << base;
+    else
+      EXPECT_NEAR(some.at("cycles").get<double>(), all.at("cycles").get<double>(),
+                  0.002 * all.at("cycles").get<double>()) << base;
     EXPECT_EQ(some.at("workload").at("rows_simulated"), 2) << base;
     EXPECT_EQ(all.at("workload").at("rows_simulated"), 8) << base;
     EXPECT_EQ(some.at("workload").at("lower_bounds"), all.at("workload").at("lower_bounds"));
@@ -150,7 +157,7 @@ TEST(GemmRepresentativeRows, WeightGradientTwoRowsForAll) {
   for (const std::string shape : {"--set workload.m=44", "--set workload.m=48",
                                   "--set workload.m=300 --set arch.mesh.width=16 --set arch.mesh.height=16 "
                                   "--set workload.k=40 --set workload.n=24",
-                                  "--set workload.m=123 --set arch.mesh.height=5",
+                                  "--set workload.m=123 --set arch.mesh.width=5",
                                   "--set workload.m=44 --set workload.n=64 --set arch.pe.sram_bytes=400"}) {
     const nlohmann::json all = runGemm(dir, "wg_all", wg + shape);
     const nlohmann::json some = runGemm(dir, "wg_some", wg + shape + " --set workload.rows=representative");
@@ -158,7 +165,7 @@ TEST(GemmRepresentativeRows, WeightGradientTwoRowsForAll) {
     EXPECT_EQ(some.at("cycles"), all.at("cycles")) << shape;
     EXPECT_EQ(some.at("workload").at("rows_simulated"), 2) << shape;
   }
-  const std::string uneven = wg + "--set workload.m=100 --set arch.mesh.height=9";
+  const std::string uneven = wg + "--set workload.m=100 --set arch.mesh.width=9";
   const nlohmann::json all = runGemm(dir, "wg_all", uneven);
   const nlohmann::json some = runGemm(dir, "wg_some", uneven + " --set workload.rows=representative");
   if (all.empty() || some.empty()) return;
@@ -169,9 +176,9 @@ TEST(GemmRepresentativeRows, WeightGradientTwoRowsForAll) {
 // Passes of up to 400 n's simulated cut to 8, 16, 32, 64 n's and
 // extrapolated (or run whole where the period has not settled): the cycles
 // of every n, in all three passes, in one pass and in 7 or 8 (1200 bytes of
-// SRAM), with representative rows, and bandwidth-bound at about a third of
-// a wavelet per cycle; the weight gradient bound by a quarter wavelet per
-// cycle out is within 0.2%.
+// SRAM) and with representative rows; within 0.2% when the I/O ring binds
+// (3.3e9 B/s: a few hundredths of a wavelet per cycle per row), and for the
+// weight gradient bound by its outbound channels at 1e9 B/s.
 TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
   const ScratchDir dir;
   const std::string base = "--set run.mode=timing --set workload.n=400 --set workload.k=40 --set workload.pass=";
@@ -183,7 +190,11 @@ TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
       const nlohmann::json all = runGemm(dir, "ss_all", base + pass + shape);
       const nlohmann::json cut = runGemm(dir, "ss_cut", base + pass + shape + " --set workload.steady_state_outputs=8");
       if (all.empty() || cut.empty()) continue;
-      EXPECT_EQ(cut.at("cycles"), all.at("cycles")) << pass << shape;
+      if (shape.find("bandwidth") == std::string::npos)
+        EXPECT_EQ(cut.at("cycles"), all.at("cycles")) << pass << shape;
+      else  // the I/O ring's fractional credit makes the period wobble (measured: weight_grad 46070 on 46090)
+        EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(),
+                    0.002 * all.at("cycles").get<double>()) << pass << shape;
       EXPECT_EQ(cut.at("workload").at("phases"), all.at("workload").at("phases")) << pass << shape;
       EXPECT_EQ(all.at("workload").at("phases_extrapolated"), 0u) << pass << shape;
       extrapolated += cut.at("workload").at("phases_extrapolated").get<unsigned>();
@@ -196,45 +207,46 @@ TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
   EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 0.002 * all.at("cycles").get<double>());
 }
 
-// A weight gradient with 2 tokens per row (GPT-3 XL's FFN, 128 tokens, on
-// 64 x 64) runs at about 87 cycles per n over its first 64 n's and settles
-// at 68 only after a few hundred: the rounds go on until three periods
-// agree, and the two passes of 4096 n's come out within 0.01% of every n
-// simulated (measured 588,444 on 588,472; two periods alone gave
-// +12.8%).
-TEST(GemmSteadyStateOutputs, APlateauIsNotTakenForTheSteadyState) {
+// GPT-3 XL's FFN weight gradient with 128 tokens on 64 x 64 (2 tokens per
+// row): each mesh row's 32 k's x 8192 gradients leave through one ring
+// channel, so the ring binds (bound 922,746 cycles). Two passes of 4096 n's,
+// cut to 16, 32, 64, 128 n's, come out within 0.01% of every n simulated
+// (measured 1,082,199 on 1,082,200).
+TEST(GemmSteadyStateOutputs, LongWeightGradientWithinATenThousandth) {
   const ScratchDir dir;
   const std::string wg = "--set arch.preset=small --set run.mode=timing --set workload.pass=weight_grad "
                          "--set workload.dtype=mixed --set workload.m=128 --set workload.k=2048 --set workload.n=8192 "
                          "--set workload.rows=representative";
-  const nlohmann::json all = runGemm(dir, "plateau_all", wg);
-  const nlohmann::json cut = runGemm(dir, "plateau_cut", wg + " --set workload.steady_state_outputs=16");
+  const nlohmann::json all = runGemm(dir, "long_all", wg);
+  const nlohmann::json cut = runGemm(dir, "long_cut", wg + " --set workload.steady_state_outputs=16");
   if (all.empty() || cut.empty()) return;
   EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 1e-4 * all.at("cycles").get<double>());
-  EXPECT_GE(cut.at("workload").at("phases_extrapolated"), 1u);  // measured: the first pass; the second ran whole
-  EXPECT_GT(cut.at("workload").at("rounds_simulated").get<unsigned>(), 4u);
+  EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), 2u);
+  EXPECT_EQ(all.at("workload").at("lower_bounds").at("max"), all.at("workload").at("lower_bounds").at("bandwidth"));
 }
 
-// The rows left out are not simulated, so a waveform cannot show them.
+// The rows left out (mesh columns) are not simulated, so a waveform cannot show them.
 TEST(GemmRepresentativeRows, VcdRegionInRowsLeftOutIsAnError) {
   const ScratchDir dir;
   const std::string command = "'" WSESIM_BINARY "' run '" WSESIM_SOURCE_DIR
                               "/testbench/configs/gemm_small.yaml' --set run.mode=timing --set workload.m=44 "
-                              "--set workload.rows=representative --set run.vcd.region.y0=4 --vcd '" +
+                              "--set workload.rows=representative --set run.vcd.region.x0=4 --vcd '" +
                               dir.path() + "/rows.vcd' > '" + dir.path() + "/out.txt' 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_NE(WEXITSTATUS(status), 0);
   std::stringstream text;
   text << std::ifstream(dir.path() + "/out.txt").rdbuf();
-  EXPECT_NE(text.str().find("run.vcd.region.y0=4: only rows 0..1 are simulated"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("run.vcd.region.x0=4: only mesh columns 0..1 are simulated"), std::string::npos) << text.str();
 }
 
-// The wafer map of the small GEMM (40 x 24 x 16 on 8 x 8, 3 k per column,
-// 5 m per row, one pass reduced to column 4): each column's top router
-// passes its 3 x 16 weights south; every PE keeps x (3 x 5 fp32), acc
-// (2 x 5) and send (5), and the target also y (5 x 16) and a second send
-// half (5): 120 and 460 bytes.
+// The wafer map of the small GEMM (40 x 24 x 16 on 8 x 8, 3 k per grid
+// column, 5 m per grid row, one pass reduced to grid column 4). Grid column
+// c is mesh row c: even rows take their 3 x 16 weights from the West and
+// pass them east, odd rows from the East and pass them west; the partial
+// sums run along mesh columns. Every PE keeps x (3 x 5 fp32), acc (2 x 5)
+// and send (5), and the target row also y (5 x 16) and a second send half
+// (5): 120 and 460 bytes.
 TEST(GemmWaferMap, LinkLoadsAndSramPerPe) {
   const ScratchDir dir;
   const std::string map = dir.path() + "/wafer_map.json";
@@ -245,15 +257,16 @@ TEST(GemmWaferMap, LinkLoadsAndSramPerPe) {
   ASSERT_EQ(m.at("cycles"), cycles);
   ASSERT_EQ(m.at("width"), 8);
   ASSERT_EQ(m.at("pe_busy_permille").size(), 64u);
-  for (unsigned x = 0; x < 8; ++x) {
-    EXPECT_EQ(m["link_load_permille"]["S"][x], (48 * 1000 + cycles / 2) / cycles) << x;
-    EXPECT_EQ(m["link_load_permille"]["S"][56 + x], 0u) << x;  // the bottom row passes nothing on
-    for (unsigned y = 0; y < 8; ++y) {
-      EXPECT_EQ(m["sram_high_water_bytes"][y * 8 + x], x == 4 ? 460u : 120u) << x << "," << y;
+  const std::uint64_t weights = (48 * 1000 + cycles / 2) / cycles;
+  for (unsigned y = 0; y < 8; ++y)
+    for (unsigned x = 0; x < 8; ++x) {
+      const bool fromWest = y % 2 == 0;
+      EXPECT_EQ(m["link_load_permille"]["E"][y * 8 + x], fromWest && x < 7 ? weights : 0u) << x << "," << y;
+      EXPECT_EQ(m["link_load_permille"]["W"][y * 8 + x], !fromWest && x > 0 ? weights : 0u) << x << "," << y;
+      EXPECT_EQ(m["sram_high_water_bytes"][y * 8 + x], y == 4 ? 460u : 120u) << x << "," << y;
       EXPECT_LE(m["pe_busy_permille"][y * 8 + x].get<unsigned>(), 1000u);
       EXPECT_GT(m["pe_busy_permille"][y * 8 + x].get<unsigned>(), 0u);
     }
-  }
 }
 
 // The timeline of the one-PE GEMM (4 x 3 x 2 on a 1 x 1 grid, the PE at
