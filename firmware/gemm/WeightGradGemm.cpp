@@ -9,7 +9,6 @@
 #include "hw/pe/Numerics.h"
 #include "hw/pe/ProgramBuilder.h"
 #include "hw/pe/SramAllocator.h"
-#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::firmware {
 
@@ -197,13 +196,8 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   const std::uint32_t ksMax = layout_.ks(layout_.gridX - 1), msMax = layout_.ms(layout_.gridY - 1);
   b.compute = std::uint64_t(shape_.n) * msMax * ((ksMax + lanes - 1) / lanes);
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
-  const wafer::IoRingEdge ring = wafer::IoRingEdge::of(arch, elementBytes(layout_.accumulatorType()));
-  std::vector<double> feedWavelets(ring.feeds(), 0.0);
-  for (std::uint32_t c = 0; c < layout_.gridX; ++c)
-    feedWavelets[ring.feed(chainsEast(c) ? fabric::Port::East : fabric::Port::West, c)] += double(layout_.ks(c)) * shape_.n;
-  b.bandwidth = std::uint64_t(ksMax) * shape_.n;
-  for (unsigned f = 0; f < ring.feeds(); ++f)
-    b.bandwidth = std::max(b.bandwidth, std::uint64_t(feedWavelets[f] / ring.waveletsPerCycle(f)));
+  b.bandwidth = std::max(layout_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(layout_.accumulatorType())), shape_.n, true),
+                         std::uint64_t(ksMax) * shape_.n);
   // A row's dY leaves its source router once per element, and a column's
   // link to the edge carries ks sums per n.
   b.reduction = std::max<std::uint64_t>(std::uint64_t(msMax) * shape_.n, std::uint64_t(ksMax) * shape_.n);

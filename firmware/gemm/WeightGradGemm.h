@@ -69,7 +69,8 @@ class WeightGradGemm : public GemmMapping {
   // A layout already checked against the architecture (or cut from one).
   WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout) : shape_(shape), layout_(std::move(layout)) {}
   // Whether column c's reduction runs towards higher rows and leaves East.
-  static bool chainsEast(std::uint32_t c) { return c % 2 == 0; }
+  // The gradients leave through the edge the weights did not come in by.
+  static bool chainsEast(std::uint32_t c) { return !WeightStreamPlan::weightsFromEast(c); }
   bool chainStart(std::uint32_t c, std::uint32_t r) const { return r == (chainsEast(c) ? 0 : layout_.gridY - 1); }
   // Where pass `pass`'s n's start in the "dy" buffer of its target column, in n's.
   std::uint32_t dyColumnOffset(std::uint32_t pass) const;

@@ -3,7 +3,6 @@
 #include "firmware/routes/ChainRoutes.h"
 #include "hw/pe/Numerics.h"
 #include "hw/pe/ProgramBuilder.h"
-#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::firmware {
 
@@ -185,16 +184,8 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
     for (std::uint32_t r = 0; r < plan_.gridY; ++r)
       b.compute = std::max<std::uint64_t>(b.compute, std::uint64_t(plan_.ks(c)) * s.n * ((plan_.ms(r) + lanes - 1) / lanes));
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
-  const wafer::IoRingEdge ring = wafer::IoRingEdge::of(arch, elementBytes(plan_.inputType()));
-  std::vector<double> feedWavelets(ring.feeds(), 0.0);
-  for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
-    const std::uint64_t wavelets = std::uint64_t(plan_.ks(c)) * s.n;
-    const unsigned f = ring.feed(plan_.weightsFromEast(c) ? fabric::Port::East : fabric::Port::West, c);
-    feedWavelets[f] += double(wavelets);
-    b.bandwidth = std::max(b.bandwidth, wavelets);
-  }
-  for (unsigned f = 0; f < ring.feeds(); ++f)
-    b.bandwidth = std::max(b.bandwidth, std::uint64_t(feedWavelets[f] / ring.waveletsPerCycle(f)));
+  b.bandwidth = plan_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(plan_.inputType())), s.n, false);
+  for (std::uint32_t c = 0; c < plan_.gridX; ++c) b.bandwidth = std::max<std::uint64_t>(b.bandwidth, std::uint64_t(plan_.ks(c)) * s.n);
   // Each pass's partial sums reach its target over one link per side, at
   // one wavelet per cycle: at least half of them cross the busier link.
   for (std::uint32_t p = 0; p < plan_.passes() && plan_.gridX > 1; ++p) {

@@ -26,6 +26,18 @@ std::uint64_t WeightStreamPlan::sramBytes(std::uint32_t c, std::uint32_t r) cons
          + pe::SramAllocator::aligned(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
 }
 
+std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, std::uint32_t n, bool outbound) const {
+  std::vector<double> wavelets(ring.feeds(), 0.0);
+  for (std::uint32_t c = 0; c < gridX; ++c) {
+    const bool east = weightsFromEast(c) != outbound;
+    wavelets[ring.feed(east ? fabric::Port::East : fabric::Port::West, c)] += double(ks(c)) * n;
+  }
+  std::uint64_t cycles = 0;
+  for (unsigned f = 0; f < ring.feeds(); ++f)
+    cycles = std::max(cycles, std::uint64_t(wavelets[f] / ring.waveletsPerCycle(f)));
+  return cycles;
+}
+
 std::string WeightStreamPlan::describe() const {
   const auto range = [](std::uint32_t lo, std::uint32_t hi) {
     return std::to_string(lo) + (hi != lo ? "-" + std::to_string(hi) : "");

@@ -32,6 +32,7 @@
 #include "firmware/routes/LineRoutes.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/pe/OpKind.h"
+#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::firmware {
 
@@ -42,6 +43,10 @@ struct WeightStreamPlan {
   static MeshLine column(std::uint32_t c) { return MeshLine{false, c}; }
   static MeshLine row(std::uint32_t r) { return MeshLine{true, r}; }
   static bool weightsFromEast(std::uint32_t c) { return c % 2 == 1; }
+  // Cycles the busiest I/O ring feed takes to carry every column's ks x n
+  // wavelets: inbound through the edge its weights enter from, or outbound
+  // (the weight gradient) through the other one.
+  std::uint64_t ringCycles(const wafer::IoRingEdge& ring, std::uint32_t n, bool outbound) const;
 
 
   GemmShape shape;
