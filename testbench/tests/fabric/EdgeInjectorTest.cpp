@@ -4,6 +4,7 @@
 // the West and East edges have channels.
 #include <gtest/gtest.h>
 
+#include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/EdgeInjector.h"
 #include "testbench/tests/fabric/FabricTestSupport.h"
 
@@ -109,6 +110,35 @@ TEST(EdgeInjector, RowsOfOtherBandsAndEdgesDoNotShare) {
     ASSERT_EQ(got.size(), 4u);
     for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(got[i].cycle, i + 1 + 1 + 2) << y << " " << portName(side);
   }
+}
+
+// Backpressure from the fabric to the ring: a row whose wavelets leave at
+// its East edge through a channel four times slower than the West one
+// feeding it fills its queues (depth 4), and the West channel then waits:
+// it stalls, sends every wavelet once, and they all leave in order.
+TEST(EdgeInjector, AFullEdgeQueueHoldsTheChannelBack) {
+  FabricParams params = makeParams(RoutingMode::Color, 2, 1, 1, 2, 4);
+  ColorRouteTable routes{params.mesh, params.colors};
+  FabricKernel kernel{params, &routes};
+  for (std::uint32_t x = 0; x < 2; ++x) routes.set(x, 0, 0, bit(Port::West), bit(Port::East));
+  wafer::EdgeCollector out(wafer::IoRingEdge(1, 1, 0.25), params.mesh, true);
+  kernel.setEdgeSink(&out);
+  wafer::EdgeStream s;
+  s.router = params.mesh.id(0, 0);
+  s.side = Port::West;
+  s.count = 40;
+  s.payload = [](std::uint64_t i) { return std::uint32_t(i); };
+  wafer::EdgeInjector injector({s}, wafer::IoRingEdge(1, 1, 1.0), params.mesh);
+  for (std::uint64_t now = 0; now < 1000 && !(injector.finished(now, kernel) && kernel.idle()); ++now) {
+    injector.beginCycle(now, kernel);
+    kernel.step(now);
+  }
+  EXPECT_EQ(injector.sent(), 40u);
+  EXPECT_GT(injector.stalls(), 0u);
+  const std::vector<std::uint32_t>& got = out.payloads(params.mesh.id(1, 0), Port::East);
+  ASSERT_EQ(got.size(), 40u);
+  for (std::uint32_t i = 0; i < 40; ++i) EXPECT_EQ(got[i], i);
+  EXPECT_GE(out.lastArrival(), 4u * 39);  // paced by the slow channel out
 }
 
 TEST(EdgeInjector, StreamsEnterOnlyWhereTheRingHasChannels) {
