@@ -55,8 +55,8 @@ GemmConfig readConfig(config::ParamReader& p) {
   if (c.pass != GemmPass::Forward && c.algorithm != "weight_stream")
     throw config::ConfigError("workload.pass: the backward passes are weight_stream's; " + c.algorithm +
                               " computes the forward product only");
-  c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as wide as the mesh and k allow"));
-  c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as tall as the mesh and m allow"));
+  c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as many columns as the mesh and k allow (weight_stream's lie along mesh rows)"));
+  c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as many rows as the mesh and m allow (weight_stream's lie along mesh columns)"));
   c.sampling = readSampling(p, GemmSampling{});
   c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
   if (c.weightsFromMemoryx) {
