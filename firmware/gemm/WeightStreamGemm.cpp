@@ -195,8 +195,7 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   }
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   const std::uint32_t t = plan_.target.back();  // the last pass's sums travel from the farther end
-  // A column fed from the East crosses the whole mesh row to the grid's row 0.
-  const std::uint32_t reach = plan_.gridX > 1 ? arch.mesh.width : plan_.gridY;
+  const std::uint32_t reach = plan_.multicastHops(plan_.gridX, plan_.gridY, arch.mesh.width) + 1;  // the entry too
   b.latency = reach * hop + ramp + std::max(t, plan_.gridX - 1 - t) * (2 * ramp + hop);
   return b;
 }

@@ -43,6 +43,12 @@ struct WeightStreamPlan {
   static MeshLine column(std::uint32_t c) { return MeshLine{false, c}; }
   static MeshLine row(std::uint32_t r) { return MeshLine{true, r}; }
   static bool weightsFromEast(std::uint32_t c) { return c % 2 == 1; }
+  // Hops from the edge to the PE the weights' multicast reaches last, on a
+  // mesh `meshWidth` wide: a column fed from the East crosses the whole mesh
+  // row to grid row 0, one fed from the West reaches the grid's last row.
+  static std::uint32_t multicastHops(std::uint32_t gridX, std::uint32_t gridY, std::uint32_t meshWidth) {
+    return gridX > 1 ? meshWidth - 1 : gridY - 1;
+  }
   // Cycles the busiest I/O ring feed takes to carry every column's ks x n
   // wavelets: inbound through the edge its weights enter from, or outbound
   // (the weight gradient) through the other one.

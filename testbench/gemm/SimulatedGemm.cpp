@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "firmware/gemm/WeightStreamPlan.h"
 #include "hw/config/ConfigError.h"
 
 namespace wsesim::gemm {
@@ -142,8 +143,10 @@ GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, 
   std::uint64_t perPhase = 0;  // the rows left out, in every phase
   if (full_->shape().pass == firmware::GemmPass::WeightGrad)
     perPhase = rowsLeftOut * 2 * ramp + columnsLeftOut * hop;
-  else  // the multicast's farthest reach: across the mesh from the East, across the grid from the West
-    perPhase = (full_->gridX() > 1 ? columnsLeftOut : rowsLeftOut) * hop;
+  else  // the multicast's farthest reach, on the whole mesh against the one simulated
+    perPhase = std::uint64_t(firmware::WeightStreamPlan::multicastHops(full_->gridX(), full_->gridY(), arch.mesh.width) -
+                             firmware::WeightStreamPlan::multicastHops(rows().gridX(), rows().gridY(), meshColumns)) *
+               hop;
 
   GemmTime t;
   for (const PhaseSample& s : withRound(phaseCycles)) {
