@@ -12,11 +12,11 @@ namespace {
 inline unsigned lowestBit(std::uint32_t m) { return unsigned(__builtin_ctz(m)); }
 
 // Round-robin over (input, color) pairs in input-major order, starting just
-// after the last grant. `inputs` are the inputs with requests (not none),
-// `requests[i]` the requesting colors of each of them (the others unset).
+// after the last grant (`after`: the colors above the last granted one).
+// `inputs` are the inputs with requests (not none), `requests[i]` the
+// requesting colors of each of them (the others unset).
 inline void pickRoundRobin(const std::uint32_t (&requests)[kPortCount], PortMask inputs, unsigned lastInput,
-                           unsigned lastColor, unsigned& input, unsigned& color) {
-  const std::uint32_t after = lastColor >= 31 ? 0u : ~0u << (lastColor + 1);
+                           std::uint32_t after, unsigned& input, unsigned& color) {
   if (std::uint32_t m = (inputs >> lastInput) & 1u ? requests[lastInput] & after : 0u) {
     input = lastInput;
     color = lowestBit(m);
@@ -59,29 +59,29 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
 template <class Routing>
 void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt) {
   RouterState& s = routers_[r];
+  const unsigned port = unsigned(in);
   const std::uint32_t colorBit = 1u << w.color;
-  const unsigned size = queues_.push(queue(r, unsigned(in), w.color), w, readyAt);
-  if (size == 1) setWants(s, unsigned(in), w.color, routing.forward(r, s.x, s.y, w));
-  s.nonEmpty[unsigned(in)] |= colorBit;
-  if (size == queues_.depth()) s.noSpace[unsigned(in)] |= colorBit;
+  const unsigned size = queues_.push(queues_.header(r, port, w.color), r, port, w.color, w, readyAt);
+  if (size == 1) setWants(s, port, w.color, routing.forward(r, s.x, s.y, w));
+  s.nonEmpty[port] |= colorBit;
+  if (size == queues_.depth()) s.noSpace[port] |= colorBit;
   ++counters_.queued;
   markActive(r);
 }
 
 template <class Routing>
-void FabricKernel::pop(const Routing& routing, RouterId r, Queue q, unsigned in, unsigned color) {
+void FabricKernel::pop(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color) {
   RouterState& s = routers_[r];
-  const unsigned size = queues_.size(q);
   // A slot freed by a pop becomes usable by the upstream router only in the
   // next cycle (the credit travels back over the link), so the outcome does
   // not depend on the order in which routers are visited within a cycle.
-  if (size == queues_.depth()) releases_.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
-  queues_.pop(q);
+  if (h.count == queues_.depth()) releases_.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
+  queues_.pop(h);
   --counters_.queued;
-  if (size == 1)
+  if (h.count == 0)
     s.nonEmpty[in] &= ~(1u << color);
   else
-    setWants(s, in, color, routing.forward(r, s.x, s.y, queues_.front(q).wavelet));
+    setWants(s, in, color, routing.forward(r, s.x, s.y, queues_.front(h).wavelet));
 }
 
 bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
@@ -148,7 +148,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     if (holdsWavelets(s)) markActive(r);
   }
   for (const Release& rel : releases_)
-    if (queues_.size(queue(rel.router, rel.input, rel.color)) < queues_.depth())
+    if (queues_.header(rel.router, rel.input, rel.color).count < queues_.depth())
       routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
   releases_.clear();
   if (counters_.queued != 0) checkWatchdog(now);
@@ -156,14 +156,52 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
 
 void FabricKernel::prefetchQueues(RouterId r, bool heads) const {
   const RouterState& s = routers_[r];
+  if (!heads) {
+    for (std::uint32_t m = s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]; m;
+         m &= m - 1)
+      queues_.prefetchHeader(r, lowestBit(m));
+    return;
+  }
   for (unsigned in = 0; in < kPortCount; ++in)
-    for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) {
-      const Queue q = queue(r, in, lowestBit(m));
-      if (heads)
-        queues_.prefetchFront(q);
-      else
-        queues_.prefetchHeader(q);
+    for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) queues_.prefetchFront(queues_.header(r, in, lowestBit(m)));
+}
+
+// Finds the head output `o` grants this cycle: round-robin over the
+// (input, color) pairs that want it, skipping those whose downstream queue
+// is `full` or whose head is not ready. False if none can go.
+bool FabricKernel::pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full, std::uint64_t now,
+                             unsigned& input, unsigned& color) const {
+  const unsigned lastInput = s.lastGrantInput[o], lastColor = s.lastGrantColor[o];
+  const std::uint32_t after = lastColor >= 31 ? 0u : ~0u << (lastColor + 1);
+  const PortMask wanting = s.wantingInputs[o];
+  if (!(wanting & (wanting - 1))) {
+    // One contending input (the common case): round-robin over its colors.
+    input = lowestBit(wanting);
+    std::uint32_t m = s.wants[o][input] & ~full;
+    std::uint32_t first = input == lastInput ? m & after : 0u;
+    while (m) {
+      color = lowestBit(first ? first : m);
+      // Heads still on the link or ramp are not ready; rare, so checked last.
+      if (queues_.front(queues_.header(r, input, color)).readyAt <= now) return true;
+      m &= ~(1u << color);
+      first &= ~(1u << color);
     }
+    return false;
+  }
+  std::uint32_t candidates[kPortCount];
+  PortMask inputs = 0;  // inputs with a candidate
+  for (PortMask w = wanting; w; w &= PortMask(w - 1)) {
+    const unsigned in = lowestBit(w);
+    candidates[in] = s.wants[o][in] & ~full;
+    if (candidates[in]) inputs |= PortMask(1u << in);
+  }
+  while (inputs) {
+    pickRoundRobin(candidates, inputs, lastInput, after, input, color);
+    if (queues_.front(queues_.header(r, input, color)).readyAt <= now) return true;
+    candidates[input] &= ~(1u << color);
+    if (!candidates[input]) inputs &= PortMask(~(1u << input));
+  }
+  return false;
 }
 
 template <class Routing>
@@ -173,8 +211,7 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
   // Per output, the (input, color) heads that want it and whose downstream
   // queue has room; each output grants one, round-robin.
   struct Grant {
-    Queue queue;
-    const Wavelet* wavelet;
+    Header* header;
     std::uint8_t output, input, color;
   };
   Grant grants[kPortCount];
@@ -186,35 +223,17 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
     const std::uint32_t full = o == unsigned(Port::Ramp)       ? state.rampNoSpace
                                : (state.edgeOutputs >> o) & 1u ? edgeNoSpace(r, o, now)
                                                                : routers_[r + neighbourOffset_[o]].noSpace[unsigned(opposite(Port(o)))];
-    std::uint32_t candidates[kPortCount];
-    PortMask inputs = 0;  // inputs with a candidate
-    for (PortMask wanting = state.wantingInputs[o]; wanting; wanting &= PortMask(wanting - 1)) {
-      const unsigned in = lowestBit(wanting);
-      candidates[in] = state.wants[o][in] & ~full;
-      if (candidates[in]) inputs |= PortMask(1u << in);
-    }
-    while (inputs) {
-      unsigned in = 0, color = 0;
-      pickRoundRobin(candidates, inputs, state.lastGrantInput[o], state.lastGrantColor[o], in, color);
-      const Queue q = queue(r, in, color);
-      const QueuedWavelet& head = queues_.front(q);
-      // Heads still on the link or ramp are not ready; rare, so checked last.
-      if (head.readyAt > now) {
-        candidates[in] &= ~(1u << color);
-        if (!candidates[in]) inputs &= PortMask(~(1u << in));
-        continue;
-      }
-      state.lastGrantInput[o] = std::uint8_t(in);
-      state.lastGrantColor[o] = std::uint8_t(color);
-      grants[granted++] = Grant{q, &head.wavelet, std::uint8_t(o), std::uint8_t(in), std::uint8_t(color)};
-      break;
-    }
+    unsigned in = 0, color = 0;
+    if (!pickGrant(state, r, o, full, now, in, color)) continue;
+    state.lastGrantInput[o] = std::uint8_t(in);
+    state.lastGrantColor[o] = std::uint8_t(color);
+    grants[granted++] = Grant{&queues_.header(r, in, color), std::uint8_t(o), std::uint8_t(in), std::uint8_t(color)};
   }
 
   // Move the granted copies, then retire heads every output has taken.
   for (unsigned g = 0; g < granted; ++g) {
     const unsigned o = grants[g].output, in = grants[g].input, color = grants[g].color;
-    const Wavelet w = *grants[g].wavelet;  // copy: a sink may inject into the queue it sits in
+    const Wavelet w = queues_.front(*grants[g].header).wavelet;  // copy: a sink may inject into the queue it sits in
     if (o == unsigned(Port::Ramp)) {
       ++counters_.delivered;
       lastProgress_ = now;
@@ -239,7 +258,7 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
     const unsigned in = grants[g].input, color = grants[g].color;
     bool seen = false;  // a multicast head granted on several outputs retires once
     for (unsigned e = 0; e < g; ++e) seen = seen || (grants[e].input == in && grants[e].color == color);
-    if (!seen && !(wantsAny(state, in) & (1u << color))) pop(routing, r, grants[g].queue, in, color);
+    if (!seen && !(wantsAny(state, in) & (1u << color))) pop(routing, r, *grants[g].header, in, color);
   }
 }
 
@@ -263,7 +282,7 @@ void FabricKernel::checkWatchdog(std::uint64_t now) const {
 unsigned FabricKernel::occupancy(RouterId r, Port in) const {
   unsigned total = 0;
   for (std::uint32_t m = routers_[r].nonEmpty[unsigned(in)]; m; m &= m - 1)
-    total += queues_.size(queue(r, unsigned(in), lowestBit(m)));
+    total += queues_.header(r, unsigned(in), lowestBit(m)).count;
   return total;
 }
 
@@ -284,7 +303,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
           continue;
         }
         const unsigned color = lowestBit(m);
-        const Queue q = queue(r, in, color);
+        const Header& q = queues_.header(r, in, color);
         const PortMask wanted = params_.routing == RoutingMode::Color
                                     ? routes_->at(r, color).forward
                                     : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q).wavelet);
@@ -292,7 +311,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
         for (unsigned o = 0; o < kPortCount; ++o)
           if (routers_[r].wants[o][in] & (1u << color)) pending |= PortMask(1u << o);
         out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
-            << queues_.size(q) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
+            << unsigned(q.count) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
             << portMaskName(PortMask(wanted & ~pending));
         if ((pending & bit(Port::Ramp)) && (routers_[r].rampNoSpace & (1u << color)))
           out << "; blocked by the PE, which takes no more wavelets of color " << color;
@@ -306,7 +325,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
           const Port arrival = opposite(Port(o));
           if (routers_[n].noSpace[unsigned(arrival)] & (1u << color))
             out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(arrival) << " ("
-                << queues_.size(queue(n, unsigned(arrival), color)) << "/" << queues_.depth() << ")";
+                << unsigned(queues_.header(n, unsigned(arrival), color).count) << "/" << queues_.depth() << ")";
         }
         out << "\n";
         ++lines;

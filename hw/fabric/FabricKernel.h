@@ -152,15 +152,17 @@ class FabricKernel {
   template <class Routing>
   void routeRouter(const Routing& routing, RouterId r, std::uint64_t now);
 
-  using Queue = WaveletQueues::Queue;
+  using Header = WaveletQueues::Header;
 
-  // Color-major: a router's five input queues of one color share a cache
-  // line, and traffic on few colors touches a compact slice of the headers.
-  Queue queue(RouterId r, unsigned in, unsigned color) const { return queues_.queue(r, in, color); }
+  // Queue headers are color-major: a router's five input queues of one
+  // color share a cache line, and traffic on few colors touches a compact
+  // slice of them.
   template <class Routing>
   void push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt);
   template <class Routing>
-  void pop(const Routing& routing, RouterId r, Queue q, unsigned in, unsigned color);
+  void pop(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color);
+  bool pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full, std::uint64_t now,
+                 unsigned& input, unsigned& color) const;
   // Records the outputs the head of (r, in, color) goes to.
   void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
     s.wantedOutputs |= outputs;

@@ -10,7 +10,6 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
     : depth_(depth),
       homes_(homes),
       routers_(homes / kPortCount),
-      homesReciprocal_(homes ? ~std::uint64_t(0) / homes + 1 : 0),
       useHomes_(depth * sizeof(QueuedWavelet) <= 256),
       headers_(queues / kPortCount),
       slots_(queues * depth),

@@ -2,8 +2,7 @@
 // once a queue drains.
 //
 // Queue ids follow the kernel's layout: (color * routers + router) * 5 + port,
-// with homes = routers * 5, so id % homes is the (router, port) whose home
-// block the queue may use.
+// with homes = routers * 5: one home block per (router, port).
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -147,6 +146,33 @@ TEST(WaveletQueues, QueueDrainedAndRefilledInOneCycleKeepsItsData) {
   EXPECT_EQ(queues.at(a, 1).wavelet.payload, 4u);
   ASSERT_EQ(queues.size(b), 1u);
   EXPECT_EQ(queues.front(b).wavelet.payload, 3u);
+}
+
+// A drained queue keeps its home block, so refilling it takes no block;
+// another color of the same (router, port) takes the home over only while
+// its holder is empty, and the old holder then needs an overflow block.
+TEST(WaveletQueues, IdleHomeChangesHandsOnlyWhileEmpty) {
+  WaveletQueues queues(/*queues=*/20, /*homes=*/10, /*depth=*/2);  // 2 routers, 2 colors
+  const QueueId a = queueId(2, 1, Port::West, 0), b = queueId(2, 1, Port::West, 1);
+  queues.push(a, tagged(1), 0);
+  const std::size_t homesOnly = queues.hostBytes();
+  queues.pop(a);
+  queues.push(a, tagged(2), 1);
+  EXPECT_EQ(queues.hostBytes(), homesOnly) << "a refilled queue takes its home back, no overflow block";
+  queues.push(b, tagged(3), 1);
+  EXPECT_GT(queues.hostBytes(), homesOnly) << "the home is held by non-empty a: b overflows";
+  queues.pop(a);
+  queues.pop(b);  // b's overflow block goes back to the pool, a keeps the home
+  const std::size_t oneOverflow = queues.hostBytes();
+  queues.push(b, tagged(4), 2);  // takes the idle home over
+  queues.push(a, tagged(5), 2);  // takes the pooled overflow block
+  queues.push(a, tagged(6), 3);
+  EXPECT_EQ(queues.hostBytes(), oneOverflow) << "blocks are reused, not added";
+  ASSERT_EQ(queues.size(a), 2u);
+  EXPECT_EQ(queues.front(a).wavelet.payload, 5u);
+  EXPECT_EQ(queues.at(a, 1).wavelet.payload, 6u);
+  ASSERT_EQ(queues.size(b), 1u);
+  EXPECT_EQ(queues.front(b).wavelet.payload, 4u);
 }
 
 TEST(WaveletQueues, DeepestConfigurableQueueHolds255) {
