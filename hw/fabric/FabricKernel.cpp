@@ -135,10 +135,10 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   // Routers are independent within a cycle, so their memory is fetched
   // ahead in three stages, each using what the previous one brought in:
   // router state, the headers of its non-empty queues, their head wavelets.
-  constexpr std::size_t kState = 12, kHeaders = 8, kHeads = 4;
+  constexpr std::size_t kState = 24, kHeaders = 16, kHeads = 8;
   const std::size_t n = visiting_.size();
   for (std::size_t i = 0; i < n; ++i) {
-    if (i + kState < n) __builtin_prefetch(&routers_[visiting_[i + kState]]);
+    if (i + kState < n) prefetchState(visiting_[i + kState]);
     if (i + kHeaders < n) prefetchQueues(visiting_[i + kHeaders], false);
     if (i + kHeads < n) prefetchQueues(visiting_[i + kHeads], true);
     const RouterId r = visiting_[i];
@@ -172,7 +172,7 @@ void FabricKernel::prefetchQueues(RouterId r, bool heads) const {
 bool FabricKernel::pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full, std::uint64_t now,
                              unsigned& input, unsigned& color) const {
   const unsigned lastInput = s.lastGrantInput[o], lastColor = s.lastGrantColor[o];
-  const std::uint32_t after = lastColor >= 31 ? 0u : ~0u << (lastColor + 1);
+  const std::uint32_t after = (~0u << lastColor) << 1;  // colors above lastColor (none above 31)
   const PortMask wanting = s.wantingInputs[o];
   if (!(wanting & (wanting - 1))) {
     // One contending input (the common case): round-robin over its colors.
@@ -207,59 +207,79 @@ bool FabricKernel::pickGrant(const RouterState& s, RouterId r, unsigned o, std::
 template <class Routing>
 void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
   RouterState& state = routers_[r];
+  const PortMask wanted = state.wantedOutputs;
+  unsigned in = 0, color = 0;
+  if (!(wanted & (wanted - 1))) {
+    // One output wanted (most routers, most cycles): at most one grant, so
+    // it moves and retires at once.
+    if (!wanted) return;
+    const unsigned o = lowestBit(wanted);
+    if (!pickGrant(state, r, o, outputFull(state, r, o, now), now, in, color)) return;
+    Header& h = queues_.header(r, in, color);
+    transfer(routing, state, r, o, in, color, h, now);
+    if (!(wantsAny(state, in) & (1u << color))) pop(routing, r, h, in, color);
+    return;
+  }
 
-  // Per output, the (input, color) heads that want it and whose downstream
-  // queue has room; each output grants one, round-robin.
+  // Several outputs: each grants one head, round-robin, from the state at
+  // the start of the cycle; heads are retired only after every output has
+  // moved its grant, so a multicast head taken by several outputs leaves
+  // once and a queue moves at most one head per cycle.
   struct Grant {
     Header* header;
     std::uint8_t output, input, color;
   };
   Grant grants[kPortCount];
   unsigned granted = 0;
-  for (PortMask todo = state.wantedOutputs; todo; todo &= PortMask(todo - 1)) {
+  for (PortMask todo = wanted; todo; todo &= PortMask(todo - 1)) {
     const unsigned o = lowestBit(todo);
-    // An output that is wanted has a neighbour unless it is an edge output
-    // (color routes only: XY never routes off the mesh).
-    const std::uint32_t full = o == unsigned(Port::Ramp)       ? state.rampNoSpace
-                               : (state.edgeOutputs >> o) & 1u ? edgeNoSpace(r, o, now)
-                                                               : routers_[r + neighbourOffset_[o]].noSpace[unsigned(opposite(Port(o)))];
-    unsigned in = 0, color = 0;
-    if (!pickGrant(state, r, o, full, now, in, color)) continue;
-    state.lastGrantInput[o] = std::uint8_t(in);
-    state.lastGrantColor[o] = std::uint8_t(color);
-    grants[granted++] = Grant{&queues_.header(r, in, color), std::uint8_t(o), std::uint8_t(in), std::uint8_t(color)};
+    if (pickGrant(state, r, o, outputFull(state, r, o, now), now, in, color))
+      grants[granted++] = Grant{&queues_.header(r, in, color), std::uint8_t(o), std::uint8_t(in), std::uint8_t(color)};
   }
-
-  // Move the granted copies, then retire heads every output has taken.
+  for (unsigned g = 0; g < granted; ++g)
+    transfer(routing, state, r, grants[g].output, grants[g].input, grants[g].color, *grants[g].header, now);
   for (unsigned g = 0; g < granted; ++g) {
-    const unsigned o = grants[g].output, in = grants[g].input, color = grants[g].color;
-    const Wavelet w = queues_.front(*grants[g].header).wavelet;  // copy: a sink may inject into the queue it sits in
-    if (o == unsigned(Port::Ramp)) {
-      ++counters_.delivered;
-      lastProgress_ = now;
-      if (sink_) sink_->deliver(r, w, now + params_.rampLatency);
-    } else if ((state.edgeOutputs >> o) & 1u) {
-      ++counters_.toEdge;
-      lastProgress_ = now;
-      edgeSink_->leave(r, Port(o), w, now + params_.hopLatency);
-    } else {
-      const RouterId next = r + neighbourOffset_[o];
-      const Port arrival = opposite(Port(o));
-      routing.checkArrival(next, arrival, w);
-      push(routing, next, arrival, w, now + params_.hopLatency);
-      ++counters_.hops;
-    }
-    ++state.transfers[o];
-    if (observer_) observer_->onTransfer(r, Port(o), color);
-    if (!(state.wants[o][in] &= ~(1u << color)) && !(state.wantingInputs[o] &= PortMask(~(1u << in))))
-      state.wantedOutputs &= PortMask(~(1u << o));
-  }
-  for (unsigned g = 0; g < granted; ++g) {
-    const unsigned in = grants[g].input, color = grants[g].color;
+    in = grants[g].input;
+    color = grants[g].color;
     bool seen = false;  // a multicast head granted on several outputs retires once
     for (unsigned e = 0; e < g; ++e) seen = seen || (grants[e].input == in && grants[e].color == color);
     if (!seen && !(wantsAny(state, in) & (1u << color))) pop(routing, r, *grants[g].header, in, color);
   }
+}
+
+std::uint32_t FabricKernel::outputFull(const RouterState& s, RouterId r, unsigned o, std::uint64_t now) {
+  // An output that is wanted has a neighbour unless it is an edge output
+  // (color routes only: XY never routes off the mesh).
+  if (o == unsigned(Port::Ramp)) return s.rampNoSpace;
+  if ((s.edgeOutputs >> o) & 1u) return edgeNoSpace(r, o, now);
+  return routers_[r + neighbourOffset_[o]].noSpace[unsigned(opposite(Port(o)))];
+}
+
+template <class Routing>
+void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o, unsigned in,
+                            unsigned color, const Header& h, std::uint64_t now) {
+  s.lastGrantInput[o] = std::uint8_t(in);
+  s.lastGrantColor[o] = std::uint8_t(color);
+  const Wavelet w = queues_.front(h).wavelet;  // copy: a sink may inject into the queue it sits in
+  if (o == unsigned(Port::Ramp)) {
+    ++counters_.delivered;
+    lastProgress_ = now;
+    if (sink_) sink_->deliver(r, w, now + params_.rampLatency);
+  } else if ((s.edgeOutputs >> o) & 1u) {
+    ++counters_.toEdge;
+    lastProgress_ = now;
+    edgeSink_->leave(r, Port(o), w, now + params_.hopLatency);
+  } else {
+    const RouterId next = r + neighbourOffset_[o];
+    const Port arrival = opposite(Port(o));
+    routing.checkArrival(next, arrival, w);
+    push(routing, next, arrival, w, now + params_.hopLatency);
+    ++counters_.hops;
+  }
+  ++s.transfers[o];
+  if (observer_) observer_->onTransfer(r, Port(o), color);
+  if (!(s.wants[o][in] &= ~(1u << color)) && !(s.wantingInputs[o] &= PortMask(~(1u << in))))
+    s.wantedOutputs &= PortMask(~(1u << o));
 }
 
 std::uint32_t FabricKernel::edgeNoSpace(RouterId r, unsigned output, std::uint64_t now) {
@@ -287,7 +307,7 @@ unsigned FabricKernel::occupancy(RouterId r, Port in) const {
 }
 
 std::size_t FabricKernel::hostBytes() const {
-  return routers_.capacity() * sizeof(RouterState) + queues_.hostBytes() +
+  return routers_.bytes() + queues_.hostBytes() +
          current_.hostBytes() + next_.hostBytes();
 }
 

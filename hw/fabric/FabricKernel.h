@@ -157,11 +157,21 @@ class FabricKernel {
   // Queue headers are color-major: a router's five input queues of one
   // color share a cache line, and traffic on few colors touches a compact
   // slice of them.
+  // The per-hop steps are forced inline: a call's register spills cost as
+  // much as the step itself.
   template <class Routing>
-  void push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt);
+  [[gnu::always_inline]] inline void push(const Routing& routing, RouterId r, Port in, const Wavelet& w,
+                                   std::uint64_t readyAt);
   template <class Routing>
-  void pop(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color);
-  bool pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full, std::uint64_t now,
+  [[gnu::always_inline]] inline void pop(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color);
+  // The colors output `o` of router r cannot take this cycle.
+  [[gnu::always_inline]] inline std::uint32_t outputFull(const RouterState& s, RouterId r, unsigned o,
+                                                         std::uint64_t now);
+  // Moves the head of (r, in, color), whose header is h, out through `o`.
+  template <class Routing>
+  [[gnu::always_inline]] inline void transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o,
+                                              unsigned in, unsigned color, const Header& h, std::uint64_t now);
+  [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full, std::uint64_t now,
                  unsigned& input, unsigned& color) const;
   // Records the outputs the head of (r, in, color) goes to.
   void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
@@ -179,6 +189,10 @@ class FabricKernel {
   bool holdsWavelets(const RouterState& s) const {
     return (s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]) != 0;
   }
+  void prefetchState(RouterId r) const {
+    const char* p = reinterpret_cast<const char*>(&routers_[r]);
+    for (std::size_t line = 0; line < sizeof(RouterState); line += 64) __builtin_prefetch(p + line);
+  }
   // Hints the headers (heads = false) or head wavelets (true) of r's queues.
   void prefetchQueues(RouterId r, bool heads) const;
   template <class Routing>
@@ -194,7 +208,7 @@ class FabricKernel {
   LinkObserver* observer_ = nullptr;
   EdgeSink* edgeSink_ = nullptr;
 
-  std::vector<RouterState> routers_;
+  ZeroedArray<RouterState> routers_;
   WaveletQueues queues_;
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it

@@ -19,16 +19,8 @@ using PortMask = std::uint8_t;
 
 constexpr PortMask bit(Port p) { return PortMask(1u << unsigned(p)); }
 
-constexpr Port opposite(Port p) {
-  switch (p) {
-    case Port::North: return Port::South;
-    case Port::South: return Port::North;
-    case Port::East: return Port::West;
-    case Port::West: return Port::East;
-    case Port::Ramp: return Port::Ramp;
-  }
-  return Port::Ramp;
-}
+// N <-> S and E <-> W are two apart; the RAMP is its own opposite.
+constexpr Port opposite(Port p) { return p == Port::Ramp ? p : Port((unsigned(p) + 2) & 3u); }
 
 const char* portName(Port p);
 std::optional<Port> parsePort(std::string_view name);

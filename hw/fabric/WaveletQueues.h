@@ -76,7 +76,11 @@ class WaveletQueues {
 
   void pop(Header& h) {
     h.head = std::uint8_t(h.head + 1u == depth_ ? 0 : h.head + 1);
-    if (--h.count == 0 && (!useHomes_ || h.block >= homes_)) giveBack(h);
+    if (--h.count) return;
+    // A drained queue starts again at its block's first slot: a queue that
+    // rarely holds more than one wavelet keeps to one cache line.
+    h.head = 0;
+    if (!useHomes_ || h.block >= homes_) giveBack(h);
   }
 
   // The same by id (tests, reports).
@@ -116,7 +120,6 @@ class WaveletQueues {
   // Overflow blocks come from a free list, then by bumping `overflowEnd_`.
   void takeBlock(Header& h, std::uint32_t router, unsigned port, unsigned color) {
     h.hasBlock = 1;
-    h.head = 0;
     if (useHomes_) {
       Header& home = headers_[router].port[port];
       // The holder keeps the home block until another color needs it while it is empty.

@@ -22,6 +22,7 @@ class ZeroedArray {
     if (size == 0) return;
     void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
+    ::madvise(p, bytes(), MADV_HUGEPAGE);
     data_ = static_cast<T*>(p);
   }
   ~ZeroedArray() {
