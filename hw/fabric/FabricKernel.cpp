@@ -147,6 +147,26 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     routeRouter(routing, r, now);
     if (holdsWavelets(s)) markActive(r);
   }
+  // The hops' pushes, in a second pass: a wavelet pushed this cycle is not
+  // ready before the next, and the queue it joins is fed by this one link,
+  // so deferring the pushes changes nothing but the memory order: each
+  // receiving queue is fetched ahead like the routers above.
+  constexpr std::size_t kTargetHeader = 16, kTargetTail = 8;
+  const std::size_t hops = moves_.size();
+  for (std::size_t i = 0; i < hops; ++i) {
+    if (i + kTargetHeader < hops) {
+      const Move& ahead = moves_[i + kTargetHeader];
+      prefetchState(ahead.to);
+      queues_.prefetchHeader(ahead.to, ahead.wavelet.color);
+    }
+    if (i + kTargetTail < hops) {
+      const Move& ahead = moves_[i + kTargetTail];
+      queues_.prefetchTail(queues_.header(ahead.to, ahead.input, ahead.wavelet.color));
+    }
+    const Move& m = moves_[i];
+    push(routing, m.to, Port(m.input), m.wavelet, now + params_.hopLatency);
+  }
+  moves_.clear();
   for (const Release& rel : releases_)
     if (queues_.header(rel.router, rel.input, rel.color).count < queues_.depth())
       routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
@@ -273,7 +293,7 @@ void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, 
     const RouterId next = r + neighbourOffset_[o];
     const Port arrival = opposite(Port(o));
     routing.checkArrival(next, arrival, w);
-    push(routing, next, arrival, w, now + params_.hopLatency);
+    moves_.push_back(Move{next, std::uint8_t(arrival), w});
     ++counters_.hops;
   }
   ++s.transfers[o];

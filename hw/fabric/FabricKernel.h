@@ -221,6 +221,13 @@ class FabricKernel {
     std::uint8_t input, color;
   };
   std::vector<Release> releases_;
+  // Wavelets granted to a neighbour this cycle, pushed after every router has moved.
+  struct Move {
+    RouterId to;
+    std::uint8_t input;
+    Wavelet wavelet;
+  };
+  std::vector<Move> moves_;
 
   FabricCounters counters_;
   std::uint64_t lastProgress_ = 0;

@@ -104,6 +104,14 @@ class WaveletQueues {
     if (h.count) __builtin_prefetch(&slot(h.block, h.head));
   }
 
+  // Same for the slot the queue's next push writes, if it has a block.
+  void prefetchTail(const Header& h) const {
+    if (!h.hasBlock) return;
+    unsigned tail = h.head + h.count;
+    if (tail >= depth_) tail -= depth_;
+    __builtin_prefetch(&slot(h.block, tail), 1);
+  }
+
   std::size_t hostBytes() const;
 
  private:
