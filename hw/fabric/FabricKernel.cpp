@@ -138,7 +138,12 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   constexpr std::size_t kState = 24, kHeaders = 16, kHeads = 8;
   const std::size_t n = visiting_.size();
   for (std::size_t i = 0; i < n; ++i) {
-    if (i + kState < n) prefetchState(visiting_[i + kState]);
+    if (i + kState < n) {
+      prefetchState(visiting_[i + kState]);
+      // Its southern neighbour's credits (`noSpace`), a row ahead of the walk.
+      if (const RouterId south = visiting_[i + kState] + params_.mesh.width; south < params_.mesh.routers())
+        __builtin_prefetch(&routers_[south]);
+    }
     if (i + kHeaders < n) prefetchQueues(visiting_[i + kHeaders], false);
     if (i + kHeads < n) prefetchQueues(visiting_[i + kHeads], true);
     const RouterId r = visiting_[i];
