@@ -33,7 +33,7 @@ inline void pickRoundRobin(const std::uint32_t (&requests)[kPortCount], PortMask
 FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* routes)
     : params_(params),
       routes_(routes),
-      routers_(params.mesh.routers()),
+      routers_(params.mesh.routers(), ZeroedArray<RouterState>::Pages::Huge),
       queues_(std::size_t(params.mesh.routers()) * kPortCount * params.colors,
               std::size_t(params.mesh.routers()) * kPortCount, params.queueDepth),
       current_(params.mesh.routers()),
@@ -298,7 +298,11 @@ void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, 
     const RouterId next = r + neighbourOffset_[o];
     const Port arrival = opposite(Port(o));
     routing.checkArrival(next, arrival, w);
-    moves_.push_back(Move{next, std::uint8_t(arrival), w});
+    // Filled in place: a Move built on the stack and copied costs a store-forwarding stall.
+    Move& move = moves_.emplace_back();
+    move.to = next;
+    move.input = std::uint8_t(arrival);
+    move.wavelet = w;
     ++counters_.hops;
   }
   ++s.transfers[o];

@@ -36,7 +36,12 @@ struct ColorRouting {
 
   void checkArrival(RouterId r, Port in, const Wavelet& w) const {
     const ColorRoute& route = table->at(r, w.color);
-    if ((route.accept & bit(in)) && route.forward) return;
+    if (!(route.accept & bit(in)) || !route.forward) misrouted(r, in, w);
+  }
+
+  // Out of line: the error text is built only when a wavelet is misrouted.
+  [[noreturn, gnu::cold, gnu::noinline]] void misrouted(RouterId r, Port in, const Wavelet& w) const {
+    const ColorRoute& route = table->at(r, w.color);
     const MeshGeometry& mesh = table->mesh();
     std::string why = route.accept & bit(in)
                           ? "but its route for that color forwards nowhere"

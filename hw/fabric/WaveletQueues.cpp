@@ -11,8 +11,8 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
       homes_(homes),
       routers_(homes / kPortCount),
       useHomes_(depth * sizeof(QueuedWavelet) <= 256),
-      headers_(queues / kPortCount),
-      slots_(queues * depth),
+      headers_(queues / kPortCount, ZeroedArray<HeaderGroup>::Pages::Huge),
+      slots_(queues * depth, ZeroedArray<QueuedWavelet>::Pages::Huge),
       overflowEnd_(useHomes_ ? std::uint32_t(homes) : 0) {
   if (queues > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("too many fabric queues: " + std::to_string(queues) + " (at most 2^32)");
