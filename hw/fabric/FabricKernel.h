@@ -11,7 +11,9 @@
 // grants one contender, round-robin over (input port, color), among those
 // whose downstream queue has room. A granted wavelet is ready at the next
 // router after hop_latency cycles (ramp_latency to or from the PE). The
-// outcome does not depend on the order routers are visited in.
+// outcome does not depend on the order routers are visited in, which lets
+// a cycle push the hops into their receiving queues in a second pass, after
+// every router has decided (docs/fabric-model.md).
 
 #include <cstdint>
 #include <string>
@@ -154,14 +156,11 @@ class FabricKernel {
 
   using Header = WaveletQueues::Header;
 
-  // Queue headers are color-major: a router's five input queues of one
-  // color share a cache line, and traffic on few colors touches a compact
-  // slice of them.
   // The per-hop steps are forced inline: a call's register spills cost as
   // much as the step itself.
   template <class Routing>
   [[gnu::always_inline]] inline void push(const Routing& routing, RouterId r, Port in, const Wavelet& w,
-                                   std::uint64_t readyAt);
+                                          std::uint64_t readyAt);
   template <class Routing>
   [[gnu::always_inline]] inline void pop(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color);
   // The colors output `o` of router r cannot take this cycle.
@@ -171,8 +170,8 @@ class FabricKernel {
   template <class Routing>
   [[gnu::always_inline]] inline void transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o,
                                               unsigned in, unsigned color, const Header& h, std::uint64_t now);
-  [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full, std::uint64_t now,
-                 unsigned& input, unsigned& color) const;
+  [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full,
+                                               std::uint64_t now, unsigned& input, unsigned& color) const;
   // Records the outputs the head of (r, in, color) goes to.
   void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
     s.wantedOutputs |= outputs;
@@ -189,6 +188,7 @@ class FabricKernel {
   bool holdsWavelets(const RouterState& s) const {
     return (s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]) != 0;
   }
+  // Hints every cache line of r's state.
   void prefetchState(RouterId r) const {
     const char* p = reinterpret_cast<const char*>(&routers_[r]);
     for (std::size_t line = 0; line < sizeof(RouterState); line += 64) __builtin_prefetch(p + line);
