@@ -206,7 +206,7 @@ bool FabricKernel::pickGrant(const RouterState& s, RouterId r, unsigned o, std::
     std::uint32_t first = input == lastInput ? m & after : 0u;
     while (m) {
       color = lowestBit(first ? first : m);
-      // Heads still on the link or ramp are not ready; rare, so checked last.
+      // Heads still on the ramp, or on a link of more than one cycle, are not ready; rare, so checked last.
       if (queues_.front(queues_.header(r, input, color)).readyAt <= now) return true;
       m &= ~(1u << color);
       first &= ~(1u << color);
@@ -336,8 +336,8 @@ unsigned FabricKernel::occupancy(RouterId r, Port in) const {
 }
 
 std::size_t FabricKernel::hostBytes() const {
-  return routers_.bytes() + queues_.hostBytes() +
-         current_.hostBytes() + next_.hostBytes();
+  return routers_.bytes() + queues_.hostBytes() + current_.hostBytes() + next_.hostBytes() +
+         moves_.capacity() * sizeof(Move);
 }
 
 std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
