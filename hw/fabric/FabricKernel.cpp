@@ -34,6 +34,7 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
     : params_(params),
       routes_(routes),
       routers_(params.mesh.routers(), ZeroedArray<RouterState>::Pages::Huge),
+      transfers_(std::size_t(params.mesh.routers()) * kPortCount, ZeroedArray<std::uint32_t>::Pages::Huge),
       queues_(std::size_t(params.mesh.routers()) * kPortCount * params.colors,
               std::size_t(params.mesh.routers()) * kPortCount, params.queueDepth),
       current_(params.mesh.routers()),
@@ -49,8 +50,7 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
     s.x = std::uint16_t(params.mesh.xOf(r));
     s.y = std::uint16_t(params.mesh.yOf(r));
     for (unsigned o = 0; o < kPortCount; ++o) {
-      s.lastGrantInput[o] = kPortCount - 1;
-      s.lastGrantColor[o] = 31;
+      s.lastGrant[o] = (kPortCount - 1) << 8 | 31;
       if (Port(o) != Port::Ramp && params.mesh.neighbour(r, Port(o)) == kNoRouter) s.edgeOutputs |= bit(Port(o));
     }
   }
@@ -61,16 +61,21 @@ void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Wavel
   RouterState& s = routers_[r];
   const unsigned port = unsigned(in);
   const std::uint32_t colorBit = 1u << w.color;
-  const unsigned size = queues_.push(queues_.header(r, port, w.color), r, port, w.color, w, readyAt);
-  if (size == 1) setWants(s, port, w.color, routing.forward(r, s.x, s.y, w));
+  Header& h = queues_.header(r, port, w.color);
+  const unsigned size = queues_.push(h, r, port, w, readyAt);
+  if (size == 1) h.pending = routing.forward(r, s.x, s.y, w);
   s.nonEmpty[port] |= colorBit;
+  s.inputs |= PortMask(1u << port);
   if (size == queues_.depth()) s.noSpace[port] |= colorBit;
   ++counters_.queued;
   markActive(r);
 }
 
 template <class Routing>
-void FabricKernel::pop(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color) {
+void FabricKernel::retire(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color) {
+  // A multicast head granted by several outputs is retired by the first;
+  // the queue has a new head, or none, by the time the others look.
+  if (h.pending || !h.count) return;
   RouterState& s = routers_[r];
   // A slot freed by a pop becomes usable by the upstream router only in the
   // next cycle (the credit travels back over the link), so the outcome does
@@ -78,10 +83,11 @@ void FabricKernel::pop(const Routing& routing, RouterId r, Header& h, unsigned i
   if (h.count == queues_.depth()) releases_.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
   queues_.pop(h);
   --counters_.queued;
-  if (h.count == 0)
-    s.nonEmpty[in] &= ~(1u << color);
-  else
-    setWants(s, in, color, routing.forward(r, s.x, s.y, queues_.front(h).wavelet));
+  if (h.count == 0) {
+    if (!(s.nonEmpty[in] &= ~(1u << color))) s.inputs &= PortMask(~(1u << in));
+  } else {
+    h.pending = routing.forward(r, s.x, s.y, queues_.front(h).wavelet);
+  }
 }
 
 bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
@@ -139,7 +145,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   const std::size_t n = visiting_.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (i + kState < n) {
-      prefetchState(visiting_[i + kState]);
+      __builtin_prefetch(&routers_[visiting_[i + kState]]);
       // Its southern neighbour's credits (`noSpace`), a row ahead of the walk.
       if (const RouterId south = visiting_[i + kState] + params_.mesh.width; south < params_.mesh.routers())
         __builtin_prefetch(&routers_[south]);
@@ -150,7 +156,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     RouterState& s = routers_[r];
     s.injected = 0;
     routeRouter(routing, r, now);
-    if (holdsWavelets(s)) markActive(r);
+    if (s.inputs) markActive(r);
   }
   // The hops' pushes, in a second pass: a wavelet pushed this cycle is not
   // ready before the next, and the queue it joins is fed by this one link,
@@ -161,12 +167,12 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   for (std::size_t i = 0; i < hops; ++i) {
     if (i + kTargetHeader < hops) {
       const Move& ahead = moves_[i + kTargetHeader];
-      prefetchState(ahead.to);
+      __builtin_prefetch(&routers_[ahead.to]);
       queues_.prefetchHeader(ahead.to, ahead.wavelet.color);
     }
     if (i + kTargetTail < hops) {
       const Move& ahead = moves_[i + kTargetTail];
-      queues_.prefetchTail(queues_.header(ahead.to, ahead.input, ahead.wavelet.color));
+      queues_.prefetchTail(queues_.header(ahead.to, ahead.input, ahead.wavelet.color), ahead.to, ahead.input);
     }
     const Move& m = moves_[i];
     push(routing, m.to, Port(m.input), m.wavelet, now + params_.hopLatency);
@@ -191,18 +197,37 @@ void FabricKernel::prefetchQueues(RouterId r, bool heads) const {
     for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) queues_.prefetchFront(queues_.header(r, in, lowestBit(m)));
 }
 
+void FabricKernel::gatherRequests(const RouterState& s, RouterId r, Requests& req) const {
+  for (unsigned in = 0; in < kPortCount; ++in) {
+    const PortMask inBit = PortMask(1u << in);
+    for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) {
+      const unsigned color = lowestBit(m);
+      PortMask outputs = queues_.header(r, in, color).pending;
+      req.outputs |= outputs;
+      for (; outputs; outputs &= PortMask(outputs - 1)) {
+        const unsigned o = lowestBit(outputs);
+        if (!(req.inputs[o] & inBit)) {
+          req.inputs[o] |= inBit;
+          req.colors[o][in] = 0;
+        }
+        req.colors[o][in] |= 1u << color;
+      }
+    }
+  }
+}
+
 // Finds the head output `o` grants this cycle: round-robin over the
 // (input, color) pairs that want it, skipping those whose downstream queue
 // is `full` or whose head is not ready. False if none can go.
-bool FabricKernel::pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full, std::uint64_t now,
-                             unsigned& input, unsigned& color) const {
-  const unsigned lastInput = s.lastGrantInput[o], lastColor = s.lastGrantColor[o];
+bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o, std::uint32_t full,
+                             std::uint64_t now, unsigned& input, unsigned& color) const {
+  const unsigned lastInput = s.lastGrant[o] >> 8, lastColor = s.lastGrant[o] & 0xffu;
   const std::uint32_t after = (~0u << lastColor) << 1;  // colors above lastColor (none above 31)
-  const PortMask wanting = s.wantingInputs[o];
+  const PortMask wanting = req.inputs[o];
   if (!(wanting & (wanting - 1))) {
     // One contending input (the common case): round-robin over its colors.
     input = lowestBit(wanting);
-    std::uint32_t m = s.wants[o][input] & ~full;
+    std::uint32_t m = req.colors[o][input] & ~full;
     std::uint32_t first = input == lastInput ? m & after : 0u;
     while (m) {
       color = lowestBit(first ? first : m);
@@ -217,7 +242,7 @@ bool FabricKernel::pickGrant(const RouterState& s, RouterId r, unsigned o, std::
   PortMask inputs = 0;  // inputs with a candidate
   for (PortMask w = wanting; w; w &= PortMask(w - 1)) {
     const unsigned in = lowestBit(w);
-    candidates[in] = s.wants[o][in] & ~full;
+    candidates[in] = req.colors[o][in] & ~full;
     if (candidates[in]) inputs |= PortMask(1u << in);
   }
   while (inputs) {
@@ -232,24 +257,53 @@ bool FabricKernel::pickGrant(const RouterState& s, RouterId r, unsigned o, std::
 template <class Routing>
 void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
   RouterState& state = routers_[r];
-  const PortMask wanted = state.wantedOutputs;
+  const PortMask inputs = state.inputs;
+  if (!(inputs & (inputs - 1))) {
+    if (!inputs) return;
+    const unsigned in = lowestBit(inputs);
+    if (const std::uint32_t colors = state.nonEmpty[in]; !(colors & (colors - 1)))
+      return routeQueue(routing, state, r, in, lowestBit(colors), now);
+  }
+  arbitrate(routing, state, r, now);
+}
+
+template <class Routing>
+void FabricKernel::routeQueue(const Routing& routing, RouterState& s, RouterId r, unsigned in, unsigned color,
+                              std::uint64_t now) {
+  // Without a contender, every output the head still wants and that has
+  // room takes it, if it is ready.
+  Header& h = queues_.header(r, in, color);
+  PortMask moving = 0;
+  for (PortMask wanted = h.pending; wanted; wanted &= PortMask(wanted - 1)) {
+    const unsigned o = lowestBit(wanted);
+    if (!((outputFull(s, r, o, now) >> color) & 1u)) moving |= PortMask(1u << o);
+  }
+  if (!moving || queues_.front(h).readyAt > now) return;
+  for (; moving; moving &= PortMask(moving - 1)) transfer(routing, s, r, lowestBit(moving), in, color, h, now);
+  retire(routing, r, h, in, color);
+}
+
+template <class Routing>
+void FabricKernel::arbitrate(const Routing& routing, RouterState& state, RouterId r, std::uint64_t now) {
+  Requests req;
+  gatherRequests(state, r, req);
+  const PortMask wanted = req.outputs;
   unsigned in = 0, color = 0;
   if (!(wanted & (wanted - 1))) {
-    // One output wanted (most routers, most cycles): at most one grant, so
-    // it moves and retires at once.
+    // One output wanted: at most one grant, so it moves and retires at once.
     if (!wanted) return;
     const unsigned o = lowestBit(wanted);
-    if (!pickGrant(state, r, o, outputFull(state, r, o, now), now, in, color)) return;
+    if (!pickGrant(state, req, r, o, outputFull(state, r, o, now), now, in, color)) return;
     Header& h = queues_.header(r, in, color);
     transfer(routing, state, r, o, in, color, h, now);
-    if (!(wantsAny(state, in) & (1u << color))) pop(routing, r, h, in, color);
+    retire(routing, r, h, in, color);
     return;
   }
 
-  // Several outputs: each grants one head, round-robin, from the state at
-  // the start of the cycle; heads are retired only after every output has
-  // moved its grant, so a multicast head taken by several outputs leaves
-  // once and a queue moves at most one head per cycle.
+  // Several outputs: each grants one head, round-robin, from the requests
+  // at the start of the cycle; heads are retired only after every output
+  // has moved its grant, so a multicast head taken by several outputs
+  // leaves once and a queue moves at most one head per cycle.
   struct Grant {
     Header* header;
     std::uint8_t output, input, color;
@@ -258,18 +312,13 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
   unsigned granted = 0;
   for (PortMask todo = wanted; todo; todo &= PortMask(todo - 1)) {
     const unsigned o = lowestBit(todo);
-    if (pickGrant(state, r, o, outputFull(state, r, o, now), now, in, color))
+    if (pickGrant(state, req, r, o, outputFull(state, r, o, now), now, in, color))
       grants[granted++] = Grant{&queues_.header(r, in, color), std::uint8_t(o), std::uint8_t(in), std::uint8_t(color)};
   }
   for (unsigned g = 0; g < granted; ++g)
     transfer(routing, state, r, grants[g].output, grants[g].input, grants[g].color, *grants[g].header, now);
-  for (unsigned g = 0; g < granted; ++g) {
-    in = grants[g].input;
-    color = grants[g].color;
-    bool seen = false;  // a multicast head granted on several outputs retires once
-    for (unsigned e = 0; e < g; ++e) seen = seen || (grants[e].input == in && grants[e].color == color);
-    if (!seen && !(wantsAny(state, in) & (1u << color))) pop(routing, r, *grants[g].header, in, color);
-  }
+  for (unsigned g = 0; g < granted; ++g)
+    retire(routing, r, *grants[g].header, grants[g].input, grants[g].color);
 }
 
 std::uint32_t FabricKernel::outputFull(const RouterState& s, RouterId r, unsigned o, std::uint64_t now) {
@@ -282,9 +331,8 @@ std::uint32_t FabricKernel::outputFull(const RouterState& s, RouterId r, unsigne
 
 template <class Routing>
 void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o, unsigned in,
-                            unsigned color, const Header& h, std::uint64_t now) {
-  s.lastGrantInput[o] = std::uint8_t(in);
-  s.lastGrantColor[o] = std::uint8_t(color);
+                            unsigned color, Header& h, std::uint64_t now) {
+  s.lastGrant[o] = std::uint16_t(in << 8 | color);
   const Wavelet w = queues_.front(h).wavelet;  // copy: a sink may inject into the queue it sits in
   if (o == unsigned(Port::Ramp)) {
     ++counters_.delivered;
@@ -305,10 +353,9 @@ void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, 
     move.wavelet = w;
     ++counters_.hops;
   }
-  ++s.transfers[o];
+  ++transfers_[std::size_t(r) * kPortCount + o];
   if (observer_) observer_->onTransfer(r, Port(o), color);
-  if (!(s.wants[o][in] &= ~(1u << color)) && !(s.wantingInputs[o] &= PortMask(~(1u << in))))
-    s.wantedOutputs &= PortMask(~(1u << o));
+  h.pending &= PortMask(~(1u << o));
 }
 
 std::uint32_t FabricKernel::edgeNoSpace(RouterId r, unsigned output, std::uint64_t now) {
@@ -336,7 +383,7 @@ unsigned FabricKernel::occupancy(RouterId r, Port in) const {
 }
 
 std::size_t FabricKernel::hostBytes() const {
-  return routers_.bytes() + queues_.hostBytes() + current_.hostBytes() + next_.hostBytes() +
+  return routers_.bytes() + transfers_.bytes() + queues_.hostBytes() + current_.hostBytes() + next_.hostBytes() +
          moves_.capacity() * sizeof(Move);
 }
 
@@ -356,9 +403,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
         const PortMask wanted = params_.routing == RoutingMode::Color
                                     ? routes_->at(r, color).forward
                                     : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q).wavelet);
-        PortMask pending = 0;
-        for (unsigned o = 0; o < kPortCount; ++o)
-          if (routers_[r].wants[o][in] & (1u << color)) pending |= PortMask(1u << o);
+        const PortMask pending = q.pending;
         out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
             << unsigned(q.count) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
             << portMaskName(PortMask(wanted & ~pending));

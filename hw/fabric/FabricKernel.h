@@ -118,7 +118,9 @@ class FabricKernel {
 
   // Wavelets that left router r through `output` since construction,
   // modulo 2^32: differences over any window shorter than 2^32 cycles are exact.
-  std::uint32_t transfers(RouterId r, Port output) const { return routers_[r].transfers[unsigned(output)]; }
+  std::uint32_t transfers(RouterId r, Port output) const {
+    return transfers_[std::size_t(r) * kPortCount + unsigned(output)];
+  }
   // Wavelets waiting in router r's queues of input `in`, all colors.
   unsigned occupancy(RouterId r, Port in) const;
   std::size_t hostBytes() const;
@@ -127,32 +129,46 @@ class FabricKernel {
   std::string blockedQueuesReport(std::size_t maxLines) const;
 
  private:
-  // The per-router state the routing decision is made from: a router
-  // decides which queue heads move from these bitmasks and its neighbours'
+  // The per-router state the routing decision starts from, one cache line:
+  // a router finds its non-empty queues here, reads their headers (whose
+  // `pending` says where each head still goes) and its neighbours'
   // `noSpace`, and reads queue storage only for the wavelets it moves.
   struct alignas(64) RouterState {
     std::uint32_t nonEmpty[kPortCount] = {};  // per input port: colors with a non-empty queue
     // Per input port: colors whose queue has no room for the upstream router
     // this cycle (full, or full until a pop in this cycle).
     std::uint32_t noSpace[kPortCount] = {};
+    std::uint32_t rampNoSpace = 0;            // colors the PE cannot take from the RAMP now
     std::uint16_t x = 0, y = 0;
-    PortMask injected = 0;                    // inputs that took a wavelet from a PE or the edge this cycle
-    PortMask wantedOutputs = 0;               // outputs with any bit set in `wants`
-    PortMask edgeOutputs = 0;                 // ports without a neighbour: wavelets leave the mesh there
-    std::uint8_t lastGrantInput[kPortCount];  // per output: last (input, color) granted,
-    std::uint8_t lastGrantColor[kPortCount];  // for round-robin
-    // Per output: inputs with a bit set in `wants`, so arbitration reads only those.
-    PortMask wantingInputs[kPortCount] = {};
-    // [output][input]: colors whose head wavelet still has to go to that output.
-    std::uint32_t wants[kPortCount][kPortCount] = {};
-    std::uint32_t transfers[kPortCount] = {};  // per output port, wrapping
-    std::uint32_t rampNoSpace = 0;             // colors the PE cannot take from the RAMP now
+    PortMask inputs = 0;       // input ports with a non-empty queue
+    PortMask injected = 0;     // inputs that took a wavelet from a PE or the edge this cycle
+    PortMask edgeOutputs = 0;  // ports without a neighbour: wavelets leave the mesh there
+    // Per output: the last (input, color) granted, for round-robin, as
+    // input << 8 | color (16 bits: a byte array would alias every pointer
+    // the kernel holds, so each store to it would reload them all).
+    std::uint16_t lastGrant[kPortCount];
+  };
+  static_assert(sizeof(RouterState) == 64, "a router's state is one cache line");
+
+  // What the heads of one router's queues ask for this cycle: per output,
+  // the inputs asking for it and, per input, the colors.
+  struct Requests {
+    PortMask outputs = 0;
+    PortMask inputs[kPortCount] = {};
+    std::uint32_t colors[kPortCount][kPortCount];  // [output][input], set for the inputs in inputs[output]
   };
 
   template <class Routing>
   void stepWith(const Routing& routing, std::uint64_t now);
   template <class Routing>
-  void routeRouter(const Routing& routing, RouterId r, std::uint64_t now);
+  [[gnu::always_inline]] inline void routeRouter(const Routing& routing, RouterId r, std::uint64_t now);
+  // routeRouter for a router with the one non-empty queue (in, color).
+  template <class Routing>
+  [[gnu::always_inline]] inline void routeQueue(const Routing& routing, RouterState& s, RouterId r, unsigned in,
+                                                unsigned color, std::uint64_t now);
+  // routeRouter for a router with several non-empty queues.
+  template <class Routing>
+  void arbitrate(const Routing& routing, RouterState& s, RouterId r, std::uint64_t now);
 
   using Header = WaveletQueues::Header;
 
@@ -161,38 +177,22 @@ class FabricKernel {
   template <class Routing>
   [[gnu::always_inline]] inline void push(const Routing& routing, RouterId r, Port in, const Wavelet& w,
                                           std::uint64_t readyAt);
+  // Retires the head of (r, in, color) once no output still wants it.
   template <class Routing>
-  [[gnu::always_inline]] inline void pop(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color);
+  [[gnu::always_inline]] inline void retire(const Routing& routing, RouterId r, Header& h, unsigned in,
+                                            unsigned color);
   // The colors output `o` of router r cannot take this cycle.
   [[gnu::always_inline]] inline std::uint32_t outputFull(const RouterState& s, RouterId r, unsigned o,
                                                          std::uint64_t now);
   // Moves the head of (r, in, color), whose header is h, out through `o`.
   template <class Routing>
   [[gnu::always_inline]] inline void transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o,
-                                              unsigned in, unsigned color, const Header& h, std::uint64_t now);
-  [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, RouterId r, unsigned o, std::uint32_t full,
-                                               std::uint64_t now, unsigned& input, unsigned& color) const;
-  // Records the outputs the head of (r, in, color) goes to.
-  void setWants(RouterState& s, unsigned in, unsigned color, PortMask outputs) {
-    s.wantedOutputs |= outputs;
-    for (; outputs; outputs &= PortMask(outputs - 1)) {
-      const unsigned o = unsigned(__builtin_ctz(outputs));
-      s.wants[o][in] |= 1u << color;
-      s.wantingInputs[o] |= PortMask(1u << in);
-    }
-  }
-  std::uint32_t wantsAny(const RouterState& s, unsigned in) const {
-    return s.wants[0][in] | s.wants[1][in] | s.wants[2][in] | s.wants[3][in] | s.wants[4][in];
-  }
+                                              unsigned in, unsigned color, Header& h, std::uint64_t now);
+  [[gnu::always_inline]] inline void gatherRequests(const RouterState& s, RouterId r, Requests& req) const;
+  [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o,
+                                               std::uint32_t full, std::uint64_t now, unsigned& input,
+                                               unsigned& color) const;
   void markActive(RouterId r) { next_.insert(r); }
-  bool holdsWavelets(const RouterState& s) const {
-    return (s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]) != 0;
-  }
-  // Hints every cache line of r's state.
-  void prefetchState(RouterId r) const {
-    const char* p = reinterpret_cast<const char*>(&routers_[r]);
-    for (std::size_t line = 0; line < sizeof(RouterState); line += 64) __builtin_prefetch(p + line);
-  }
   // Hints the headers (heads = false) or head wavelets (true) of r's queues.
   void prefetchQueues(RouterId r, bool heads) const;
   template <class Routing>
@@ -209,6 +209,7 @@ class FabricKernel {
   EdgeSink* edgeSink_ = nullptr;
 
   ZeroedArray<RouterState> routers_;
+  ZeroedArray<std::uint32_t> transfers_;  // [router][output], wrapping
   WaveletQueues queues_;
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it

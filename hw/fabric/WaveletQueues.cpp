@@ -12,15 +12,16 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
       routers_(homes / kPortCount),
       useHomes_(depth * sizeof(QueuedWavelet) <= 256),
       headers_(queues / kPortCount, ZeroedArray<HeaderGroup>::Pages::Huge),
+      homeBusy_(useHomes_ ? homes : 0, ZeroedArray<HomeUse>::Pages::Huge),
       slots_(queues * depth, ZeroedArray<QueuedWavelet>::Pages::Huge),
       overflowEnd_(useHomes_ ? std::uint32_t(homes) : 0) {
-  if (queues > std::numeric_limits<std::uint32_t>::max())
-    throw std::length_error("too many fabric queues: " + std::to_string(queues) + " (at most 2^32)");
+  if (queues >= std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("too many fabric queues: " + std::to_string(queues) + " (at most 2^32 - 2)");
 }
 
 // Lazily backed arrays count with the pages in use at most: an upper bound.
 std::size_t WaveletQueues::hostBytes() const {
-  return headers_.bytes() + std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) +
+  return headers_.bytes() + homeBusy_.bytes() + std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) +
          freeOverflow_.capacity() * sizeof(std::uint32_t);
 }
 

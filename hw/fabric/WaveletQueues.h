@@ -5,14 +5,15 @@
 // all empty at any moment. Each queue has an 8-byte header, always there,
 // the five of one (router, color) sharing a cache line; its `depth` wavelet
 // slots are a block. Each (router, input port) has a home block beside its
-// neighbours' (so traffic walks memory in router order): the first of its
-// colors to need a block takes it and keeps it while idle, so a queue that
-// drains and refills (most queues, at most loads) takes no block at all;
-// another color of that port takes it over only once its holder is empty.
-// Colors that find the home held by a non-empty queue, and every queue when
-// blocks are large, take blocks from a shared overflow pool and give them
-// back when they drain. Home blocks live in lazily zeroed memory: a router
-// that never sees traffic costs nothing.
+// neighbours' (so traffic walks memory in router order), which any of its
+// colors takes when it fills from empty while no other color's queue is
+// using it. A queue that drains keeps its home, so one that drains and
+// refills (most queues, at most loads) takes no block at all; who uses each
+// home is a byte in an array in router order, so finding out costs no
+// other color's header. Colors that find the home in use, and every queue
+// when blocks are large, take blocks from a shared overflow pool and give
+// them back when they drain. Home blocks live in lazily zeroed memory: a
+// router that never sees traffic costs nothing.
 //
 // Queue ids are group * 5 + port, a group being one (router, color): id
 // (color * routers + router) * 5 + port.
@@ -38,13 +39,13 @@ class WaveletQueues {
 
   // One queue's bookkeeping; all-zero is an empty queue without a block.
   struct Header {
-    std::uint32_t block;    // valid while hasBlock
+    std::uint32_t block;  // 1 + the queue's block, 0 while it has none
     std::uint8_t head;
     std::uint8_t count;
-    std::uint8_t hasBlock;
-    // In color 0's header of each (router, port) only: 1 + the color
-    // holding the port's home block, 0 while nobody holds it.
-    std::uint8_t homeHolder;
+    // Not the queues' own: the fabric kernel keeps here the outputs the
+    // head wavelet has still to be sent through (a PortMask), so routing a
+    // queue reads one header and not a table per output.
+    std::uint8_t pending;
   };
 
   // `homes` = routers x ports; `queues` a multiple of it.
@@ -65,9 +66,8 @@ class WaveletQueues {
 
   // Appends to the queue of (router, port, color) whose header is `h`;
   // returns its size after the push.
-  unsigned push(Header& h, std::uint32_t router, unsigned port, unsigned color, const Wavelet& w,
-                std::uint64_t readyAt) {
-    if (!h.hasBlock) takeBlock(h, router, port, color);
+  unsigned push(Header& h, std::uint32_t router, unsigned port, const Wavelet& w, std::uint64_t readyAt) {
+    if (!h.count) takeBlock(h, router, port);
     unsigned tail = h.head + h.count;
     if (tail >= depth_) tail -= depth_;
     slot(h.block, tail) = QueuedWavelet{w, readyAt};
@@ -80,7 +80,10 @@ class WaveletQueues {
     // A drained queue starts again at its block's first slot: a queue that
     // rarely holds more than one wavelet keeps to one cache line.
     h.head = 0;
-    if (!useHomes_ || h.block >= homes_) giveBack(h);
+    if (!useHomes_ || h.block > homes_)
+      giveBack(h);
+    else
+      homeBusy_[h.block - 1] = HomeUse::Free;  // kept, but free for another color to take
   }
 
   // The same by id (tests, reports).
@@ -90,8 +93,7 @@ class WaveletQueues {
   const QueuedWavelet& at(QueueId q, unsigned i) const { return at(header(q), i); }
   unsigned push(QueueId q, const Wavelet& w, std::uint64_t readyAt) {
     const std::size_t group = q / kPortCount;
-    return push(header(q), std::uint32_t(group % routers_), unsigned(q % kPortCount), unsigned(group / routers_),
-                w, readyAt);
+    return push(header(q), std::uint32_t(group % routers_), unsigned(q % kPortCount), w, readyAt);
   }
   void pop(QueueId q) { pop(header(q)); }
 
@@ -104,9 +106,13 @@ class WaveletQueues {
     if (h.count) __builtin_prefetch(&slot(h.block, h.head));
   }
 
-  // Same for the slot the queue's next push writes, if it has a block.
-  void prefetchTail(const Header& h) const {
-    if (!h.hasBlock) return;
+  // Same for the slot the next push into the queue of (router, port) with
+  // header `h` writes (its home's first, if it is empty).
+  void prefetchTail(const Header& h, std::uint32_t router, unsigned port) const {
+    if (!h.count) {
+      if (useHomes_) __builtin_prefetch(&slot(router * kPortCount + port + 1, 0), 1);
+      return;
+    }
     unsigned tail = h.head + h.count;
     if (tail >= depth_) tail -= depth_;
     __builtin_prefetch(&slot(h.block, tail), 1);
@@ -119,23 +125,25 @@ class WaveletQueues {
     Header port[kPortCount];
   };
 
-  QueuedWavelet& slot(std::uint32_t block, unsigned i) const { return slots_[std::size_t(block) * depth_ + i]; }
+  // `block` as a header holds it: 1 + the block's index.
+  QueuedWavelet& slot(std::uint32_t block, unsigned i) const { return slots_[(std::size_t(block) - 1) * depth_ + i]; }
 
   // With home blocks, blocks [0, homes_) are the homes, block router * 5 +
   // port that of (router, port), and overflow blocks follow (at most
   // queues - homes of them are ever in use at once: only a non-empty queue
   // without the home holds one); without, every block is an overflow block.
-  // Overflow blocks come from a free list, then by bumping `overflowEnd_`.
-  void takeBlock(Header& h, std::uint32_t router, unsigned port, unsigned color) {
-    h.hasBlock = 1;
+  // Overflow blocks come from a free list (as headers hold them), then by
+  // bumping `overflowEnd_`, the number of blocks ever used.
+  //
+  // Called when the queue fills from empty. It may still hold its home from
+  // before, but another color may have taken that over since; a header's
+  // home is valid only while the queue is non-empty.
+  void takeBlock(Header& h, std::uint32_t router, unsigned port) {
     if (useHomes_) {
-      Header& home = headers_[router].port[port];
-      // The holder keeps the home block until another color needs it while it is empty.
-      Header* holder = home.homeHolder ? &header(router, port, home.homeHolder - 1u) : nullptr;
-      if (!holder || holder->count == 0) {
-        if (holder) holder->hasBlock = 0;
-        home.homeHolder = std::uint8_t(color + 1);
-        h.block = router * kPortCount + port;
+      const std::size_t home = std::size_t(router) * kPortCount + port;
+      if (homeBusy_[home] == HomeUse::Free) {
+        homeBusy_[home] = HomeUse::Busy;
+        h.block = std::uint32_t(home) + 1;
         return;
       }
     }
@@ -144,11 +152,11 @@ class WaveletQueues {
       freeOverflow_.pop_back();
       return;
     }
-    h.block = overflowEnd_++;
+    h.block = ++overflowEnd_;
   }
   void giveBack(Header& h) {
-    h.hasBlock = 0;
     freeOverflow_.push_back(h.block);
+    h.block = 0;
   }
 
   unsigned depth_;
@@ -159,6 +167,10 @@ class WaveletQueues {
   // they take every block from the compact overflow pool instead.
   bool useHomes_;
   ZeroedArray<HeaderGroup> headers_;
+  // Per home block: whether a non-empty queue is using it. (Not a byte
+  // array: stores to one alias every pointer the kernel holds.)
+  enum class HomeUse : std::uint8_t { Free, Busy };
+  ZeroedArray<HomeUse> homeBusy_;
   // Room for every queue to hold a block at once; only touched pages are backed.
   ZeroedArray<QueuedWavelet> slots_;
   std::uint32_t overflowEnd_;
