@@ -136,32 +136,18 @@ void FabricKernel::step(std::uint64_t now) {
 template <class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
-  visiting_.clear();
-  current_.drain([&](RouterId r) { visiting_.push_back(r); });
-  // Routers are independent within a cycle, so their memory is fetched
-  // ahead in three stages, each using what the previous one brought in:
-  // router state, the headers of its non-empty queues, their head wavelets.
-  constexpr std::size_t kState = 24, kHeaders = 16, kHeads = 8;
-  const std::size_t n = visiting_.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + kState < n) {
-      __builtin_prefetch(&routers_[visiting_[i + kState]]);
-      // Its southern neighbour's credits (`noSpace`), a row ahead of the walk.
-      if (const RouterId south = visiting_[i + kState] + params_.mesh.width; south < params_.mesh.routers())
-        __builtin_prefetch(&routers_[south]);
-    }
-    if (i + kHeaders < n) prefetchQueues(visiting_[i + kHeaders], false);
-    if (i + kHeads < n) prefetchQueues(visiting_[i + kHeads], true);
-    const RouterId r = visiting_[i];
+  current_.drain([&](RouterId r) {
     RouterState& s = routers_[r];
     s.injected = 0;
     routeRouter(routing, r, now);
     if (s.inputs) markActive(r);
-  }
+  });
   // The hops' pushes, in a second pass: a wavelet pushed this cycle is not
   // ready before the next, and the queue it joins is fed by this one link,
   // so deferring the pushes changes nothing but the memory order: each
-  // receiving queue is fetched ahead like the routers above.
+  // receiving queue is fetched ahead. (The walk over the routers above
+  // needs no such hints: it goes through memory in router order, which
+  // the hardware prefetchers follow.)
   constexpr std::size_t kTargetHeader = 16, kTargetTail = 8;
   const std::size_t hops = moves_.size();
   for (std::size_t i = 0; i < hops; ++i) {
@@ -183,18 +169,6 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
       routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
   releases_.clear();
   if (counters_.queued != 0) checkWatchdog(now);
-}
-
-void FabricKernel::prefetchQueues(RouterId r, bool heads) const {
-  const RouterState& s = routers_[r];
-  if (!heads) {
-    for (std::uint32_t m = s.nonEmpty[0] | s.nonEmpty[1] | s.nonEmpty[2] | s.nonEmpty[3] | s.nonEmpty[4]; m;
-         m &= m - 1)
-      queues_.prefetchHeader(r, lowestBit(m));
-    return;
-  }
-  for (unsigned in = 0; in < kPortCount; ++in)
-    for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) queues_.prefetchFront(queues_.header(r, in, lowestBit(m)));
 }
 
 void FabricKernel::gatherRequests(const RouterState& s, RouterId r, Requests& req) const {

@@ -193,8 +193,6 @@ class FabricKernel {
                                                std::uint32_t full, std::uint64_t now, unsigned& input,
                                                unsigned& color) const;
   void markActive(RouterId r) { next_.insert(r); }
-  // Hints the headers (heads = false) or head wavelets (true) of r's queues.
-  void prefetchQueues(RouterId r, bool heads) const;
   template <class Routing>
   bool inject(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt,
               std::uint64_t now);
@@ -213,7 +211,6 @@ class FabricKernel {
   WaveletQueues queues_;
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it
-  std::vector<RouterId> visiting_;  // current_ as a list, for prefetching ahead
   // Per port, added to a router's id (modulo 2^32) gives its neighbour's.
   const RouterId neighbourOffset_[kPortCount];
   // Queues popped from full this cycle: their noSpace bit clears at its end.

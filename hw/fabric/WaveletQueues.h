@@ -101,11 +101,6 @@ class WaveletQueues {
   void prefetchHeader(std::uint32_t router, unsigned color) const {
     __builtin_prefetch(&headers_[std::size_t(color) * routers_ + router]);
   }
-  // Same for the queue's head wavelet (its header must be in cache to find it).
-  void prefetchFront(const Header& h) const {
-    if (h.count) __builtin_prefetch(&slot(h.block, h.head));
-  }
-
   // Same for the slot the next push into the queue of (router, port) with
   // header `h` writes (its home's first, if it is empty).
   void prefetchTail(const Header& h, std::uint32_t router, unsigned port) const {
