@@ -172,19 +172,18 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
 }
 
 void FabricKernel::gatherRequests(const RouterState& s, RouterId r, Requests& req) const {
-  for (unsigned in = 0; in < kPortCount; ++in) {
-    const PortMask inBit = PortMask(1u << in);
+  for (PortMask inputs = s.inputs; inputs; inputs &= PortMask(inputs - 1)) {
+    const unsigned in = lowestBit(inputs);
+    std::uint32_t(&colors)[kPortCount] = req.colors[in];
+    colors[0] = colors[1] = colors[2] = colors[3] = colors[4] = 0;
     for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) {
       const unsigned color = lowestBit(m);
       PortMask outputs = queues_.header(r, in, color).pending;
       req.outputs |= outputs;
       for (; outputs; outputs &= PortMask(outputs - 1)) {
         const unsigned o = lowestBit(outputs);
-        if (!(req.inputs[o] & inBit)) {
-          req.inputs[o] |= inBit;
-          req.colors[o][in] = 0;
-        }
-        req.colors[o][in] |= 1u << color;
+        colors[o] |= 1u << color;
+        req.inputs[o] |= PortMask(1u << in);
       }
     }
   }
@@ -201,7 +200,7 @@ bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId
   if (!(wanting & (wanting - 1))) {
     // One contending input (the common case): round-robin over its colors.
     input = lowestBit(wanting);
-    std::uint32_t m = req.colors[o][input] & ~full;
+    std::uint32_t m = req.colors[input][o] & ~full;
     std::uint32_t first = input == lastInput ? m & after : 0u;
     while (m) {
       color = lowestBit(first ? first : m);
@@ -216,7 +215,7 @@ bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId
   PortMask inputs = 0;  // inputs with a candidate
   for (PortMask w = wanting; w; w &= PortMask(w - 1)) {
     const unsigned in = lowestBit(w);
-    candidates[in] = req.colors[o][in] & ~full;
+    candidates[in] = req.colors[in][o] & ~full;
     if (candidates[in]) inputs |= PortMask(1u << in);
   }
   while (inputs) {

@@ -151,11 +151,11 @@ class FabricKernel {
   static_assert(sizeof(RouterState) == 64, "a router's state is one cache line");
 
   // What the heads of one router's queues ask for this cycle: per output,
-  // the inputs asking for it and, per input, the colors.
+  // the inputs asking for it and, per (input, output), the colors.
   struct Requests {
     PortMask outputs = 0;
     PortMask inputs[kPortCount] = {};
-    std::uint32_t colors[kPortCount][kPortCount];  // [output][input], set for the inputs in inputs[output]
+    std::uint32_t colors[kPortCount][kPortCount];  // [input][output], set for inputs with a non-empty queue
   };
 
   template <class Routing>
@@ -188,6 +188,7 @@ class FabricKernel {
   template <class Routing>
   [[gnu::always_inline]] inline void transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o,
                                               unsigned in, unsigned color, Header& h, std::uint64_t now);
+  // Reads the header of each of r's non-empty queues for where its head goes.
   [[gnu::always_inline]] inline void gatherRequests(const RouterState& s, RouterId r, Requests& req) const;
   [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o,
                                                std::uint32_t full, std::uint64_t now, unsigned& input,
