@@ -105,7 +105,7 @@ class WaveletQueues {
   // header `h` writes (its home's first, if it is empty).
   void prefetchTail(const Header& h, std::uint32_t router, unsigned port) const {
     if (!h.count) {
-      if (useHomes_) __builtin_prefetch(&slot(router * kPortCount + port + 1, 0), 1);
+      if (useHomes_) __builtin_prefetch(&slot(std::uint32_t(homeOf(router, port)) + 1, 0), 1);
       return;
     }
     unsigned tail = h.head + h.count;
@@ -120,6 +120,7 @@ class WaveletQueues {
     Header port[kPortCount];
   };
 
+  static std::size_t homeOf(std::uint32_t router, unsigned port) { return std::size_t(router) * kPortCount + port; }
   // `block` as a header holds it: 1 + the block's index.
   QueuedWavelet& slot(std::uint32_t block, unsigned i) const { return slots_[(std::size_t(block) - 1) * depth_ + i]; }
 
@@ -135,7 +136,7 @@ class WaveletQueues {
   // home is valid only while the queue is non-empty.
   void takeBlock(Header& h, std::uint32_t router, unsigned port) {
     if (useHomes_) {
-      const std::size_t home = std::size_t(router) * kPortCount + port;
+      const std::size_t home = homeOf(router, port);
       if (homeBusy_[home] == HomeUse::Free) {
         homeBusy_[home] = HomeUse::Busy;
         h.block = std::uint32_t(home) + 1;
