@@ -8,13 +8,12 @@ namespace wsesim::fabric {
 
 WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth)
     : depth_(depth),
-      homes_(homes),
       routers_(homes / kPortCount),
-      useHomes_(depth * sizeof(QueuedWavelet) <= 256),
+      homes_(depth * sizeof(QueuedWavelet) <= 256 ? homes : 0),
       headers_(queues / kPortCount, ZeroedArray<HeaderGroup>::Pages::Huge),
-      homeBusy_(useHomes_ ? homes : 0, ZeroedArray<HomeUse>::Pages::Huge),
+      homeBusy_(homes_, ZeroedArray<HomeUse>::Pages::Huge),
       slots_(queues * depth, ZeroedArray<QueuedWavelet>::Pages::Huge),
-      overflowEnd_(useHomes_ ? std::uint32_t(homes) : 0) {
+      overflowEnd_(std::uint32_t(homes_)) {
   if (queues >= std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("too many fabric queues: " + std::to_string(queues) + " (at most 2^32 - 2)");
 }

@@ -4,13 +4,16 @@
 // A full wafer has 745k routers x 5 ports x 24 colors = 89M queues, almost
 // all empty at any moment. Each queue has an 8-byte header, always there,
 // the five of one (router, color) sharing a cache line; its `depth` wavelet
-// slots are a block. Each (router, input port) has a home block beside its
-// neighbours' (so traffic walks memory in router order), which any of its
-// colors takes when it fills from empty while no other color's queue is
-// using it. A queue that drains keeps its home, so one that drains and
-// refills (most queues, at most loads) takes no block at all; who uses each
-// home is a byte in an array in router order, so finding out costs no
-// other color's header. Colors that find the home in use, and every queue
+// slots are a block. Each (router, input port) has a home block, which any
+// of its colors takes when it fills from empty while no other color's queue
+// is using it. Home blocks are stored slot by slot: slot i of every home,
+// in router order, then slot i + 1. A queue holding one wavelet (most
+// queues, at most loads) uses its first slot, so the wavelets a cycle
+// touches lie in one dense array, in router order, the first slots of a
+// router's five homes side by side. A queue that drains keeps its home, so
+// one that drains and refills takes no block at all; who uses each home is
+// a byte in an array in router order, so finding out costs no other
+// color's header. Colors that find the home in use, and every queue
 // when blocks are large, take blocks from a shared overflow pool and give
 // them back when they drain. Home blocks live in lazily zeroed memory: a
 // router that never sees traffic costs nothing.
@@ -80,7 +83,7 @@ class WaveletQueues {
     // A drained queue starts again at its block's first slot: a queue that
     // rarely holds more than one wavelet keeps to one cache line.
     h.head = 0;
-    if (!useHomes_ || h.block > homes_)
+    if (h.block > homes_)
       giveBack(h);
     else
       homeBusy_[h.block - 1] = HomeUse::Free;  // kept, but free for another color to take
@@ -105,7 +108,7 @@ class WaveletQueues {
   // header `h` writes (its home's first, if it is empty).
   void prefetchTail(const Header& h, std::uint32_t router, unsigned port) const {
     if (!h.count) {
-      if (useHomes_) __builtin_prefetch(&slot(std::uint32_t(homeOf(router, port)) + 1, 0), 1);
+      if (homes_) __builtin_prefetch(&slot(std::uint32_t(homeOf(router, port)) + 1, 0), 1);
       return;
     }
     unsigned tail = h.head + h.count;
@@ -121,8 +124,13 @@ class WaveletQueues {
   };
 
   static std::size_t homeOf(std::uint32_t router, unsigned port) { return std::size_t(router) * kPortCount + port; }
-  // `block` as a header holds it: 1 + the block's index.
-  QueuedWavelet& slot(std::uint32_t block, unsigned i) const { return slots_[(std::size_t(block) - 1) * depth_ + i]; }
+  // `block` as a header holds it: 1 + the block's index. Slot i of home
+  // block b is at i * homes_ + b; overflow blocks follow all homes' slots,
+  // each block's slots together.
+  QueuedWavelet& slot(std::uint32_t block, unsigned i) const {
+    const std::size_t b = std::size_t(block) - 1;
+    return slots_[b < homes_ ? i * homes_ + b : b * depth_ + i];
+  }
 
   // With home blocks, blocks [0, homes_) are the homes, block router * 5 +
   // port that of (router, port), and overflow blocks follow (at most
@@ -135,7 +143,7 @@ class WaveletQueues {
   // before, but another color may have taken that over since; a header's
   // home is valid only while the queue is non-empty.
   void takeBlock(Header& h, std::uint32_t router, unsigned port) {
-    if (useHomes_) {
+    if (homes_) {
       const std::size_t home = homeOf(router, port);
       if (homeBusy_[home] == HomeUse::Free) {
         homeBusy_[home] = HomeUse::Busy;
@@ -156,12 +164,12 @@ class WaveletQueues {
   }
 
   unsigned depth_;
-  std::size_t homes_;
-  std::size_t routers_;  // homes_ / ports
+  std::size_t routers_;
   // Home blocks pay off while a block is a few cache lines; deep queues
   // would spread one touched page per (router, port) over the wafer, so
-  // they take every block from the compact overflow pool instead.
-  bool useHomes_;
+  // they take every block from the compact overflow pool instead and
+  // homes_ is 0.
+  std::size_t homes_;
   ZeroedArray<HeaderGroup> headers_;
   // Per home block: whether a non-empty queue is using it. (Not a byte
   // array: stores to one alias every pointer the kernel holds.)
