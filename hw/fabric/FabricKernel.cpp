@@ -86,7 +86,7 @@ void FabricKernel::retire(const Routing& routing, RouterId r, Header& h, unsigne
   if (h.count == 0) {
     if (!(s.nonEmpty[in] &= ~(1u << color))) s.inputs &= PortMask(~(1u << in));
   } else {
-    h.pending = routing.forward(r, s.x, s.y, queues_.front(h).wavelet);
+    h.pending = routing.forward(r, s.x, s.y, queues_.front(h).wavelet());
   }
 }
 
@@ -127,6 +127,9 @@ bool FabricKernel::inject(const Routing& routing, RouterId r, Port in, const Wav
 }
 
 void FabricKernel::step(std::uint64_t now) {
+  if (now >= kLastCycle)
+    throw FabricError("cycle " + std::to_string(now) + " is past the fabric's last cycle, 2^47 - 1 " +
+                      "(queued wavelets keep their ready cycle in 48 bits)");
   if (params_.routing == RoutingMode::Color)
     stepWith(ColorRouting{routes_}, now);
   else
@@ -306,7 +309,7 @@ template <class Routing>
 void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o, unsigned in,
                             unsigned color, Header& h, std::uint64_t now) {
   s.lastGrant[o] = std::uint16_t(in << 8 | color);
-  const Wavelet w = queues_.front(h).wavelet;  // copy: a sink may inject into the queue it sits in
+  const Wavelet w = queues_.front(h).wavelet();  // copy: a sink may inject into the queue it sits in
   if (o == unsigned(Port::Ramp)) {
     ++counters_.delivered;
     lastProgress_ = now;
@@ -375,7 +378,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
         const Header& q = queues_.header(r, in, color);
         const PortMask wanted = params_.routing == RoutingMode::Color
                                     ? routes_->at(r, color).forward
-                                    : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q).wavelet);
+                                    : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q).wavelet());
         const PortMask pending = q.pending;
         out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
             << unsigned(q.count) << " queued, head wants " << portMaskName(wanted) << ", already sent to "

@@ -107,8 +107,12 @@ class FabricKernel {
   // counts as progress for the deadlock watchdog.
   void noteProgress(std::uint64_t now) { lastProgress_ = now; }
 
+  // Cycles run from 0 to kLastCycle - 1 (2^47 cycles: 35 hours at 1.1 GHz).
+  static constexpr std::uint64_t kLastCycle = std::uint64_t(1) << 47;
+
   // Advances the fabric by the single cycle `now`. Throws DeadlockError
-  // when the watchdog expires, FabricError on a misrouted wavelet.
+  // when the watchdog expires, FabricError on a misrouted wavelet or a
+  // cycle past kLastCycle.
   void step(std::uint64_t now);
 
   bool idle() const { return next_.empty(); }

@@ -13,9 +13,6 @@ struct Wavelet {
   // Destination router, used only when the fabric routes by address (XY).
   std::uint16_t destX = 0;
   std::uint16_t destY = 0;
-  // Cycle at which the message this wavelet belongs to was created; the
-  // fabric carries it untouched so that endpoints can measure latency.
-  std::uint64_t stamp = 0;
 };
 
 }  // namespace wsesim::fabric

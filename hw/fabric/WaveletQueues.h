@@ -30,11 +30,25 @@
 
 namespace wsesim::fabric {
 
+// A wavelet in a queue, with the first cycle the router may forward it
+// (link or ramp latency elapsed), in 16 bytes: a queue of depth 4 fills one
+// cache line, and the first slots of a router's five homes two. The ready
+// cycle has 48 bits (FabricKernel stops at cycle 2^47).
 struct QueuedWavelet {
-  Wavelet wavelet;
-  // First cycle the router may forward it (link or ramp latency elapsed).
-  std::uint64_t readyAt = 0;
+  QueuedWavelet() = default;
+  QueuedWavelet(const Wavelet& w, std::uint64_t ready)
+      : payload(w.payload), destX(w.destX), destY(w.destY), readyAt(ready), color(w.color), control(w.control),
+        last(w.last) {}
+  Wavelet wavelet() const { return Wavelet{payload, std::uint8_t(color), bool(control), bool(last), destX, destY}; }
+
+  std::uint32_t payload;
+  std::uint16_t destX, destY;
+  std::uint64_t readyAt : 48;
+  std::uint64_t color : 8;
+  std::uint64_t control : 1;
+  std::uint64_t last : 1;
 };
+static_assert(sizeof(QueuedWavelet) == 16, "a queued wavelet is 16 bytes");
 
 class WaveletQueues {
  public:

@@ -168,7 +168,6 @@ PeArray::FabricStep PeArray::advanceFabricOp(fabric::RouterId r, OpSlot& slot, s
     w.color = op.dst.color;
     w.payload = data_ ? toPayload(dstType, value) : 0;
     w.last = slot.done + 1 == op.length;
-    w.stamp = now;
     if (!fabric_.inject(r, w, now)) return FabricStep::Backpressure;
   } else if (data_) {
     data_->store(r, address(r, op.dst, dstType, slot.index[0], slot.done), dstType, value);

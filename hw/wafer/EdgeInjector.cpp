@@ -47,7 +47,6 @@ void EdgeInjector::serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fa
     fabric::Wavelet w;
     w.color = std::uint8_t(stream.color);
     w.payload = stream.payload ? stream.payload(next_[s]) : 0;
-    w.stamp = now;
     if (!fabric.injectAtEdge(stream.router, stream.side, w, now)) {
       ++stalls_;
       continue;

@@ -59,7 +59,7 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     w.color = s.color;
     w.destX = s.destX;
     w.destY = s.destY;
-    w.stamp = s.createdAt;
+    w.payload = std::uint32_t(s.createdAt);
     w.last = s.sent + 1u == config_.packetWavelets;
     if (fabric.inject(s.router, w, now) && ++s.sent == config_.packetWavelets) {
       // Packets still at their source when the window closes are counted by closeWindow().
@@ -91,9 +91,10 @@ bool NocTraffic::finished(std::uint64_t now, const fabric::FabricKernel&) const 
 
 void NocTraffic::deliver(fabric::RouterId, const fabric::Wavelet& w, std::uint64_t arrivalCycle) {
   if (inWindow(arrivalCycle)) ++windowDeliveries_;
-  if (!w.last || !inWindow(w.stamp)) return;
+  if (!w.last) return;
+  const std::uint64_t latency = std::uint32_t(std::uint32_t(arrivalCycle) - w.payload);
+  if (!inWindow(arrivalCycle - latency)) return;
   ++measuredTailsArrived_;
-  const std::uint64_t latency = arrivalCycle - w.stamp;
   if (latency >= latencyHistogram_.size()) latencyHistogram_.resize(latency + 1, 0);
   ++latencyHistogram_[latency];
 }

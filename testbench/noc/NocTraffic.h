@@ -4,7 +4,9 @@
 // created in the measurement window has been delivered (or drain_cycles
 // have passed). Latency is from the creation of a packet's head at the
 // source (so it includes source queueing and both ramps) to the arrival of
-// its tail at the destination PE.
+// its tail at the destination PE. Every wavelet of a packet carries the
+// packet's creation cycle as its payload, modulo 2^32, as a NoC traffic
+// generator timestamps its packets: latencies are exact below 2^32 cycles.
 
 #include <algorithm>
 #include <cstdint>

@@ -64,6 +64,10 @@ TEST(FabricKernel, ZeroLoadLatencyTableXy) {
       // Corner to corner of an 80x64 mesh (5120 routers: the active-router
       // bitmap needs two summary words): 79 + 63 = 142 hops; 3 + 142 + 4 = 149.
       {80, 64, {0, 0}, {79, 63}, 1, 2, 3, 142, 149},
+      // Ready cycles are kept in 48 bits: across 2^32, and just before the
+      // last cycle. (0,0)->(7,7): 14 hops; 14*3 + 2*2 = 46 cycles.
+      {8, 8, {0, 0}, {7, 7}, 3, 2, (std::uint64_t(1) << 32) - 20, 14, (std::uint64_t(1) << 32) + 26},
+      {8, 8, {0, 0}, {7, 7}, 3, 2, FabricKernel::kLastCycle - 50, 14, FabricKernel::kLastCycle - 4},
   };
   for (const LatencyCase& c : cases) {
     SCOPED_TRACE(::testing::Message() << "(" << c.from.first << "," << c.from.second << ")->(" << c.to.first << ","
@@ -269,6 +273,18 @@ TEST(FabricKernel, RejectsInvalidParameters) {
   p = xyParams(3, 1);
   p.routing = RoutingMode::Color;
   EXPECT_THROW({ FabricKernel k(p, nullptr); }, FabricError);  // color mode without a route table
+}
+
+TEST(FabricKernel, StopsAtItsLastCycleWithAnError) {
+  const FabricParams p = xyParams(3, 1);
+  FabricKernel fabric(p, nullptr);
+  fabric.step(FabricKernel::kLastCycle - 1);
+  try {
+    fabric.step(FabricKernel::kLastCycle);
+    ADD_FAILURE() << "no FabricError";
+  } catch (const FabricError& e) {
+    EXPECT_NE(std::string(e.what()).find("2^47"), std::string::npos) << e.what();
+  }
 }
 
 // In XY mode a destination outside the mesh would be routed off its edge

@@ -24,7 +24,10 @@ Wavelet tagged(std::uint32_t payload) {
   Wavelet w;
   w.payload = payload;
   w.color = std::uint8_t(payload % 24);
-  w.stamp = 1000 + payload;
+  w.destX = std::uint16_t(1000 + payload);
+  w.destY = std::uint16_t(2000 + payload);
+  w.control = payload % 2;
+  w.last = payload % 3 == 0;
   return w;
 }
 
@@ -37,18 +40,24 @@ TEST(WaveletQueues, PushPopIsFifoAcrossWrapAround) {
   queues.push(q, tagged(11), 6);
   queues.push(q, tagged(12), 7);
   EXPECT_EQ(queues.size(q), 3u);
-  EXPECT_EQ(queues.front(q).wavelet.payload, 10u);
+  EXPECT_EQ(queues.front(q).wavelet().payload, 10u);
   EXPECT_EQ(queues.front(q).readyAt, 5u);
-  EXPECT_EQ(queues.at(q, 1).wavelet.payload, 11u);
-  EXPECT_EQ(queues.at(q, 2).wavelet.payload, 12u);
+  EXPECT_EQ(queues.at(q, 1).wavelet().payload, 11u);
+  EXPECT_EQ(queues.at(q, 2).wavelet().payload, 12u);
   EXPECT_EQ(queues.at(q, 2).readyAt, 7u);
 
   queues.pop(q);
   queues.push(q, tagged(13), 8);  // slot 2 held 12; 13 wraps into slot 0
-  EXPECT_EQ(queues.front(q).wavelet.payload, 11u);
-  EXPECT_EQ(queues.at(q, 1).wavelet.payload, 12u);
-  EXPECT_EQ(queues.at(q, 2).wavelet.payload, 13u);
-  EXPECT_EQ(queues.at(q, 2).wavelet.stamp, 1013u);
+  EXPECT_EQ(queues.front(q).wavelet().payload, 11u);
+  EXPECT_EQ(queues.at(q, 1).wavelet().payload, 12u);
+  EXPECT_EQ(queues.at(q, 2).wavelet().payload, 13u);
+  const Wavelet thirteen = queues.at(q, 2).wavelet();
+  EXPECT_EQ(thirteen.color, 13u);
+  EXPECT_EQ(thirteen.destX, 1013u);
+  EXPECT_EQ(thirteen.destY, 2013u);
+  EXPECT_TRUE(thirteen.control);
+  EXPECT_FALSE(thirteen.last);
+  EXPECT_TRUE(queues.at(q, 1).wavelet().last);  // 12
   EXPECT_EQ(queues.at(q, 2).readyAt, 8u);
 
   // A long random push/pop sequence against a reference FIFO, one pop at
@@ -58,7 +67,7 @@ TEST(WaveletQueues, PushPopIsFifoAcrossWrapAround) {
   std::uint32_t next = 14;
   for (std::uint64_t cycle = 1; cycle < 500; ++cycle) {
     if (!model.empty() && rng() % 2) {
-      ASSERT_EQ(queues.front(q).wavelet.payload, model.front()) << "cycle " << cycle;
+      ASSERT_EQ(queues.front(q).wavelet().payload, model.front()) << "cycle " << cycle;
       queues.pop(q);
       model.pop_front();
     }
@@ -67,7 +76,7 @@ TEST(WaveletQueues, PushPopIsFifoAcrossWrapAround) {
       model.push_back(next++);
     }
     ASSERT_EQ(queues.size(q), model.size());
-    for (unsigned i = 0; i < model.size(); ++i) ASSERT_EQ(queues.at(q, i).wavelet.payload, model[i]);
+    for (unsigned i = 0; i < model.size(); ++i) ASSERT_EQ(queues.at(q, i).wavelet().payload, model[i]);
   }
 }
 
@@ -84,7 +93,7 @@ void expectEveryQueueKeepsItsWavelets(unsigned depth) {
     for (QueueId q = 0; q < n; ++q) queues.push(q, tagged(std::uint32_t(q * 100 + round)), round);
   for (QueueId q = 0; q < n; ++q) {
     ASSERT_EQ(queues.size(q), depth);
-    for (unsigned i = 0; i < depth; ++i) EXPECT_EQ(queues.at(q, i).wavelet.payload, q * 100 + i) << "queue " << q;
+    for (unsigned i = 0; i < depth; ++i) EXPECT_EQ(queues.at(q, i).wavelet().payload, q * 100 + i) << "queue " << q;
   }
 }
 
@@ -120,8 +129,8 @@ TEST(WaveletQueues, DrainedBlocksAreReused) {
     for (QueueId q : used) {
       ASSERT_EQ(queues.size(q), 2u);
       // No stale data from the block's previous owner.
-      EXPECT_EQ(queues.front(q).wavelet.payload, round * 1000 + q);
-      EXPECT_EQ(queues.at(q, 1).wavelet.payload, round * 1000 + 500 + q);
+      EXPECT_EQ(queues.front(q).wavelet().payload, round * 1000 + q);
+      EXPECT_EQ(queues.at(q, 1).wavelet().payload, round * 1000 + 500 + q);
     }
     for (QueueId q : used) queues.pop(q);
     ++now;
@@ -142,10 +151,10 @@ TEST(WaveletQueues, QueueDrainedAndRefilledInOneCycleKeepsItsData) {
   queues.push(b, tagged(3), 1);  // same home: must not share a's block
   queues.push(a, tagged(4), 2);
   ASSERT_EQ(queues.size(a), 2u);
-  EXPECT_EQ(queues.front(a).wavelet.payload, 2u);
-  EXPECT_EQ(queues.at(a, 1).wavelet.payload, 4u);
+  EXPECT_EQ(queues.front(a).wavelet().payload, 2u);
+  EXPECT_EQ(queues.at(a, 1).wavelet().payload, 4u);
   ASSERT_EQ(queues.size(b), 1u);
-  EXPECT_EQ(queues.front(b).wavelet.payload, 3u);
+  EXPECT_EQ(queues.front(b).wavelet().payload, 3u);
 }
 
 // A drained queue keeps its home block, so refilling it takes no block;
@@ -169,10 +178,10 @@ TEST(WaveletQueues, IdleHomeChangesHandsOnlyWhileEmpty) {
   queues.push(a, tagged(6), 3);
   EXPECT_EQ(queues.hostBytes(), oneOverflow) << "blocks are reused, not added";
   ASSERT_EQ(queues.size(a), 2u);
-  EXPECT_EQ(queues.front(a).wavelet.payload, 5u);
-  EXPECT_EQ(queues.at(a, 1).wavelet.payload, 6u);
+  EXPECT_EQ(queues.front(a).wavelet().payload, 5u);
+  EXPECT_EQ(queues.at(a, 1).wavelet().payload, 6u);
   ASSERT_EQ(queues.size(b), 1u);
-  EXPECT_EQ(queues.front(b).wavelet.payload, 4u);
+  EXPECT_EQ(queues.front(b).wavelet().payload, 4u);
 }
 
 TEST(WaveletQueues, DeepestConfigurableQueueHolds255) {
@@ -185,7 +194,7 @@ TEST(WaveletQueues, DeepestConfigurableQueueHolds255) {
   EXPECT_FALSE((queues.size(q) < queues.depth()));
   EXPECT_EQ(queues.size(q), 255u);
   for (std::uint32_t i = 0; i < 255; ++i) {
-    ASSERT_EQ(queues.front(q).wavelet.payload, i);
+    ASSERT_EQ(queues.front(q).wavelet().payload, i);
     queues.pop(q);
   }
   EXPECT_TRUE(queues.empty(q));
