@@ -61,8 +61,8 @@ void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Wavel
   RouterState& s = routers_[r];
   const unsigned port = unsigned(in);
   const std::uint32_t colorBit = 1u << w.color;
-  Header& h = queues_.header(r, port, w.color);
-  const unsigned size = queues_.push(h, r, port, w, readyAt);
+  Header& h = queues_.push(queues_.header(r, port, w.color), r, port, w.color, w, readyAt);
+  const unsigned size = h.count;
   if (size == 1) h.pending = routing.forward(r, s.x, s.y, w);
   s.nonEmpty[port] |= colorBit;
   s.inputs |= PortMask(1u << port);
@@ -157,7 +157,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     if (i + kTargetHeader < hops) {
       const Move& ahead = moves_[i + kTargetHeader];
       __builtin_prefetch(&routers_[ahead.to]);
-      queues_.prefetchHeader(ahead.to, ahead.wavelet.color);
+      queues_.prefetchHeader(ahead.to, ahead.input);
     }
     if (i + kTargetTail < hops) {
       const Move& ahead = moves_[i + kTargetTail];

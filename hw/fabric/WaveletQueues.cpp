@@ -11,7 +11,8 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
       routers_(homes / kPortCount),
       homes_(depth * sizeof(QueuedWavelet) <= 256 ? homes : 0),
       headers_(queues / kPortCount, ZeroedArray<HeaderGroup>::Pages::Huge),
-      homeBusy_(homes_, ZeroedArray<HomeUse>::Pages::Huge),
+      homeHeaders_(homes, ZeroedArray<Header>::Pages::Huge),
+      homeUser_(homes, ZeroedArray<HomeUser>::Pages::Huge),
       slots_(queues * depth, ZeroedArray<QueuedWavelet>::Pages::Huge),
       overflowEnd_(std::uint32_t(homes_)) {
   if (queues >= std::numeric_limits<std::uint32_t>::max())
@@ -20,7 +21,7 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
 
 // Lazily backed arrays count with the pages in use at most: an upper bound.
 std::size_t WaveletQueues::hostBytes() const {
-  return headers_.bytes() + homeBusy_.bytes() + std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) +
+  return headers_.bytes() + homeHeaders_.bytes() + homeUser_.bytes() + std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) +
          freeOverflow_.capacity() * sizeof(std::uint32_t);
 }
 

@@ -2,21 +2,22 @@
 // Every (router, input port, color) wavelet queue of the mesh.
 //
 // A full wafer has 745k routers x 5 ports x 24 colors = 89M queues, almost
-// all empty at any moment. Each queue has an 8-byte header, always there,
-// the five of one (router, color) sharing a cache line; its `depth` wavelet
-// slots are a block. Each (router, input port) has a home block, which any
-// of its colors takes when it fills from empty while no other color's queue
-// is using it. Home blocks are stored slot by slot: slot i of every home,
-// in router order, then slot i + 1. A queue holding one wavelet (most
-// queues, at most loads) uses its first slot, so the wavelets a cycle
-// touches lie in one dense array, in router order, the first slots of a
-// router's five homes side by side. A queue that drains keeps its home, so
-// one that drains and refills takes no block at all; who uses each home is
-// a byte in an array in router order, so finding out costs no other
-// color's header. Colors that find the home in use, and every queue
-// when blocks are large, take blocks from a shared overflow pool and give
-// them back when they drain. Home blocks live in lazily zeroed memory: a
-// router that never sees traffic costs nothing.
+// all empty at any moment. Each (router, input port) has a home: a block of
+// `depth` wavelet slots and a header beside it in a dense array in router
+// order, which one of its colors takes when its queue fills from empty
+// while no other color's queue is in it, and leaves when the queue drains.
+// At most loads, most non-empty queues are the only one of their input
+// port, so the queues a cycle works on, whatever their colors, have their
+// headers and wavelets in two dense arrays walked in router order. A color
+// that finds the home in use keeps its queue under its own header, one of
+// an 8-byte header per queue (the five of one (router, color) sharing a
+// cache line, always there, zero while the queue is empty), with a block
+// from a shared overflow pool that it gives back when the queue drains.
+// Which color uses each home is a byte per home, so looking a queue up
+// costs that byte and then one header. Home slots are stored slot by slot:
+// slot i of every home, in router order, then slot i + 1; a queue holding
+// one wavelet (most queues, at most loads) uses its first. Everything lives
+// in lazily zeroed memory: a router that never sees traffic costs nothing.
 //
 // Queue ids are group * 5 + port, a group being one (router, color): id
 // (color * routers + router) * 5 + port.
@@ -32,7 +33,7 @@ namespace wsesim::fabric {
 
 // A wavelet in a queue, with the first cycle the router may forward it
 // (link or ramp latency elapsed), in 16 bytes: a queue of depth 4 fills one
-// cache line, and the first slots of a router's five homes two. The ready
+// cache line, and the first slots of a router's five homes 80 bytes. The ready
 // cycle has 48 bits (FabricKernel stops at cycle 2^47).
 struct QueuedWavelet {
   QueuedWavelet() = default;
@@ -68,12 +69,18 @@ class WaveletQueues {
   // `homes` = routers x ports; `queues` a multiple of it.
   WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth);
 
-  // The header of (router, port, color): the kernel looks a queue up once
-  // per use and works on the header from then on.
+  // The header of (router, port, color)'s queue: the kernel looks a queue
+  // up once per use and works on the header from then on. A non-empty
+  // queue's header stays where it is until the queue drains.
   Header& header(std::uint32_t router, unsigned port, unsigned color) const {
+    const std::size_t home = homeOf(router, port);
+    if (homeUser_[home] == userOf(color)) return homeHeaders_[home];
     return headers_[std::size_t(color) * routers_ + router].port[port];
   }
-  Header& header(QueueId q) const { return headers_[q / kPortCount].port[q % kPortCount]; }
+  Header& header(QueueId q) const {
+    const std::size_t group = q / kPortCount;
+    return header(std::uint32_t(group % routers_), unsigned(q % kPortCount), unsigned(group / routers_));
+  }
 
   unsigned depth() const { return depth_; }
   const QueuedWavelet& front(const Header& h) const { return slot(h.block, h.head); }
@@ -81,14 +88,16 @@ class WaveletQueues {
     return slot(h.block, (h.head + i) % depth_);  // off the hot path
   }
 
-  // Appends to the queue of (router, port, color) whose header is `h`;
-  // returns its size after the push.
-  unsigned push(Header& h, std::uint32_t router, unsigned port, const Wavelet& w, std::uint64_t readyAt) {
-    if (!h.count) takeBlock(h, router, port);
-    unsigned tail = h.head + h.count;
+  // Appends to (router, port, color)'s queue, whose header is `h`; returns
+  // the queue's header from now on: `h`, unless the queue was empty.
+  Header& push(Header& h, std::uint32_t router, unsigned port, unsigned color, const Wavelet& w,
+               std::uint64_t readyAt) {
+    Header& q = h.count ? h : takeBlock(h, router, port, color);
+    unsigned tail = q.head + q.count;
     if (tail >= depth_) tail -= depth_;
-    slot(h.block, tail) = QueuedWavelet{w, readyAt};
-    return ++h.count;
+    slot(q.block, tail) = QueuedWavelet{w, readyAt};
+    ++q.count;
+    return q;
   }
 
   void pop(Header& h) {
@@ -100,7 +109,7 @@ class WaveletQueues {
     if (h.block > homes_)
       giveBack(h);
     else
-      homeBusy_[h.block - 1] = HomeUse::Free;  // kept, but free for another color to take
+      homeUser_[h.block - 1] = HomeUser::None;
   }
 
   // The same by id (tests, reports).
@@ -110,13 +119,16 @@ class WaveletQueues {
   const QueuedWavelet& at(QueueId q, unsigned i) const { return at(header(q), i); }
   unsigned push(QueueId q, const Wavelet& w, std::uint64_t readyAt) {
     const std::size_t group = q / kPortCount;
-    return push(header(q), std::uint32_t(group % routers_), unsigned(q % kPortCount), w, readyAt);
+    return push(header(q), std::uint32_t(group % routers_), unsigned(q % kPortCount), unsigned(group / routers_), w,
+                readyAt)
+        .count;
   }
   void pop(QueueId q) { pop(header(q)); }
 
-  // Hints the memory system that a queue's header will be needed soon.
-  void prefetchHeader(std::uint32_t router, unsigned color) const {
-    __builtin_prefetch(&headers_[std::size_t(color) * routers_ + router]);
+  // Hints the memory system that the headers of (router, port)'s queues
+  // will be needed soon (the home's; a color's own is rarely used).
+  void prefetchHeader(std::uint32_t router, unsigned port) const {
+    __builtin_prefetch(&homeHeaders_[homeOf(router, port)]);
   }
   // Same for the slot the next push into the queue of (router, port) with
   // header `h` writes (its home's first, if it is empty).
@@ -136,6 +148,10 @@ class WaveletQueues {
   struct alignas(64) HeaderGroup {
     Header port[kPortCount];
   };
+  // Per home: 1 + the color whose queue is in it, None while it is free.
+  // (Not a byte array: stores to one alias every pointer the kernel holds.)
+  enum class HomeUser : std::uint8_t { None };
+  static HomeUser userOf(unsigned color) { return HomeUser(color + 1); }
 
   static std::size_t homeOf(std::uint32_t router, unsigned port) { return std::size_t(router) * kPortCount + port; }
   // `block` as a header holds it: 1 + the block's index. Slot i of home
@@ -149,28 +165,27 @@ class WaveletQueues {
   // With home blocks, blocks [0, homes_) are the homes, block router * 5 +
   // port that of (router, port), and overflow blocks follow (at most
   // queues - homes of them are ever in use at once: only a non-empty queue
-  // without the home holds one); without, every block is an overflow block.
+  // outside its home holds one); without, every block is an overflow block.
   // Overflow blocks come from a free list (as headers hold them), then by
   // bumping `overflowEnd_`, the number of blocks ever used.
   //
-  // Called when the queue fills from empty. It may still hold its home from
-  // before, but another color may have taken that over since; a header's
-  // home is valid only while the queue is non-empty.
-  void takeBlock(Header& h, std::uint32_t router, unsigned port) {
-    if (homes_) {
-      const std::size_t home = homeOf(router, port);
-      if (homeBusy_[home] == HomeUse::Free) {
-        homeBusy_[home] = HomeUse::Busy;
-        h.block = std::uint32_t(home) + 1;
-        return;
-      }
+  // Called when the queue whose color header is `own` fills from empty;
+  // returns the header the queue has while it is non-empty.
+  Header& takeBlock(Header& own, std::uint32_t router, unsigned port, unsigned color) {
+    const std::size_t home = homeOf(router, port);
+    if (homes_ && homeUser_[home] == HomeUser::None) {
+      homeUser_[home] = userOf(color);
+      Header& h = homeHeaders_[home];
+      h.block = std::uint32_t(home) + 1;
+      return h;
     }
     if (!freeOverflow_.empty()) {
-      h.block = freeOverflow_.back();
+      own.block = freeOverflow_.back();
       freeOverflow_.pop_back();
-      return;
+    } else {
+      own.block = ++overflowEnd_;
     }
-    h.block = ++overflowEnd_;
+    return own;
   }
   void giveBack(Header& h) {
     freeOverflow_.push_back(h.block);
@@ -182,13 +197,11 @@ class WaveletQueues {
   // Home blocks pay off while a block is a few cache lines; deep queues
   // would spread one touched page per (router, port) over the wafer, so
   // they take every block from the compact overflow pool instead and
-  // homes_ is 0.
+  // homes_ is 0 (no home is ever used).
   std::size_t homes_;
-  ZeroedArray<HeaderGroup> headers_;
-  // Per home block: whether a non-empty queue is using it. (Not a byte
-  // array: stores to one alias every pointer the kernel holds.)
-  enum class HomeUse : std::uint8_t { Free, Busy };
-  ZeroedArray<HomeUse> homeBusy_;
+  ZeroedArray<HeaderGroup> headers_;  // per queue, in queue id order
+  ZeroedArray<Header> homeHeaders_;   // per (router, port)
+  ZeroedArray<HomeUser> homeUser_;    // per (router, port)
   // Room for every queue to hold a block at once; only touched pages are backed.
   ZeroedArray<QueuedWavelet> slots_;
   std::uint32_t overflowEnd_;
