@@ -61,7 +61,10 @@ void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Wavel
   RouterState& s = routers_[r];
   const unsigned port = unsigned(in);
   const std::uint32_t colorBit = 1u << w.color;
-  Header& h = queues_.push(queues_.header(r, port, w.color), r, port, w.color, w, readyAt);
+  // An empty queue is opened without a look at its header, which is
+  // mostly not where it will be (the home's is).
+  Header& h = s.nonEmpty[port] & colorBit ? queues_.header(r, port, w.color) : queues_.open(r, port, w.color);
+  queues_.push(h, w, readyAt);
   const unsigned size = h.count;
   if (size == 1) h.pending = routing.forward(r, s.x, s.y, w);
   s.nonEmpty[port] |= colorBit;
@@ -157,11 +160,11 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     if (i + kTargetHeader < hops) {
       const Move& ahead = moves_[i + kTargetHeader];
       __builtin_prefetch(&routers_[ahead.to]);
-      queues_.prefetchHeader(ahead.to, ahead.input);
+      queues_.prefetchHome(ahead.to, ahead.input);
     }
     if (i + kTargetTail < hops) {
       const Move& ahead = moves_[i + kTargetTail];
-      queues_.prefetchTail(queues_.header(ahead.to, ahead.input, ahead.wavelet.color), ahead.to, ahead.input);
+      queues_.prefetchTail(ahead.to, ahead.input, ahead.wavelet.color);
     }
     const Move& m = moves_[i];
     push(routing, m.to, Port(m.input), m.wavelet, now + params_.hopLatency);

@@ -88,16 +88,34 @@ class WaveletQueues {
     return slot(h.block, (h.head + i) % depth_);  // off the hot path
   }
 
-  // Appends to (router, port, color)'s queue, whose header is `h`; returns
-  // the queue's header from now on: `h`, unless the queue was empty.
-  Header& push(Header& h, std::uint32_t router, unsigned port, unsigned color, const Wavelet& w,
-               std::uint64_t readyAt) {
-    Header& q = h.count ? h : takeBlock(h, router, port, color);
-    unsigned tail = q.head + q.count;
+  // Gives (router, port, color)'s empty queue a block and returns the
+  // header it has until it drains: the home's, if no other color's queue
+  // is in it (without reading the queue's own header), else its own.
+  Header& open(std::uint32_t router, unsigned port, unsigned color) {
+    const std::size_t home = homeOf(router, port);
+    if (homes_ && homeUser_[home] == HomeUser::None) {
+      homeUser_[home] = userOf(color);
+      Header& h = homeHeaders_[home];
+      h.block = std::uint32_t(home) + 1;
+      return h;
+    }
+    Header& own = headers_[std::size_t(color) * routers_ + router].port[port];
+    if (!freeOverflow_.empty()) {
+      own.block = freeOverflow_.back();
+      freeOverflow_.pop_back();
+    } else {
+      own.block = ++overflowEnd_;
+    }
+    return own;
+  }
+
+  // Appends to a queue that has a block (it is non-empty, or open() gave
+  // it one) and room.
+  void push(Header& h, const Wavelet& w, std::uint64_t readyAt) {
+    unsigned tail = h.head + h.count;
     if (tail >= depth_) tail -= depth_;
-    slot(q.block, tail) = QueuedWavelet{w, readyAt};
-    ++q.count;
-    return q;
+    slot(h.block, tail) = QueuedWavelet{w, readyAt};
+    ++h.count;
   }
 
   void pop(Header& h) {
@@ -119,27 +137,32 @@ class WaveletQueues {
   const QueuedWavelet& at(QueueId q, unsigned i) const { return at(header(q), i); }
   unsigned push(QueueId q, const Wavelet& w, std::uint64_t readyAt) {
     const std::size_t group = q / kPortCount;
-    return push(header(q), std::uint32_t(group % routers_), unsigned(q % kPortCount), unsigned(group / routers_), w,
-                readyAt)
-        .count;
+    Header* h = &header(q);
+    if (!h->count) h = &open(std::uint32_t(group % routers_), unsigned(q % kPortCount), unsigned(group / routers_));
+    push(*h, w, readyAt);
+    return h->count;
   }
   void pop(QueueId q) { pop(header(q)); }
 
-  // Hints the memory system that the headers of (router, port)'s queues
-  // will be needed soon (the home's; a color's own is rarely used).
-  void prefetchHeader(std::uint32_t router, unsigned port) const {
-    __builtin_prefetch(&homeHeaders_[homeOf(router, port)]);
+  // Hints the memory system that a push into (router, port)'s queues is
+  // coming: their home's user and header.
+  void prefetchHome(std::uint32_t router, unsigned port) const {
+    __builtin_prefetch(&homeUser_[homeOf(router, port)]);
+    __builtin_prefetch(&homeHeaders_[homeOf(router, port)], 1);
   }
-  // Same for the slot the next push into the queue of (router, port) with
-  // header `h` writes (its home's first, if it is empty).
-  void prefetchTail(const Header& h, std::uint32_t router, unsigned port) const {
-    if (!h.count) {
-      if (homes_) __builtin_prefetch(&slot(std::uint32_t(homeOf(router, port)) + 1, 0), 1);
-      return;
+  // Same for the slot a push into (router, port, color)'s queue writes, if
+  // the queue is in the home or will take it (looking at no other header).
+  void prefetchTail(std::uint32_t router, unsigned port, unsigned color) const {
+    const std::size_t home = homeOf(router, port);
+    if (!homes_) return;
+    if (homeUser_[home] == HomeUser::None) {
+      __builtin_prefetch(&slot(std::uint32_t(home) + 1, 0), 1);
+    } else if (homeUser_[home] == userOf(color)) {
+      const Header& h = homeHeaders_[home];
+      unsigned tail = h.head + h.count;
+      if (tail >= depth_) tail -= depth_;
+      __builtin_prefetch(&slot(h.block, tail), 1);
     }
-    unsigned tail = h.head + h.count;
-    if (tail >= depth_) tail -= depth_;
-    __builtin_prefetch(&slot(h.block, tail), 1);
   }
 
   std::size_t hostBytes() const;
@@ -168,25 +191,6 @@ class WaveletQueues {
   // outside its home holds one); without, every block is an overflow block.
   // Overflow blocks come from a free list (as headers hold them), then by
   // bumping `overflowEnd_`, the number of blocks ever used.
-  //
-  // Called when the queue whose color header is `own` fills from empty;
-  // returns the header the queue has while it is non-empty.
-  Header& takeBlock(Header& own, std::uint32_t router, unsigned port, unsigned color) {
-    const std::size_t home = homeOf(router, port);
-    if (homes_ && homeUser_[home] == HomeUser::None) {
-      homeUser_[home] = userOf(color);
-      Header& h = homeHeaders_[home];
-      h.block = std::uint32_t(home) + 1;
-      return h;
-    }
-    if (!freeOverflow_.empty()) {
-      own.block = freeOverflow_.back();
-      freeOverflow_.pop_back();
-    } else {
-      own.block = ++overflowEnd_;
-    }
-    return own;
-  }
   void giveBack(Header& h) {
     freeOverflow_.push_back(h.block);
     h.block = 0;
