@@ -211,7 +211,7 @@ bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId
     while (m) {
       color = lowestBit(first ? first : m);
       // Heads still on the ramp, or on a link of more than one cycle, are not ready; rare, so checked last.
-      if (queues_.front(queues_.header(r, input, color)).readyAt <= now) return true;
+      if (queues_.front(queues_.header(r, input, color)).readyAt() <= now) return true;
       m &= ~(1u << color);
       first &= ~(1u << color);
     }
@@ -226,7 +226,7 @@ bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId
   }
   while (inputs) {
     pickRoundRobin(candidates, inputs, lastInput, after, input, color);
-    if (queues_.front(queues_.header(r, input, color)).readyAt <= now) return true;
+    if (queues_.front(queues_.header(r, input, color)).readyAt() <= now) return true;
     candidates[input] &= ~(1u << color);
     if (!candidates[input]) inputs &= PortMask(~(1u << input));
   }
@@ -257,7 +257,7 @@ void FabricKernel::routeQueue(const Routing& routing, RouterState& s, RouterId r
     const unsigned o = lowestBit(wanted);
     if (!((outputFull(s, r, o, now) >> color) & 1u)) moving |= PortMask(1u << o);
   }
-  if (!moving || queues_.front(h).readyAt > now) return;
+  if (!moving || queues_.front(h).readyAt() > now) return;
   for (; moving; moving &= PortMask(moving - 1)) transfer(routing, s, r, lowestBit(moving), in, color, h, now);
   retire(routing, r, h, in, color);
 }

@@ -37,17 +37,22 @@ namespace wsesim::fabric {
 // cycle has 48 bits (FabricKernel stops at cycle 2^47).
 struct QueuedWavelet {
   QueuedWavelet() = default;
-  QueuedWavelet(const Wavelet& w, std::uint64_t ready)
-      : payload(w.payload), destX(w.destX), destY(w.destY), readyAt(ready), color(w.color), control(w.control),
-        last(w.last) {}
-  Wavelet wavelet() const { return Wavelet{payload, std::uint8_t(color), bool(control), bool(last), destX, destY}; }
+  QueuedWavelet(const Wavelet& w, std::uint64_t readyAt)
+      : payload(w.payload),
+        destX(w.destX),
+        destY(w.destY),
+        bits(readyAt | std::uint64_t(w.color) << 48 | std::uint64_t(w.control) << 56 | std::uint64_t(w.last) << 57) {}
+  std::uint64_t readyAt() const { return bits & ((std::uint64_t(1) << 48) - 1); }
+  Wavelet wavelet() const {
+    return Wavelet{payload, std::uint8_t(bits >> 48), bool(bits >> 56 & 1), bool(bits >> 57 & 1), destX, destY};
+  }
 
   std::uint32_t payload;
   std::uint16_t destX, destY;
-  std::uint64_t readyAt : 48;
-  std::uint64_t color : 8;
-  std::uint64_t control : 1;
-  std::uint64_t last : 1;
+  // The ready cycle (bits 0-47), color (48-55), control (56) and last (57)
+  // in one word, written whole: bit-fields here made every push read the
+  // slot first (to keep the bits no field covers), a cache miss per hop.
+  std::uint64_t bits;
 };
 static_assert(sizeof(QueuedWavelet) == 16, "a queued wavelet is 16 bytes");
 

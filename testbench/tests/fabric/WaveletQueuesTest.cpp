@@ -41,10 +41,10 @@ TEST(WaveletQueues, PushPopIsFifoAcrossWrapAround) {
   queues.push(q, tagged(12), 7);
   EXPECT_EQ(queues.size(q), 3u);
   EXPECT_EQ(queues.front(q).wavelet().payload, 10u);
-  EXPECT_EQ(queues.front(q).readyAt, 5u);
+  EXPECT_EQ(queues.front(q).readyAt(), 5u);
   EXPECT_EQ(queues.at(q, 1).wavelet().payload, 11u);
   EXPECT_EQ(queues.at(q, 2).wavelet().payload, 12u);
-  EXPECT_EQ(queues.at(q, 2).readyAt, 7u);
+  EXPECT_EQ(queues.at(q, 2).readyAt(), 7u);
 
   queues.pop(q);
   queues.push(q, tagged(13), 8);  // slot 2 held 12; 13 wraps into slot 0
@@ -58,7 +58,7 @@ TEST(WaveletQueues, PushPopIsFifoAcrossWrapAround) {
   EXPECT_TRUE(thirteen.control);
   EXPECT_FALSE(thirteen.last);
   EXPECT_TRUE(queues.at(q, 1).wavelet().last);  // 12
-  EXPECT_EQ(queues.at(q, 2).readyAt, 8u);
+  EXPECT_EQ(queues.at(q, 2).readyAt(), 8u);
 
   // A long random push/pop sequence against a reference FIFO, one pop at
   // most per cycle as in the kernel.
