@@ -142,7 +142,13 @@ void FabricKernel::step(std::uint64_t now) {
 template <class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
+  // A router reads its neighbours' credits (noSpace). Those of the row
+  // above were walked a row ago and the east and west ones share lines with
+  // its own, but the south neighbour's are a row ahead of the walk, where
+  // the hardware prefetchers have not reached: fetched a few routers early.
+  const std::size_t southAhead = std::size_t(params_.mesh.width) + 4;
   current_.drain([&](RouterId r) {
+    if (r + southAhead < routers_.size()) __builtin_prefetch(&routers_[r + southAhead]);
     RouterState& s = routers_[r];
     s.injected = 0;
     routeRouter(routing, r, now);
