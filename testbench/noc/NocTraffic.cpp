@@ -48,9 +48,17 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     snapshot(fabric, transfersAtEnd_);
     closeWindow();
   }
+  const std::size_t stillReady = ready_.size();
   while (!waiting_.empty() && waiting_.top().first <= now) {
     ready_.push_back(waiting_.top().second);
     waiting_.pop();
+  }
+  // In source (router) order: under saturation most sources retry every
+  // cycle, and each retry reads the source and its router's state; walked
+  // in order, memory is read front to back rather than at random.
+  if (ready_.size() != stillReady) {
+    std::sort(ready_.begin() + std::ptrdiff_t(stillReady), ready_.end());
+    std::inplace_merge(ready_.begin(), ready_.begin() + std::ptrdiff_t(stillReady), ready_.end());
   }
   std::size_t keep = 0;
   for (std::uint32_t index : ready_) {

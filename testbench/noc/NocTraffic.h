@@ -67,7 +67,8 @@ class NocTraffic : public wafer::CycleDriver, public fabric::WaveletSink {
   std::uint32_t fanout_;
   std::vector<TrafficSource> sources_;
 
-  // Sources whose current packet exists (created <= now), retried each cycle.
+  // Sources whose current packet exists (created <= now), retried each
+  // cycle, in increasing order.
   std::vector<std::uint32_t> ready_;
   // Sources waiting for their next packet's creation: (cycle, source).
   using Wake = std::pair<std::uint64_t, std::uint32_t>;
