@@ -57,14 +57,15 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
 }
 
 template <class Routing>
-void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt) {
+void FabricKernel::push(const Routing& routing, RouterId r, Port in, const QueuedWavelet& w) {
   RouterState& s = routers_[r];
   const unsigned port = unsigned(in);
-  const std::uint32_t colorBit = 1u << w.color;
+  const unsigned color = w.color();
+  const std::uint32_t colorBit = 1u << color;
   // An empty queue is opened without a look at its header, which is
   // mostly not where it will be (the home's is).
-  Header& h = s.nonEmpty[port] & colorBit ? queues_.header(r, port, w.color) : queues_.open(r, port, w.color);
-  queues_.push(h, w, readyAt);
+  Header& h = s.nonEmpty[port] & colorBit ? queues_.header(r, port, color) : queues_.open(r, port, color);
+  queues_.push(h, w);
   const unsigned size = h.count;
   if (size == 1) h.pending = routing.forward(r, s.x, s.y, w);
   s.nonEmpty[port] |= colorBit;
@@ -89,7 +90,7 @@ void FabricKernel::retire(const Routing& routing, RouterId r, Header& h, unsigne
   if (h.count == 0) {
     if (!(s.nonEmpty[in] &= ~(1u << color))) s.inputs &= PortMask(~(1u << in));
   } else {
-    h.pending = routing.forward(r, s.x, s.y, queues_.front(h).wavelet());
+    h.pending = routing.forward(r, s.x, s.y, queues_.front(h));
   }
 }
 
@@ -121,9 +122,10 @@ bool FabricKernel::inject(const Routing& routing, RouterId r, Port in, const Wav
   RouterState& s = routers_[r];
   // A router that took a wavelet this cycle is active, so step() clears the flags.
   if ((s.injected & bit(in)) || (s.noSpace[unsigned(in)] & (1u << w.color))) return false;
-  routing.checkArrival(r, in, w);
+  const QueuedWavelet queued(w, readyAt);
+  routing.checkArrival(r, in, queued);
   s.injected |= bit(in);
-  push(routing, r, in, w, readyAt);
+  push(routing, r, in, queued);
   ++(in == Port::Ramp ? counters_.injected : counters_.fromEdge);
   lastProgress_ = now;
   return true;
@@ -170,10 +172,10 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     }
     if (i + kTargetTail < hops) {
       const Move& ahead = moves_[i + kTargetTail];
-      queues_.prefetchTail(ahead.to, ahead.input, ahead.wavelet.color);
+      queues_.prefetchTail(ahead.to, ahead.input, ahead.wavelet.color());
     }
     const Move& m = moves_[i];
-    push(routing, m.to, Port(m.input), m.wavelet, now + params_.hopLatency);
+    push(routing, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatency));
   }
   moves_.clear();
   for (const Release& rel : releases_)
@@ -318,15 +320,15 @@ template <class Routing>
 void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o, unsigned in,
                             unsigned color, Header& h, std::uint64_t now) {
   s.lastGrant[o] = std::uint16_t(in << 8 | color);
-  const Wavelet w = queues_.front(h).wavelet();  // copy: a sink may inject into the queue it sits in
+  const QueuedWavelet w = queues_.front(h);  // copy: a sink may inject into the queue it sits in
   if (o == unsigned(Port::Ramp)) {
     ++counters_.delivered;
     lastProgress_ = now;
-    if (sink_) sink_->deliver(r, w, now + params_.rampLatency);
+    if (sink_) sink_->deliver(r, w.wavelet(), now + params_.rampLatency);
   } else if ((s.edgeOutputs >> o) & 1u) {
     ++counters_.toEdge;
     lastProgress_ = now;
-    edgeSink_->leave(r, Port(o), w, now + params_.hopLatency);
+    edgeSink_->leave(r, Port(o), w.wavelet(), now + params_.hopLatency);
   } else {
     const RouterId next = r + neighbourOffset_[o];
     const Port arrival = opposite(Port(o));
@@ -387,7 +389,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
         const Header& q = queues_.header(r, in, color);
         const PortMask wanted = params_.routing == RoutingMode::Color
                                     ? routes_->at(r, color).forward
-                                    : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q).wavelet());
+                                    : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q));
         const PortMask pending = q.pending;
         out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
             << unsigned(q.count) << " queued, head wants " << portMaskName(wanted) << ", already sent to "

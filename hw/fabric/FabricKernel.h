@@ -179,8 +179,7 @@ class FabricKernel {
   // The per-hop steps are forced inline: a call's register spills cost as
   // much as the step itself.
   template <class Routing>
-  [[gnu::always_inline]] inline void push(const Routing& routing, RouterId r, Port in, const Wavelet& w,
-                                          std::uint64_t readyAt);
+  [[gnu::always_inline]] inline void push(const Routing& routing, RouterId r, Port in, const QueuedWavelet& w);
   // Retires the head of (r, in, color) once no output still wants it.
   template <class Routing>
   [[gnu::always_inline]] inline void retire(const Routing& routing, RouterId r, Header& h, unsigned in,
@@ -228,7 +227,7 @@ class FabricKernel {
   struct Move {
     RouterId to;
     std::uint8_t input;
-    Wavelet wavelet;
+    QueuedWavelet wavelet;  // as it left: its ready cycle is set at the push
   };
   std::vector<Move> moves_;
 

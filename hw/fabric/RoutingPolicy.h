@@ -9,7 +9,7 @@
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/fabric/FabricError.h"
 #include "hw/fabric/MeshGeometry.h"
-#include "hw/fabric/Wavelet.h"
+#include "hw/fabric/QueuedWavelet.h"
 
 namespace wsesim::fabric {
 
@@ -18,35 +18,35 @@ enum class RoutingMode { Color, Xy };
 struct XyRouting {
   MeshGeometry mesh;
 
-  PortMask forward(RouterId, std::uint32_t x, std::uint32_t y, const Wavelet& w) const {
-    if (w.destX != x) return bit(w.destX > x ? Port::East : Port::West);
-    if (w.destY != y) return bit(w.destY > y ? Port::South : Port::North);
+  PortMask forward(RouterId, std::uint32_t x, std::uint32_t y, const QueuedWavelet& w) const {
+    if (w.destX() != x) return bit(w.destX() > x ? Port::East : Port::West);
+    if (w.destY() != y) return bit(w.destY() > y ? Port::South : Port::North);
     return bit(Port::Ramp);
   }
   // Dimension-order routing accepts whatever its neighbours send it.
-  void checkArrival(RouterId, Port, const Wavelet&) const {}
+  void checkArrival(RouterId, Port, const QueuedWavelet&) const {}
 };
 
 struct ColorRouting {
   const ColorRouteTable* table;
 
-  PortMask forward(RouterId r, std::uint32_t, std::uint32_t, const Wavelet& w) const {
-    return table->at(r, w.color).forward;
+  PortMask forward(RouterId r, std::uint32_t, std::uint32_t, const QueuedWavelet& w) const {
+    return table->at(r, w.color()).forward;
   }
 
-  void checkArrival(RouterId r, Port in, const Wavelet& w) const {
-    const ColorRoute& route = table->at(r, w.color);
+  void checkArrival(RouterId r, Port in, const QueuedWavelet& w) const {
+    const ColorRoute& route = table->at(r, w.color());
     if (!(route.accept & bit(in)) || !route.forward) misrouted(r, in, w);
   }
 
   // Out of line: the error text is built only when a wavelet is misrouted.
-  [[noreturn, gnu::cold, gnu::noinline]] void misrouted(RouterId r, Port in, const Wavelet& w) const {
-    const ColorRoute& route = table->at(r, w.color);
+  [[noreturn, gnu::cold, gnu::noinline]] void misrouted(RouterId r, Port in, const QueuedWavelet& w) const {
+    const ColorRoute& route = table->at(r, w.color());
     const MeshGeometry& mesh = table->mesh();
     std::string why = route.accept & bit(in)
                           ? "but its route for that color forwards nowhere"
                           : "but its route for that color accepts only " + portMaskName(route.accept);
-    throw FabricError("router " + mesh.name(r) + " received a wavelet of color " + std::to_string(w.color) +
+    throw FabricError("router " + mesh.name(r) + " received a wavelet of color " + std::to_string(w.color()) +
                       " on input " + portName(in) + ", " + why);
   }
 };

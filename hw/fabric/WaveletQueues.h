@@ -26,35 +26,10 @@
 #include <vector>
 
 #include "hw/fabric/Port.h"
-#include "hw/fabric/Wavelet.h"
+#include "hw/fabric/QueuedWavelet.h"
 #include "hw/fabric/ZeroedArray.h"
 
 namespace wsesim::fabric {
-
-// A wavelet in a queue, with the first cycle the router may forward it
-// (link or ramp latency elapsed), in 16 bytes: a queue of depth 4 fills one
-// cache line, and the first slots of a router's five homes 80 bytes. The ready
-// cycle has 48 bits (FabricKernel stops at cycle 2^47).
-struct QueuedWavelet {
-  QueuedWavelet() = default;
-  QueuedWavelet(const Wavelet& w, std::uint64_t readyAt)
-      : payload(w.payload),
-        destX(w.destX),
-        destY(w.destY),
-        bits(readyAt | std::uint64_t(w.color) << 48 | std::uint64_t(w.control) << 56 | std::uint64_t(w.last) << 57) {}
-  std::uint64_t readyAt() const { return bits & ((std::uint64_t(1) << 48) - 1); }
-  Wavelet wavelet() const {
-    return Wavelet{payload, std::uint8_t(bits >> 48), bool(bits >> 56 & 1), bool(bits >> 57 & 1), destX, destY};
-  }
-
-  std::uint32_t payload;
-  std::uint16_t destX, destY;
-  // The ready cycle (bits 0-47), color (48-55), control (56) and last (57)
-  // in one word, written whole: bit-fields here made every push read the
-  // slot first (to keep the bits no field covers), a cache miss per hop.
-  std::uint64_t bits;
-};
-static_assert(sizeof(QueuedWavelet) == 16, "a queued wavelet is 16 bytes");
 
 class WaveletQueues {
  public:
@@ -116,10 +91,10 @@ class WaveletQueues {
 
   // Appends to a queue that has a block (it is non-empty, or open() gave
   // it one) and room.
-  void push(Header& h, const Wavelet& w, std::uint64_t readyAt) {
+  void push(Header& h, const QueuedWavelet& w) {
     unsigned tail = h.head + h.count;
     if (tail >= depth_) tail -= depth_;
-    slot(h.block, tail) = QueuedWavelet{w, readyAt};
+    slot(h.block, tail) = w;
     ++h.count;
   }
 
@@ -144,7 +119,7 @@ class WaveletQueues {
     const std::size_t group = q / kPortCount;
     Header* h = &header(q);
     if (!h->count) h = &open(std::uint32_t(group % routers_), unsigned(q % kPortCount), unsigned(group / routers_));
-    push(*h, w, readyAt);
+    push(*h, QueuedWavelet(w, readyAt));
     return h->count;
   }
   void pop(QueueId q) { pop(header(q)); }
