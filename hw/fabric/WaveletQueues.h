@@ -101,8 +101,9 @@ class WaveletQueues {
   void pop(Header& h) {
     h.head = std::uint8_t(h.head + 1u == depth_ ? 0 : h.head + 1);
     if (--h.count) return;
-    // A drained queue starts again at its block's first slot: a queue that
-    // rarely holds more than one wavelet keeps to one cache line.
+    // A drained queue starts again at its block's first slot: a home
+    // queue that rarely holds more than one wavelet keeps to the dense
+    // array of first slots.
     h.head = 0;
     if (h.block > homes_)
       giveBack(h);

@@ -157,10 +157,12 @@ TEST(WaveletQueues, QueueDrainedAndRefilledInOneCycleKeepsItsData) {
   EXPECT_EQ(queues.front(b).wavelet().payload, 3u);
 }
 
-// A drained queue keeps its home block, so refilling it takes no block;
-// another color of the same (router, port) takes the home over only while
-// its holder is empty, and the old holder then needs an overflow block.
-TEST(WaveletQueues, IdleHomeChangesHandsOnlyWhileEmpty) {
+// A queue takes its (router, port)'s home when it fills while no other
+// color's queue is in it, and leaves it when it drains: refilling a drained
+// queue takes no overflow block while the home is free; another color of
+// the same (router, port) takes the home over once its holder is empty,
+// and the old holder then needs an overflow block.
+TEST(WaveletQueues, HomeChangesHandsOnlyWhileEmpty) {
   WaveletQueues queues(/*queues=*/20, /*homes=*/10, /*depth=*/2);  // 2 routers, 2 colors
   const QueueId a = queueId(2, 1, Port::West, 0), b = queueId(2, 1, Port::West, 1);
   queues.push(a, tagged(1), 0);
@@ -182,6 +184,33 @@ TEST(WaveletQueues, IdleHomeChangesHandsOnlyWhileEmpty) {
   EXPECT_EQ(queues.at(a, 1).wavelet().payload, 6u);
   ASSERT_EQ(queues.size(b), 1u);
   EXPECT_EQ(queues.front(b).wavelet().payload, 4u);
+}
+
+// A queue that overflowed stays under its own header while it is
+// non-empty, even when the home frees up and another color takes it: its
+// header does not move while it holds wavelets.
+TEST(WaveletQueues, OverflowedQueueKeepsItsHeaderWhileTheHomeChangesHands) {
+  WaveletQueues queues(/*queues=*/30, /*homes=*/10, /*depth=*/2);  // 2 routers, 3 colors
+  const QueueId a = queueId(2, 1, Port::West, 0), b = queueId(2, 1, Port::West, 1),
+                c = queueId(2, 1, Port::West, 2);
+  queues.push(a, tagged(1), 0);  // a takes the home
+  queues.push(b, tagged(2), 0);  // b overflows
+  queues.pop(a);                 // the home is free, b still in its overflow block
+  queues.push(c, tagged(3), 1);  // c takes the home
+  queues.push(b, tagged(4), 1);  // appended to b's own queue, not to the home
+  EXPECT_TRUE(queues.empty(a));
+  ASSERT_EQ(queues.size(b), 2u);
+  EXPECT_EQ(queues.front(b).wavelet().payload, 2u);
+  EXPECT_EQ(queues.at(b, 1).wavelet().payload, 4u);
+  ASSERT_EQ(queues.size(c), 1u);
+  EXPECT_EQ(queues.front(c).wavelet().payload, 3u);
+  queues.pop(b);
+  queues.pop(b);
+  queues.push(a, tagged(5), 2);  // the home is c's: a takes b's old block
+  ASSERT_EQ(queues.size(a), 1u);
+  EXPECT_EQ(queues.front(a).wavelet().payload, 5u);
+  EXPECT_TRUE(queues.empty(b));
+  EXPECT_EQ(queues.front(c).wavelet().payload, 3u);
 }
 
 TEST(WaveletQueues, DeepestConfigurableQueueHolds255) {
