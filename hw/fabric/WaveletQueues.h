@@ -92,9 +92,7 @@ class WaveletQueues {
   // Appends to a queue that has a block (it is non-empty, or open() gave
   // it one) and room.
   void push(Header& h, const QueuedWavelet& w) {
-    unsigned tail = h.head + h.count;
-    if (tail >= depth_) tail -= depth_;
-    slot(h.block, tail) = w;
+    slot(h.block, tailOf(h)) = w;
     ++h.count;
   }
 
@@ -140,9 +138,7 @@ class WaveletQueues {
       __builtin_prefetch(&slot(std::uint32_t(home) + 1, 0), 1);
     } else if (homeUser_[home] == userOf(color)) {
       const Header& h = homeHeaders_[home];
-      unsigned tail = h.head + h.count;
-      if (tail >= depth_) tail -= depth_;
-      __builtin_prefetch(&slot(h.block, tail), 1);
+      __builtin_prefetch(&slot(h.block, tailOf(h)), 1);
     }
   }
 
@@ -157,6 +153,11 @@ class WaveletQueues {
   enum class HomeUser : std::uint8_t { None };
   static HomeUser userOf(unsigned color) { return HomeUser(color + 1); }
 
+  // The slot the next push into a queue with room writes.
+  unsigned tailOf(const Header& h) const {
+    const unsigned tail = h.head + h.count;
+    return tail >= depth_ ? tail - depth_ : tail;
+  }
   static std::size_t homeOf(std::uint32_t router, unsigned port) { return std::size_t(router) * kPortCount + port; }
   // `block` as a header holds it: 1 + the block's index. Slot i of home
   // block b is at i * homes_ + b; overflow blocks follow all homes' slots,
