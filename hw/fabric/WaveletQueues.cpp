@@ -9,8 +9,9 @@ namespace wsesim::fabric {
 WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth)
     : depth_(depth),
       routers_(homes / kPortCount),
+      colors_(unsigned(queues / homes)),
       homes_(depth * sizeof(QueuedWavelet) <= 256 ? homes : 0),
-      headers_(queues / kPortCount, ZeroedArray<HeaderGroup>::Pages::Huge),
+      headers_(queues, ZeroedArray<Header>::Pages::Huge),
       homeHeaders_(homes, ZeroedArray<Header>::Pages::Huge),
       homeUser_(homes, ZeroedArray<HomeUser>::Pages::Huge),
       slots_(queues * depth, ZeroedArray<QueuedWavelet>::Pages::Huge),

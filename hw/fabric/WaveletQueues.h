@@ -10,9 +10,11 @@
 // port, so the queues a cycle works on, whatever their colors, have their
 // headers and wavelets in two dense arrays walked in router order. A color
 // that finds the home in use keeps its queue under its own header, one of
-// an 8-byte header per queue (the five of one (router, color) sharing a
-// cache line, always there, zero while the queue is empty), with a block
-// from a shared overflow pool that it gives back when the queue drains.
+// an 8-byte header per queue (always there, zero while the queue is empty),
+// with a block from a shared overflow pool that it gives back when the
+// queue drains. Own headers are in (router, port, color) order: under
+// heavy many-color traffic, where they are used, a router's are together
+// and the cycle's walk reads them front to back.
 // Which color uses each home is a byte per home, so looking a queue up
 // costs that byte and then one header. Home slots are stored slot by slot:
 // slot i of every home, in router order, then slot i + 1; a queue holding
@@ -55,7 +57,7 @@ class WaveletQueues {
   Header& header(std::uint32_t router, unsigned port, unsigned color) const {
     const std::size_t home = homeOf(router, port);
     if (homeUser_[home] == userOf(color)) return homeHeaders_[home];
-    return headers_[std::size_t(color) * routers_ + router].port[port];
+    return headers_[ownOf(router, port, color)];
   }
   Header& header(QueueId q) const {
     const std::size_t group = q / kPortCount;
@@ -79,7 +81,7 @@ class WaveletQueues {
       h.block = std::uint32_t(home) + 1;
       return h;
     }
-    Header& own = headers_[std::size_t(color) * routers_ + router].port[port];
+    Header& own = headers_[ownOf(router, port, color)];
     if (!freeOverflow_.empty()) {
       own.block = freeOverflow_.back();
       freeOverflow_.pop_back();
@@ -145,9 +147,6 @@ class WaveletQueues {
   std::size_t hostBytes() const;
 
  private:
-  struct alignas(64) HeaderGroup {
-    Header port[kPortCount];
-  };
   // Per home: 1 + the color whose queue is in it, None while it is free.
   // (Not a byte array: stores to one alias every pointer the kernel holds.)
   enum class HomeUser : std::uint8_t { None };
@@ -159,6 +158,9 @@ class WaveletQueues {
     return tail >= depth_ ? tail - depth_ : tail;
   }
   static std::size_t homeOf(std::uint32_t router, unsigned port) { return std::size_t(router) * kPortCount + port; }
+  std::size_t ownOf(std::uint32_t router, unsigned port, unsigned color) const {
+    return homeOf(router, port) * colors_ + color;
+  }
   // `block` as a header holds it: 1 + the block's index. Slot i of home
   // block b is at i * homes_ + b; overflow blocks follow all homes' slots,
   // each block's slots together.
@@ -180,12 +182,13 @@ class WaveletQueues {
 
   unsigned depth_;
   std::size_t routers_;
+  unsigned colors_;
   // Home blocks pay off while a block is a few cache lines; deep queues
   // would spread one touched page per (router, port) over the wafer, so
   // they take every block from the compact overflow pool instead and
   // homes_ is 0 (no home is ever used).
   std::size_t homes_;
-  ZeroedArray<HeaderGroup> headers_;  // per queue, in queue id order
+  ZeroedArray<Header> headers_;  // per queue, by (router, port, color)
   ZeroedArray<Header> homeHeaders_;   // per (router, port)
   ZeroedArray<HomeUser> homeUser_;    // per (router, port)
   // Room for every queue to hold a block at once; only touched pages are backed.
