@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "hw/fabric/FabricError.h"
+#include "hw/fabric/Prefetch.h"
 
 namespace wsesim::fabric {
 namespace {
@@ -144,13 +145,14 @@ void FabricKernel::step(std::uint64_t now) {
 template <class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
+  crowded_ = current_.size() * 4 >= routers_.size() * 3;
   // A router reads its neighbours' credits (noSpace). Those of the row
   // above were walked a row ago and the east and west ones share lines with
   // its own, but the south neighbour's are a row ahead of the walk, where
   // the hardware prefetchers have not reached: fetched a few routers early.
   const std::size_t southAhead = std::size_t(params_.mesh.width) + 4;
   current_.drain([&](RouterId r) {
-    if (r + southAhead < routers_.size()) __builtin_prefetch(&routers_[r + southAhead]);
+    if (r + southAhead < routers_.size()) prefetch(&routers_[r + southAhead]);
     RouterState& s = routers_[r];
     s.injected = 0;
     routeRouter(routing, r, now);
@@ -162,13 +164,18 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   // receiving queue is fetched ahead. (Pushing in the first pass instead
   // made routers visited later in the cycle look at unready heads, and
   // lost this prefetch: half the speed at 256 x 256.)
-  constexpr std::size_t kTargetHeader = 16, kTargetTail = 8;
+  // Each stage reads what the one before fetched.
+  constexpr std::size_t kTargetRouter = 16, kTargetHeader = 8, kTargetTail = 4;
   const std::size_t hops = moves_.size();
   for (std::size_t i = 0; i < hops; ++i) {
+    if (i + kTargetRouter < hops) {
+      const Move& ahead = moves_[i + kTargetRouter];
+      prefetch(&routers_[ahead.to]);
+      queues_.prefetchHome(ahead.to, ahead.input);
+    }
     if (i + kTargetHeader < hops) {
       const Move& ahead = moves_[i + kTargetHeader];
-      __builtin_prefetch(&routers_[ahead.to]);
-      queues_.prefetchHome(ahead.to, ahead.input);
+      queues_.prefetchOwnHeader(ahead.to, ahead.input, ahead.wavelet.color());
     }
     if (i + kTargetTail < hops) {
       const Move& ahead = moves_[i + kTargetTail];
@@ -270,8 +277,18 @@ void FabricKernel::routeQueue(const Routing& routing, RouterState& s, RouterId r
   retire(routing, r, h, in, color);
 }
 
+void FabricKernel::prefetchQueuesAhead(RouterId r) const {
+  // Two stages: a head wavelet's place is known once its header is in.
+  constexpr std::size_t kHeadersAhead = 8, kFrontsAhead = 4;
+  if (r + kHeadersAhead < routers_.size())
+    forEachQueue(r + kHeadersAhead, [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchHeader(a, in, color); });
+  if (r + kFrontsAhead < routers_.size())
+    forEachQueue(r + kFrontsAhead, [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchFront(a, in, color); });
+}
+
 template <class Routing>
 void FabricKernel::arbitrate(const Routing& routing, RouterState& state, RouterId r, std::uint64_t now) {
+  if (crowded_) prefetchQueuesAhead(r);
   Requests req;
   gatherRequests(state, r, req);
   const PortMask wanted = req.outputs;
@@ -379,39 +396,36 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
   std::ostringstream out;
   std::size_t lines = 0, omitted = 0;
   next_.forEach([&](RouterId r) {
-    for (unsigned in = 0; in < kPortCount; ++in) {
-      for (std::uint32_t m = routers_[r].nonEmpty[in]; m; m &= m - 1) {
-        if (lines == maxLines) {
-          ++omitted;
+    forEachQueue(r, [&](RouterId, unsigned in, unsigned color) {
+      if (lines == maxLines) {
+        ++omitted;
+        return;
+      }
+      const Header& q = queues_.header(r, in, color);
+      const PortMask wanted = params_.routing == RoutingMode::Color
+                                  ? routes_->at(r, color).forward
+                                  : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q));
+      const PortMask pending = q.pending;
+      out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
+          << unsigned(q.count) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
+          << portMaskName(PortMask(wanted & ~pending));
+      if ((pending & bit(Port::Ramp)) && (routers_[r].rampNoSpace & (1u << color)))
+        out << "; blocked by the PE, which takes no more wavelets of color " << color;
+      for (unsigned o = 0; o < kPortCount; ++o) {
+        if (!(pending & (1u << o)) || o == unsigned(Port::Ramp)) continue;
+        const RouterId n = mesh.neighbour(r, Port(o));
+        if (n == kNoRouter) {
+          out << "; waiting for outbound I/O bandwidth at edge port " << portName(Port(o));
           continue;
         }
-        const unsigned color = lowestBit(m);
-        const Header& q = queues_.header(r, in, color);
-        const PortMask wanted = params_.routing == RoutingMode::Color
-                                    ? routes_->at(r, color).forward
-                                    : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q));
-        const PortMask pending = q.pending;
-        out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
-            << unsigned(q.count) << " queued, head wants " << portMaskName(wanted) << ", already sent to "
-            << portMaskName(PortMask(wanted & ~pending));
-        if ((pending & bit(Port::Ramp)) && (routers_[r].rampNoSpace & (1u << color)))
-          out << "; blocked by the PE, which takes no more wavelets of color " << color;
-        for (unsigned o = 0; o < kPortCount; ++o) {
-          if (!(pending & (1u << o)) || o == unsigned(Port::Ramp)) continue;
-          const RouterId n = mesh.neighbour(r, Port(o));
-          if (n == kNoRouter) {
-            out << "; waiting for outbound I/O bandwidth at edge port " << portName(Port(o));
-            continue;
-          }
-          const Port arrival = opposite(Port(o));
-          if (routers_[n].noSpace[unsigned(arrival)] & (1u << color))
-            out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(arrival) << " ("
-                << unsigned(queues_.header(n, unsigned(arrival), color).count) << "/" << queues_.depth() << ")";
-        }
-        out << "\n";
-        ++lines;
+        const Port arrival = opposite(Port(o));
+        if (routers_[n].noSpace[unsigned(arrival)] & (1u << color))
+          out << "; blocked by full queue at " << mesh.name(n) << " input " << portName(arrival) << " ("
+              << unsigned(queues_.header(n, unsigned(arrival), color).count) << "/" << queues_.depth() << ")";
       }
-    }
+      out << "\n";
+      ++lines;
+    });
   });
   if (omitted) out << "  ... and " << omitted << " more non-empty queues\n";
   return out.str();

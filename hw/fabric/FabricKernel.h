@@ -196,6 +196,19 @@ class FabricKernel {
   [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o,
                                                std::uint32_t full, std::uint64_t now, unsigned& input,
                                                unsigned& color) const;
+  // In a crowded cycle, arbitration reads the header and head wavelet of
+  // each non-empty queue, lines scattered over the queue storage: those of
+  // the routers a few ahead in the walk are fetched early.
+  void prefetchQueuesAhead(RouterId r) const;
+  // Calls fn(r, input, color) for each non-empty queue of router r, by input, then color.
+  template <class Fn>
+  void forEachQueue(RouterId r, Fn&& fn) const {
+    const RouterState& s = routers_[r];
+    for (PortMask inputs = s.inputs; inputs; inputs &= PortMask(inputs - 1)) {
+      const unsigned in = unsigned(__builtin_ctz(inputs));
+      for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) fn(r, in, unsigned(__builtin_ctz(m)));
+    }
+  }
   void markActive(RouterId r) { next_.insert(r); }
   template <class Routing>
   bool inject(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt,
@@ -215,6 +228,9 @@ class FabricKernel {
   WaveletQueues queues_;
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it
+  // This cycle steps at least 3/4 of the routers: those ahead in the walk
+  // are likely busy too, and worth prefetching for.
+  bool crowded_ = false;
   // Per port, added to a router's id (modulo 2^32) gives its neighbour's.
   const RouterId neighbourOffset_[kPortCount];
   // Queues popped from full this cycle: their noSpace bit clears at its end.

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "hw/fabric/Port.h"
+#include "hw/fabric/Prefetch.h"
 #include "hw/fabric/QueuedWavelet.h"
 #include "hw/fabric/ZeroedArray.h"
 
@@ -125,23 +126,36 @@ class WaveletQueues {
   }
   void pop(QueueId q) { pop(header(q)); }
 
+  // Hints the memory system that (router, port, color)'s non-empty queue
+  // will be read: first its header, then (once that is in) its head wavelet.
+  void prefetchHeader(std::uint32_t router, unsigned port, unsigned color) const {
+    prefetch(&header(router, port, color));
+  }
+  void prefetchFront(std::uint32_t router, unsigned port, unsigned color) const {
+    prefetch(&front(header(router, port, color)));
+  }
+
   // Hints the memory system that a push into (router, port)'s queues is
   // coming: their home's user and header.
   void prefetchHome(std::uint32_t router, unsigned port) const {
-    __builtin_prefetch(&homeUser_[homeOf(router, port)]);
-    __builtin_prefetch(&homeHeaders_[homeOf(router, port)], 1);
+    prefetch(&homeUser_[homeOf(router, port)]);
+    prefetch(&homeHeaders_[homeOf(router, port)]);
   }
-  // Same for the slot a push into (router, port, color)'s queue writes, if
-  // the queue is in the home or will take it (looking at no other header).
+  // Then, for a push into (router, port, color)'s queue: its own header,
+  // unless the queue is in the home or will take it (whose header is
+  // prefetched above).
+  void prefetchOwnHeader(std::uint32_t router, unsigned port, unsigned color) const {
+    const HomeUser user = homeUser_[homeOf(router, port)];
+    if (user != userOf(color) && !(homes_ && user == HomeUser::None))
+      prefetch(&headers_[ownOf(router, port, color)]);
+  }
+  // Last, the slot that push writes (none for a queue that will take a
+  // block from the overflow pool: which one is known only then).
   void prefetchTail(std::uint32_t router, unsigned port, unsigned color) const {
     const std::size_t home = homeOf(router, port);
-    if (!homes_) return;
-    if (homeUser_[home] == HomeUser::None) {
-      __builtin_prefetch(&slot(std::uint32_t(home) + 1, 0), 1);
-    } else if (homeUser_[home] == userOf(color)) {
-      const Header& h = homeHeaders_[home];
-      __builtin_prefetch(&slot(h.block, tailOf(h)), 1);
-    }
+    if (homes_ && homeUser_[home] == HomeUser::None) return prefetch(&slot(std::uint32_t(home) + 1, 0));
+    const Header& h = header(router, port, color);
+    if (h.count) prefetch(&slot(h.block, tailOf(h)));
   }
 
   std::size_t hostBytes() const;
