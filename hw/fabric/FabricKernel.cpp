@@ -145,7 +145,7 @@ void FabricKernel::step(std::uint64_t now) {
 template <class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
-  crowded_ = current_.size() * 4 >= routers_.size() * 3;
+  crowded_ = current_.size() * 4 >= routers_.size() * 3 && queues_.overflowed() * 4 >= current_.size();
   // A router reads its neighbours' credits (noSpace). Those of the row
   // above were walked a row ago and the east and west ones share lines with
   // its own, but the south neighbour's are a row ahead of the walk, where

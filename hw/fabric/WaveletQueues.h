@@ -158,6 +158,9 @@ class WaveletQueues {
     if (h.count) prefetch(&slot(h.block, tailOf(h)));
   }
 
+  // Queues outside their home, each in an overflow block.
+  std::size_t overflowed() const { return overflowEnd_ - homes_ - freeOverflow_.size(); }
+
   std::size_t hostBytes() const;
 
  private:
