@@ -145,7 +145,11 @@ void FabricKernel::step(std::uint64_t now) {
 template <class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
-  crowded_ = current_.size() * 4 >= routers_.size() * 3 && queues_.overflowed() * 4 >= current_.size();
+  // Queues outside their home (own headers, overflow blocks) are scattered
+  // over memory where the hardware prefetchers cannot follow; where they
+  // are common, the kernel prefetches them itself.
+  const bool scattered = queues_.overflowed() * 4 >= current_.size();
+  crowded_ = scattered && current_.size() * 4 >= routers_.size() * 3;
   // A router reads its neighbours' credits (noSpace). Those of the row
   // above were walked a row ago and the east and west ones share lines with
   // its own, but the south neighbour's are a row ahead of the walk, where
@@ -173,7 +177,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
       prefetch(&routers_[ahead.to]);
       queues_.prefetchHome(ahead.to, ahead.input);
     }
-    if (i + kTargetHeader < hops) {
+    if (scattered && i + kTargetHeader < hops) {
       const Move& ahead = moves_[i + kTargetHeader];
       queues_.prefetchOwnHeader(ahead.to, ahead.input, ahead.wavelet.color());
     }

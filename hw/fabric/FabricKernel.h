@@ -229,8 +229,7 @@ class FabricKernel {
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers holding wavelets after it
   // This cycle steps at least 3/4 of the routers (those ahead in the walk
-  // are likely busy too) and a queue per 4 of them is outside its home
-  // (scattered storage, which the hardware prefetchers do not follow):
+  // are likely busy too) and a queue per 4 of them is outside its home:
   // worth prefetching for.
   bool crowded_ = false;
   // Per port, added to a router's id (modulo 2^32) gives its neighbour's.
