@@ -285,9 +285,11 @@ void FabricKernel::prefetchQueuesAhead(RouterId r) const {
   // Two stages: a head wavelet's place is known once its header is in.
   constexpr std::size_t kHeadersAhead = 8, kFrontsAhead = 4;
   if (r + kHeadersAhead < routers_.size())
-    forEachQueue(r + kHeadersAhead, [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchHeader(a, in, color); });
+    forEachQueue(r + kHeadersAhead,
+                 [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchHeader(a, in, color); });
   if (r + kFrontsAhead < routers_.size())
-    forEachQueue(r + kFrontsAhead, [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchFront(a, in, color); });
+    forEachQueue(r + kFrontsAhead,
+                 [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchFront(a, in, color); });
 }
 
 template <class Routing>

@@ -22,7 +22,8 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
 
 // Lazily backed arrays count with the pages in use at most: an upper bound.
 std::size_t WaveletQueues::hostBytes() const {
-  return headers_.bytes() + homeHeaders_.bytes() + homeUser_.bytes() + std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) +
+  return headers_.bytes() + homeHeaders_.bytes() + homeUser_.bytes() +
+         std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) +
          freeOverflow_.capacity() * sizeof(std::uint32_t);
 }
 
