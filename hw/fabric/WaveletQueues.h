@@ -76,7 +76,7 @@ class WaveletQueues {
   // is in it (without reading the queue's own header), else its own.
   Header& open(std::uint32_t router, unsigned port, unsigned color) {
     const std::size_t home = homeOf(router, port);
-    if (homes_ && homeUser_[home] == HomeUser::None) {
+    if (homeFree(home)) {
       homeUser_[home] = userOf(color);
       Header& h = homeHeaders_[home];
       h.block = std::uint32_t(home) + 1;
@@ -145,15 +145,14 @@ class WaveletQueues {
   // unless the queue is in the home or will take it (whose header is
   // prefetched above).
   void prefetchOwnHeader(std::uint32_t router, unsigned port, unsigned color) const {
-    const HomeUser user = homeUser_[homeOf(router, port)];
-    if (user != userOf(color) && !(homes_ && user == HomeUser::None))
-      prefetch(&headers_[ownOf(router, port, color)]);
+    const std::size_t home = homeOf(router, port);
+    if (homeUser_[home] != userOf(color) && !homeFree(home)) prefetch(&headers_[ownOf(router, port, color)]);
   }
   // Last, the slot that push writes (none for a queue that will take a
   // block from the overflow pool: which one is known only then).
   void prefetchTail(std::uint32_t router, unsigned port, unsigned color) const {
     const std::size_t home = homeOf(router, port);
-    if (homes_ && homeUser_[home] == HomeUser::None) return prefetch(&slot(std::uint32_t(home) + 1, 0));
+    if (homeFree(home)) return prefetch(&slot(std::uint32_t(home) + 1, 0));
     const Header& h = header(router, port, color);
     if (h.count) prefetch(&slot(h.block, tailOf(h)));
   }
@@ -168,6 +167,8 @@ class WaveletQueues {
   // (Not a byte array: stores to one alias every pointer the kernel holds.)
   enum class HomeUser : std::uint8_t { None };
   static HomeUser userOf(unsigned color) { return HomeUser(color + 1); }
+  // Whether the next queue of `home`'s (router, port) to fill takes the home.
+  bool homeFree(std::size_t home) const { return homes_ && homeUser_[home] == HomeUser::None; }
 
   // The slot the next push into a queue with room writes.
   unsigned tailOf(const Header& h) const {
@@ -205,9 +206,9 @@ class WaveletQueues {
   // they take every block from the compact overflow pool instead and
   // homes_ is 0 (no home is ever used).
   std::size_t homes_;
-  ZeroedArray<Header> headers_;  // per queue, by (router, port, color)
-  ZeroedArray<Header> homeHeaders_;   // per (router, port)
-  ZeroedArray<HomeUser> homeUser_;    // per (router, port)
+  ZeroedArray<Header> headers_;      // per queue, by (router, port, color)
+  ZeroedArray<Header> homeHeaders_;  // per (router, port)
+  ZeroedArray<HomeUser> homeUser_;   // per (router, port)
   // Room for every queue to hold a block at once; only touched pages are backed.
   ZeroedArray<QueuedWavelet> slots_;
   std::uint32_t overflowEnd_;
