@@ -18,11 +18,17 @@ enum class RoutingMode { Color, Xy };
 struct XyRouting {
   MeshGeometry mesh;
 
+  // X first, then Y, then the PE. Looked up, not branched on: under random
+  // traffic which way a wavelet turns is a coin toss the branch predictor
+  // loses at every hop.
   PortMask forward(RouterId, std::uint32_t x, std::uint32_t y, const QueuedWavelet& w) const {
-    if (w.destX() != x) return bit(w.destX() > x ? Port::East : Port::West);
-    if (w.destY() != y) return bit(w.destY() > y ? Port::South : Port::North);
-    return bit(Port::Ramp);
+    const unsigned east = w.destX() > x, west = w.destX() < x, south = w.destY() > y, north = w.destY() < y;
+    return kTurn[east - west + 1][south - north + 1];
   }
+  // [sign of the x distance + 1][sign of the y distance + 1]
+  static constexpr PortMask kTurn[3][3] = {{bit(Port::West), bit(Port::West), bit(Port::West)},
+                                           {bit(Port::North), bit(Port::Ramp), bit(Port::South)},
+                                           {bit(Port::East), bit(Port::East), bit(Port::East)}};
   // Dimension-order routing accepts whatever its neighbours send it.
   void checkArrival(RouterId, Port, const QueuedWavelet&) const {}
 };
