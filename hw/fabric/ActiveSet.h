@@ -14,13 +14,14 @@ class ActiveSet {
   explicit ActiveSet(std::uint32_t capacity)
       : words_((capacity + 63) / 64, 0), summary_((words_.size() + 63) / 64, 0) {}
 
+  // Without a branch on whether r is already in: routers join the set in
+  // no order a predictor could learn.
   void insert(std::uint32_t r) {
     std::uint64_t& word = words_[r >> 6];
     const std::uint64_t bit = std::uint64_t(1) << (r & 63);
-    if (word & bit) return;
+    count_ += (word & bit) == 0;
     word |= bit;
     summary_[r >> 12] |= std::uint64_t(1) << ((r >> 6) & 63);
-    ++count_;
   }
 
   bool empty() const { return count_ == 0; }
