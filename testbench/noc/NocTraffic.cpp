@@ -16,7 +16,7 @@ NocTraffic::NocTraffic(const NocConfig& config, fabric::MeshGeometry mesh, std::
     s.rng = nextRandom(seeder);
     s.color = sourceColors.empty() ? 0 : sourceColors[i];
     pattern_.firstPacket(s);
-    waiting_.emplace(s.createdAt, std::uint32_t(i));
+    waiting_.schedule(s.createdAt, std::uint32_t(i));
   }
 }
 
@@ -36,7 +36,7 @@ void NocTraffic::closeWindow() {
     for (; s.createdAt < measureEnd(); pattern_.nextPacket(s))
       if (s.createdAt >= measureStart()) ++measuredPackets_;
   }
-    windowClosed_ = true;
+  windowClosed_ = true;
 }
 
 void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
@@ -49,10 +49,7 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     closeWindow();
   }
   const std::size_t stillReady = ready_.size();
-  while (!waiting_.empty() && waiting_.top().first <= now) {
-    ready_.push_back(waiting_.top().second);
-    waiting_.pop();
-  }
+  waiting_.takeDue(now, ready_);
   // In source (router) order: under saturation most sources retry every
   // cycle, and each retry reads the source and its router's state; walked
   // in order, memory is read front to back rather than at random.
@@ -74,7 +71,7 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
       if (!windowClosed_ && inWindow(s.createdAt)) ++measuredPackets_;
       pattern_.nextPacket(s);
       if (s.createdAt > now) {
-        waiting_.emplace(s.createdAt, index);
+        waiting_.schedule(s.createdAt, index);
         continue;
       }
     }
@@ -85,7 +82,7 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
 
 std::uint64_t NocTraffic::nextActivity(std::uint64_t now) const {
   if (!ready_.empty()) return now;
-  std::uint64_t next = waiting_.empty() ? wafer::kNever : waiting_.top().first;
+  std::uint64_t next = waiting_.next();
   // The window's edges are events too: statistics are taken there.
   if (!windowOpen_) next = std::min(next, measureStart());
   if (!windowClosed_) next = std::min(next, measureEnd());

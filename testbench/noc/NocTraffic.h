@@ -10,13 +10,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <queue>
 #include <vector>
 
 #include "hw/fabric/FabricKernel.h"
 #include "hw/wafer/CycleDriver.h"
 #include "testbench/noc/NocConfig.h"
 #include "testbench/noc/TrafficSource.h"
+#include "testbench/noc/WakeCalendar.h"
 
 namespace wsesim::noc {
 
@@ -70,9 +70,8 @@ class NocTraffic : public wafer::CycleDriver, public fabric::WaveletSink {
   // Sources whose current packet exists (created <= now), retried each
   // cycle, in increasing order.
   std::vector<std::uint32_t> ready_;
-  // Sources waiting for their next packet's creation: (cycle, source).
-  using Wake = std::pair<std::uint64_t, std::uint32_t>;
-  std::priority_queue<Wake, std::vector<Wake>, std::greater<Wake>> waiting_;
+  // Sources waiting for their next packet's creation.
+  WakeCalendar waiting_;
 
   bool windowOpen_ = false, windowClosed_ = false;
   std::uint64_t measuredPackets_ = 0;
