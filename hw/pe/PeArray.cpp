@@ -157,8 +157,7 @@ std::vector<float> PeArray::read(fabric::RouterId pe, const std::string& buffer,
 }
 
 std::uint64_t PeArray::nextActivity(std::uint64_t now) const {
-  const std::uint64_t next = wakes_.next();
-  return next == WakeCalendar::kNever ? wafer::kNever : std::max(now, next);
+  return std::max(now, wakes_.next());
 }
 
 bool PeArray::finished(std::uint64_t, const fabric::FabricKernel& fabric) const {

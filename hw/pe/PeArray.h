@@ -27,8 +27,8 @@
 #include "hw/pe/ProgramCheck.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/pe/SramData.h"
-#include "hw/pe/WakeCalendar.h"
 #include "hw/wafer/CycleDriver.h"
+#include "hw/wafer/WakeCalendar.h"
 
 namespace wsesim::pe {
 
@@ -212,7 +212,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   fabric::ZeroedArray<InboxEntry> inboxEntries_;
   std::unique_ptr<SramData> data_;  // functional mode only
 
-  WakeCalendar wakes_;
+  wafer::WakeCalendar wakes_;
   struct Release {
     fabric::RouterId pe;
     std::uint8_t color;

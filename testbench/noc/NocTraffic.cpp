@@ -49,7 +49,7 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     closeWindow();
   }
   const std::size_t stillReady = ready_.size();
-  waiting_.takeDue(now, ready_);
+  waiting_.drain(now, [&](std::uint32_t source) { ready_.push_back(source); });
   // In source (router) order: under saturation most sources retry every
   // cycle, and each retry reads the source and its router's state; walked
   // in order, memory is read front to back rather than at random.

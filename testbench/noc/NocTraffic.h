@@ -14,9 +14,9 @@
 
 #include "hw/fabric/FabricKernel.h"
 #include "hw/wafer/CycleDriver.h"
+#include "hw/wafer/WakeCalendar.h"
 #include "testbench/noc/NocConfig.h"
 #include "testbench/noc/TrafficSource.h"
-#include "testbench/noc/WakeCalendar.h"
 
 namespace wsesim::noc {
 
@@ -71,7 +71,7 @@ class NocTraffic : public wafer::CycleDriver, public fabric::WaveletSink {
   // cycle, in increasing order.
   std::vector<std::uint32_t> ready_;
   // Sources waiting for their next packet's creation.
-  WakeCalendar waiting_;
+  wafer::WakeCalendar waiting_;
 
   bool windowOpen_ = false, windowClosed_ = false;
   std::uint64_t measuredPackets_ = 0;

@@ -1,6 +1,6 @@
-#include "hw/pe/WakeCalendar.h"
+#include "hw/wafer/WakeCalendar.h"
 
-namespace wsesim::pe {
+namespace wsesim::wafer {
 
 std::uint64_t WakeCalendar::next() const {
   if (pending_ == 0) return kNever;
@@ -24,9 +24,9 @@ void WakeCalendar::advance(std::uint64_t now) {
   if (now <= base_) return;
   base_ = now;
   while (!far_.empty() && far_.top().cycle - base_ < kWindow) {
-    addToBucket(far_.top().cycle, far_.top().pe);
+    addToBucket(far_.top().cycle, far_.top().id);
     far_.pop();
   }
 }
 
-}  // namespace wsesim::pe
+}  // namespace wsesim::wafer
