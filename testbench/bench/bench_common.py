@@ -41,9 +41,9 @@ def host_fields(result, wall):
     }
 
 
-def write_document(benchmark, rows, out):
+def write_document(benchmark, rows, out, runs):
     doc = {"benchmark": benchmark, "host": os.uname().nodename, "cpus": os.cpu_count(),
-           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "scenarios": rows}
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **runs, "scenarios": rows}
     tmp = out + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=2)
@@ -52,21 +52,56 @@ def write_document(benchmark, rows, out):
     print(f"wrote {out}")
 
 
+def fastest(rows):
+    """The run with the least simulation time, with every run's time beside
+    it: on a shared host the slower runs measure the neighbours."""
+    best = dict(min(rows, key=lambda row: row["simulation_seconds"]))
+    best["simulation_seconds_runs"] = [row["simulation_seconds"] for row in rows]
+    return best
+
+
 def main(doc, benchmark, scenarios, run, line):
     """The command line of a benchmark script: runs each scenario (name,
-    overrides) through `run(wsesim, name, overrides)`, prints `line(row)` as
-    each finishes and writes the document."""
+    overrides) through `run(wsesim, name, overrides)`, `--repeat` times, and
+    with `--baseline` the same on a second binary, their runs alternating so
+    that both meet the same load on the host; prints `line(row)` per
+    scenario and binary, keeps each one's fastest run and writes the document."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
     parser.add_argument("--out", default=f"{benchmark}_bench.json")
     parser.add_argument("--only", action="append", help="run only these scenarios")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs per scenario (and binary); the fastest is kept, all times are recorded")
+    parser.add_argument("--baseline", help="a second wsesim (say, a build of the previous commit) to compare "
+                        "with: each scenario's row gets a `baseline` row and the speedup")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    for binary in filter(None, (args.wsesim, args.baseline)):
+        if not os.access(binary, os.X_OK):
+            parser.error(f"{binary} is not an executable wsesim (build it first: cmake --build build)")
 
+    unknown = sorted(set(args.only or []) - {name for name, _ in scenarios})
+    if unknown:
+        parser.error(f"no scenario named {', '.join(unknown)}; there are: {', '.join(n for n, _ in scenarios)}")
+
+    binaries = [args.wsesim] + ([args.baseline] if args.baseline else [])
     rows = []
     for name, overrides in scenarios:
         if args.only and name not in args.only:
             continue
-        row = run(args.wsesim, name, overrides)
-        rows.append(row)
+        runs = {binary: [] for binary in binaries}
+        for _ in range(args.repeat):
+            for binary in binaries:
+                runs[binary].append(run(binary, name, overrides))
+        row = fastest(runs[args.wsesim])
         print(line(row), flush=True)
-    write_document(benchmark, rows, args.out)
+        if args.baseline:
+            base = fastest(runs[args.baseline])
+            row["baseline"] = base
+            row["speedup"] = base["simulation_seconds"] / row["simulation_seconds"]
+            print(line({**base, "name": "  baseline"}), flush=True)
+            print(f'{"  speedup (baseline time / time)":36s} {row["speedup"]:8.2f}', flush=True)
+        rows.append(row)
+    write_document(benchmark, rows, args.out,
+                   {"wsesim": args.wsesim, "baseline": args.baseline, "repeat": args.repeat})
