@@ -1,5 +1,7 @@
 #include "hw/wafer/WakeCalendar.h"
 
+#include <iterator>
+
 namespace wsesim::wafer {
 
 std::uint64_t WakeCalendar::next() const {
@@ -18,6 +20,36 @@ std::uint64_t WakeCalendar::next() const {
     return base_ + (slot + kWindow - start) % kWindow;
   }
   return kNever;  // unreachable: pending_ counts a bucket entry
+}
+
+void WakeCalendar::addToBucket(std::uint64_t cycle, std::uint32_t id) {
+  const std::size_t b = std::size_t(cycle % kWindow);
+  Bucket& bucket = buckets_[b];
+  if (bucket.tail == kNoChunk || chunks_[bucket.tail].count == std::size(chunks_[bucket.tail].ids)) {
+    const std::uint32_t c = newChunk();
+    if (bucket.tail == kNoChunk)
+      bucket.head = c;
+    else
+      chunks_[bucket.tail].next = c;
+    bucket.tail = c;
+  }
+  Chunk& tail = chunks_[bucket.tail];
+  tail.ids[tail.count++] = id;
+  ++bucket.count;
+  occupied_[b / 64] |= std::uint64_t(1) << (b % 64);
+}
+
+std::uint32_t WakeCalendar::newChunk() {
+  std::uint32_t c = freeChunks_;
+  if (c != kNoChunk) {
+    freeChunks_ = chunks_[c].next;
+  } else {
+    c = std::uint32_t(chunks_.size());
+    chunks_.emplace_back();
+  }
+  chunks_[c].count = 0;
+  chunks_[c].next = kNoChunk;
+  return c;
 }
 
 void WakeCalendar::advance(std::uint64_t now) {

@@ -57,6 +57,36 @@ TEST(WakeCalendar, FarWakeUpsJoinTheRingWhenItReachesThem) {
   EXPECT_EQ(drained(c, 2001), std::vector<std::uint32_t>{8});
 }
 
+TEST(WakeCalendar, ABucketLongerThanAChunkKeepsSchedulingOrder) {
+  WakeCalendar c;
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t id = 0; id < 500; ++id) {
+    c.schedule(7, 1000 + id);
+    expected.push_back(1000 + id);
+    c.schedule(8, id);  // another bucket's chunks interleave in the pool
+  }
+  EXPECT_EQ(c.next(), 7u);
+  EXPECT_EQ(drained(c, 7), expected);
+  // Chunks freed by cycle 7 are reused; cycle 8's list is intact.
+  for (std::uint32_t id = 0; id < 100; ++id) c.schedule(9, id);
+  EXPECT_EQ(drained(c, 8).size(), 500u);
+  EXPECT_EQ(drained(c, 9).size(), 100u);
+  EXPECT_TRUE(c.empty());
+}
+
+TEST(WakeCalendar, AVisitMaySchedule) {
+  WakeCalendar c;
+  for (std::uint32_t id = 0; id < 200; ++id) c.schedule(1, id);
+  std::vector<std::uint32_t> seen;
+  // Every visit schedules the id again a cycle later, growing the chunk pool mid-walk.
+  c.drain(1, [&](std::uint32_t id) {
+    seen.push_back(id);
+    c.schedule(2, id);
+  });
+  EXPECT_EQ(seen.size(), 200u);
+  EXPECT_EQ(drained(c, 2), seen);
+}
+
 // Against a sorted map, driven as the wafer drives it: every cycle, or a
 // jump to the next wake-up over idle cycles; wake-ups from a few cycles to
 // several rings ahead.
