@@ -41,9 +41,9 @@ def host_fields(result, wall):
     }
 
 
-def write_document(benchmark, rows, out, runs):
+def write_document(benchmark, rows, out, setup):
     doc = {"benchmark": benchmark, "host": os.uname().nodename, "cpus": os.cpu_count(),
-           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **runs, "scenarios": rows}
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **setup, "scenarios": rows}
     tmp = out + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=2)
@@ -90,14 +90,14 @@ def main(doc, benchmark, scenarios, run, line):
     for name, overrides in scenarios:
         if args.only and name not in args.only:
             continue
-        runs = {binary: [] for binary in binaries}
+        runs = [[] for _ in binaries]  # per binary, by position: a baseline may be the same file
         for _ in range(args.repeat):
-            for binary in binaries:
-                runs[binary].append(run(binary, name, overrides))
-        row = fastest(runs[args.wsesim])
+            for binary, its_runs in zip(binaries, runs):
+                its_runs.append(run(binary, name, overrides))
+        row = fastest(runs[0])
         print(line(row), flush=True)
         if args.baseline:
-            base = fastest(runs[args.baseline])
+            base = fastest(runs[1])
             row["baseline"] = base
             row["speedup"] = base["simulation_seconds"] / row["simulation_seconds"]
             print(line({**base, "name": "  baseline"}), flush=True)
