@@ -40,7 +40,8 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
               std::size_t(params.mesh.routers()) * kPortCount, params.queueDepth),
       current_(params.mesh.routers()),
       next_(params.mesh.routers()),
-      neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u} {
+      neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u},
+      moves_(std::size_t(params.mesh.routers()) * (kPortCount - 1), ZeroedArray<Move>::Pages::Huge) {
   if (params.routing == RoutingMode::Color && routes == nullptr)
     throw FabricError("color routing needs a color route table");
   if (params.colors == 0 || params.colors > 32)
@@ -170,7 +171,8 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   // lost this prefetch: half the speed at 256 x 256.)
   // Each stage reads what the one before fetched.
   constexpr std::size_t kTargetRouter = 16, kTargetHeader = 8, kTargetTail = 4;
-  const std::size_t hops = moves_.size();
+  const std::size_t hops = moveCount_;
+  counters_.hops += hops;
   for (std::size_t i = 0; i < hops; ++i) {
     if (i + kTargetRouter < hops) {
       const Move& ahead = moves_[i + kTargetRouter];
@@ -188,7 +190,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     const Move& m = moves_[i];
     push(routing, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatency));
   }
-  moves_.clear();
+  moveCount_ = 0;
   for (const Release& rel : releases_)
     if (queues_.header(rel.router, rel.input, rel.color).count < queues_.depth())
       routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
@@ -340,11 +342,10 @@ void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, 
     const Port arrival = opposite(Port(o));
     routing.checkArrival(next, arrival, w);
     // Filled in place: a Move built on the stack and copied costs a store-forwarding stall.
-    Move& move = moves_.emplace_back();
+    Move& move = moves_[moveCount_++];
     move.to = next;
     move.input = std::uint8_t(arrival);
     move.wavelet = w;
-    ++counters_.hops;
   }
   ++transfers_[std::size_t(r) * kPortCount + o];
   if (observer_) observer_->onTransfer(r, Port(o), color);
@@ -377,7 +378,7 @@ unsigned FabricKernel::occupancy(RouterId r, Port in) const {
 
 std::size_t FabricKernel::hostBytes() const {
   return routers_.bytes() + transfers_.bytes() + queues_.hostBytes() + current_.hostBytes() + next_.hostBytes() +
-         moves_.capacity() * sizeof(Move);
+         moves_.bytes();
 }
 
 std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {

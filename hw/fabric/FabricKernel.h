@@ -240,13 +240,17 @@ class FabricKernel {
     std::uint8_t input, color;
   };
   std::vector<Release> releases_;
-  // Wavelets granted to a neighbour this cycle, pushed after every router has moved.
+  // Wavelets granted to a neighbour this cycle, pushed after every router
+  // has moved: at most one per mesh output of each router, so room for all
+  // is reserved (lazily backed: only a cycle's worth is ever touched) and a
+  // move is appended without a capacity check.
   struct Move {
     RouterId to;
     std::uint8_t input;
     QueuedWavelet wavelet;  // as it left: its ready cycle is set at the push
   };
-  std::vector<Move> moves_;
+  ZeroedArray<Move> moves_;
+  std::size_t moveCount_ = 0;
 
   FabricCounters counters_;
   std::uint64_t lastProgress_ = 0;
