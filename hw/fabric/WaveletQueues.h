@@ -152,7 +152,7 @@ class WaveletQueues {
   // block from the overflow pool: which one is known only then).
   void prefetchTail(std::uint32_t router, unsigned port, unsigned color) const {
     const std::size_t home = homeOf(router, port);
-    if (homeFree(home)) return prefetch(&slot(std::uint32_t(home) + 1, 0));
+    if (homeFree(home)) return prefetch(&slots_[home]);  // the home's first slot
     const Header& h = header(router, port, color);
     if (h.count) prefetch(&slot(h.block, tailOf(h)));
   }
