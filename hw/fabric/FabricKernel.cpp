@@ -64,10 +64,10 @@ void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Queue
   const unsigned port = unsigned(in);
   const unsigned color = w.color();
   const std::uint32_t colorBit = 1u << color;
-  // An empty queue is opened without a look at its header, which is
-  // mostly not where it will be (the home's is).
-  Header& h = s.nonEmpty[port] & colorBit ? queues_.header(r, port, color) : queues_.open(r, port, color);
-  queues_.push(h, w);
+  // An empty queue is opened with the wavelet, without a look at its
+  // header, which is mostly not where it will be (the home's is).
+  Header& h = s.nonEmpty[port] & colorBit ? queues_.push(queues_.header(r, port, color), w)
+                                          : queues_.open(r, port, color, w);
   const unsigned size = h.count;
   if (size == 1) h.pending = routing.forward(r, s.x, s.y, w);
   s.nonEmpty[port] |= colorBit;

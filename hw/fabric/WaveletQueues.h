@@ -71,15 +71,18 @@ class WaveletQueues {
     return slot(h.block, (h.head + i) % depth_);  // off the hot path
   }
 
-  // Gives (router, port, color)'s empty queue a block and returns the
-  // header it has until it drains: the home's, if no other color's queue
-  // is in it (without reading the queue's own header), else its own.
-  Header& open(std::uint32_t router, unsigned port, unsigned color) {
+  // Gives (router, port, color)'s empty queue a block holding `w`, its
+  // first wavelet, and returns the header it has until it drains: the
+  // home's, if no other color's queue is in it (without reading the
+  // queue's own header), else its own. (A drained queue's head is 0.)
+  Header& open(std::uint32_t router, unsigned port, unsigned color, const QueuedWavelet& w) {
     const std::size_t home = homeOf(router, port);
     if (homeFree(home)) {
       homeUser_[home] = userOf(color);
       Header& h = homeHeaders_[home];
       h.block = std::uint32_t(home) + 1;
+      h.count = 1;
+      slots_[home] = w;  // the home's first slot
       return h;
     }
     Header& own = headers_[ownOf(router, port, color)];
@@ -89,14 +92,16 @@ class WaveletQueues {
     } else {
       own.block = ++overflowEnd_;
     }
+    own.count = 1;
+    slot(own.block, 0) = w;
     return own;
   }
 
-  // Appends to a queue that has a block (it is non-empty, or open() gave
-  // it one) and room.
-  void push(Header& h, const QueuedWavelet& w) {
+  // Appends to a non-empty queue with room.
+  Header& push(Header& h, const QueuedWavelet& w) {
     slot(h.block, tailOf(h)) = w;
     ++h.count;
+    return h;
   }
 
   void pop(Header& h) {
@@ -119,10 +124,11 @@ class WaveletQueues {
   const QueuedWavelet& at(QueueId q, unsigned i) const { return at(header(q), i); }
   unsigned push(QueueId q, const Wavelet& w, std::uint64_t readyAt) {
     const std::size_t group = q / kPortCount;
-    Header* h = &header(q);
-    if (!h->count) h = &open(std::uint32_t(group % routers_), unsigned(q % kPortCount), unsigned(group / routers_));
-    push(*h, QueuedWavelet(w, readyAt));
-    return h->count;
+    const QueuedWavelet queued(w, readyAt);
+    Header& h = empty(q) ? open(std::uint32_t(group % routers_), unsigned(q % kPortCount), unsigned(group / routers_),
+                                queued)
+                         : push(header(q), queued);
+    return h.count;
   }
   void pop(QueueId q) { pop(header(q)); }
 
