@@ -18,6 +18,8 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
       overflowEnd_(std::uint32_t(homes_)) {
   if (queues >= std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("too many fabric queues: " + std::to_string(queues) + " (at most 2^32 - 2)");
+  if (homes_ == 0)
+    for (std::size_t home = 0; home < homes; ++home) homeUser_[home] = HomeUser::Unused;
 }
 
 // Lazily backed arrays count with the pages in use at most: an upper bound.

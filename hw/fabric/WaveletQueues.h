@@ -169,12 +169,14 @@ class WaveletQueues {
   std::size_t hostBytes() const;
 
  private:
-  // Per home: 1 + the color whose queue is in it, None while it is free.
+  // Per home: 1 + the color whose queue is in it, None while it is free;
+  // Unused everywhere when there are no homes (deep queues), so that the
+  // hot path asks one byte, not also whether homes exist.
   // (Not a byte array: stores to one alias every pointer the kernel holds.)
-  enum class HomeUser : std::uint8_t { None };
+  enum class HomeUser : std::uint8_t { None, Unused = 0xff };
   static HomeUser userOf(unsigned color) { return HomeUser(color + 1); }
   // Whether the next queue of `home`'s (router, port) to fill takes the home.
-  bool homeFree(std::size_t home) const { return homes_ && homeUser_[home] == HomeUser::None; }
+  bool homeFree(std::size_t home) const { return homeUser_[home] == HomeUser::None; }
 
   // The slot the next push into a queue with room writes.
   unsigned tailOf(const Header& h) const {
