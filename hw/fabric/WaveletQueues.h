@@ -19,7 +19,8 @@
 // costs that byte and then one header. Home slots are stored slot by slot:
 // slot i of every home, in router order, then slot i + 1; a queue holding
 // one wavelet (most queues, at most loads) uses its first. Everything lives
-// in lazily zeroed memory: a router that never sees traffic costs nothing.
+// in lazily zeroed memory: a router that never sees traffic costs nothing
+// (with deep queues, which have no homes, a byte per port that says so).
 //
 // Queue ids are group * 5 + port, a group being one (router, color): id
 // (color * routers + router) * 5 + port.
@@ -211,8 +212,8 @@ class WaveletQueues {
   unsigned colors_;
   // Home blocks pay off while a block is a few cache lines; deep queues
   // would spread one touched page per (router, port) over the wafer, so
-  // they take every block from the compact overflow pool instead and
-  // homes_ is 0 (no home is ever used).
+  // they take every block from the compact overflow pool instead, homes_
+  // is 0 and every home is marked Unused.
   std::size_t homes_;
   ZeroedArray<Header> headers_;      // per queue, by (router, port, color)
   ZeroedArray<Header> homeHeaders_;  // per (router, port)
