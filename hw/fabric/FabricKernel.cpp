@@ -41,7 +41,7 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
       current_(params.mesh.routers()),
       next_(params.mesh.routers()),
       neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u},
-      moves_(std::size_t(params.mesh.routers()) * (kPortCount - 1), ZeroedArray<Move>::Pages::Huge) {
+      moves_(std::size_t(params.mesh.routers()) * (kPortCount - 1) + kTargetRouter, ZeroedArray<Move>::Pages::Huge) {
   if (params.routing == RoutingMode::Color && routes == nullptr)
     throw FabricError("color routing needs a color route table");
   if (params.colors == 0 || params.colors > 32)
@@ -169,24 +169,21 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   // receiving queue is fetched ahead. (Pushing in the first pass instead
   // made routers visited later in the cycle look at unready heads, and
   // lost this prefetch: half the speed at 256 x 256.)
-  // Each stage reads what the one before fetched.
-  constexpr std::size_t kTargetRouter = 16, kTargetHeader = 8, kTargetTail = 4;
+  // Each stage reads what the one before fetched. Near the end of the
+  // list the stages read moves past it: earlier cycles' or all-zero ones,
+  // valid queues all, so their hints are merely useless.
   const std::size_t hops = moveCount_;
   counters_.hops += hops;
   for (std::size_t i = 0; i < hops; ++i) {
-    if (i + kTargetRouter < hops) {
-      const Move& ahead = moves_[i + kTargetRouter];
-      prefetch(&routers_[ahead.to]);
-      queues_.prefetchHome(ahead.to, ahead.input);
-    }
-    if (scattered && i + kTargetHeader < hops) {
+    const Move& farAhead = moves_[i + kTargetRouter];
+    prefetch(&routers_[farAhead.to]);
+    queues_.prefetchHome(farAhead.to, farAhead.input);
+    if (scattered) {
       const Move& ahead = moves_[i + kTargetHeader];
       queues_.prefetchOwnHeader(ahead.to, ahead.input, ahead.wavelet.color());
     }
-    if (i + kTargetTail < hops) {
-      const Move& ahead = moves_[i + kTargetTail];
-      queues_.prefetchTail(ahead.to, ahead.input, ahead.wavelet.color());
-    }
+    const Move& nearAhead = moves_[i + kTargetTail];
+    queues_.prefetchTail(nearAhead.to, nearAhead.input, nearAhead.wavelet.color());
     const Move& m = moves_[i];
     push(routing, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatency));
   }

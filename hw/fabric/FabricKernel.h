@@ -243,7 +243,10 @@ class FabricKernel {
   // Wavelets granted to a neighbour this cycle, pushed after every router
   // has moved: at most one per mesh output of each router, so room for all
   // is reserved (lazily backed: only a cycle's worth is ever touched) and a
-  // move is appended without a capacity check.
+  // move is appended without a capacity check. The pushes prefetch their
+  // receiving router and home, queue header and tail slot these many moves
+  // ahead, reading up to kTargetRouter entries past the last move.
+  static constexpr std::size_t kTargetRouter = 16, kTargetHeader = 8, kTargetTail = 4;
   struct Move {
     RouterId to;
     std::uint8_t input;
