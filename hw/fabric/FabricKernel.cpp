@@ -283,9 +283,13 @@ void FabricKernel::routeQueue(const Routing& routing, RouterState& s, RouterId r
 void FabricKernel::prefetchQueuesAhead(RouterId r) const {
   // Two stages: a head wavelet's place is known once its header is in.
   constexpr std::size_t kHeadersAhead = 8, kFrontsAhead = 4;
-  if (r + kHeadersAhead < routers_.size())
-    forEachQueue(r + kHeadersAhead,
-                 [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchHeader(a, in, color); });
+  if (r + kHeadersAhead < routers_.size()) {
+    const RouterState& ahead = routers_[r + kHeadersAhead];
+    for (PortMask inputs = ahead.inputs; inputs; inputs &= PortMask(inputs - 1)) {
+      const unsigned in = lowestBit(inputs);
+      queues_.prefetchHeaders(r + kHeadersAhead, in, ahead.nonEmpty[in]);
+    }
+  }
   if (r + kFrontsAhead < routers_.size())
     forEachQueue(r + kFrontsAhead,
                  [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchFront(a, in, color); });

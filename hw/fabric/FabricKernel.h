@@ -198,7 +198,8 @@ class FabricKernel {
                                                unsigned& color) const;
   // In a crowded cycle, arbitration reads the header and head wavelet of
   // each non-empty queue, lines scattered over the queue storage: those of
-  // the routers a few ahead in the walk are fetched early.
+  // the routers a few ahead in the walk are fetched early (the headers of
+  // an input's queues by the lines they span).
   void prefetchQueuesAhead(RouterId r) const;
   // Calls fn(r, input, color) for each non-empty queue of router r, by input, then color.
   template <class Fn>

@@ -133,10 +133,17 @@ class WaveletQueues {
   }
   void pop(QueueId q) { pop(header(q)); }
 
-  // Hints the memory system that (router, port, color)'s non-empty queue
-  // will be read: first its header, then (once that is in) its head wavelet.
-  void prefetchHeader(std::uint32_t router, unsigned port, unsigned color) const {
-    prefetch(&header(router, port, color));
+  // Hints the memory system that (router, port)'s non-empty queues, those
+  // of `colors` (not none), will be read: first their headers (the home's
+  // and the lines of own headers that span the colors: reading headers one
+  // by one to find them cost more than the lines), then (once those are
+  // in) a queue's head wavelet.
+  void prefetchHeaders(std::uint32_t router, unsigned port, std::uint32_t colors) const {
+    prefetch(&homeHeaders_[homeOf(router, port)]);
+    const auto line = [](const Header& h) { return reinterpret_cast<std::uintptr_t>(&h) & ~std::uintptr_t(63); };
+    const std::uintptr_t first = line(headers_[ownOf(router, port, unsigned(__builtin_ctz(colors)))]);
+    const std::uintptr_t last = line(headers_[ownOf(router, port, 31u - unsigned(__builtin_clz(colors)))]);
+    for (std::uintptr_t a = first; a <= last; a += 64) prefetch(reinterpret_cast<const void*>(a));
   }
   void prefetchFront(std::uint32_t router, unsigned port, unsigned color) const {
     prefetch(&front(header(router, port, color)));
