@@ -60,12 +60,13 @@ def fastest(rows):
     return best
 
 
-def main(doc, benchmark, scenarios, run, line):
+def main(doc, benchmark, scenarios, run, line, context=None):
     """The command line of a benchmark script: runs each scenario (name,
     overrides) through `run(wsesim, name, overrides)`, `--repeat` times, and
     with `--baseline` the same on a second binary, their runs alternating so
     that both meet the same load on the host; prints `line(row)` per
-    scenario and binary, keeps each one's fastest run and writes the document."""
+    scenario and binary, keeps each one's fastest run and writes the document,
+    with the fields `context(wsesim)` returns (measured before the scenarios)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
     parser.add_argument("--out", default=f"{benchmark}_bench.json")
@@ -85,6 +86,8 @@ def main(doc, benchmark, scenarios, run, line):
     if unknown:
         parser.error(f"no scenario named {', '.join(unknown)}; there are: {', '.join(n for n, _ in scenarios)}")
 
+    setup = {"wsesim": args.wsesim, "baseline": args.baseline, "repeat": args.repeat,
+             **(context(args.wsesim) if context else {})}
     binaries = [args.wsesim] + ([args.baseline] if args.baseline else [])
     rows = []
     for name, overrides in scenarios:
@@ -103,5 +106,4 @@ def main(doc, benchmark, scenarios, run, line):
             print(line({**base, "name": "  baseline"}), flush=True)
             print(f'{"  speedup (baseline time / time)":36s} {row["speedup"]:8.2f}', flush=True)
         rows.append(row)
-    write_document(benchmark, rows, args.out,
-                   {"wsesim": args.wsesim, "baseline": args.baseline, "repeat": args.repeat})
+    write_document(benchmark, rows, args.out, setup)

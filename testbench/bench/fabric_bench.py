@@ -3,11 +3,14 @@
 
 Runs `wsesim run` once per scenario (SystemC elaborates once per process, and
 peak memory is per process), collects router-cycles/s and wavelet-hops/s from
-each result, and writes one JSON document atomically.
+each result, and writes one JSON document atomically, with the host's
+memory ceilings (host_memory_probe, built beside wsesim) measured first.
 
     testbench/bench/fabric_bench.py [--wsesim build/wsesim] [--out fabric_bench.json] [--only NAME]...
 """
+import json
 import os
+import subprocess
 import sys
 
 from bench_common import ROOT, host_fields, main, run_wsesim
@@ -63,10 +66,31 @@ def run(wsesim, name, overrides):
     }
 
 
+def host_memory(wsesim):
+    """The host's memory ceilings (one core's random cache lines/s and
+    streaming read bytes/s) from `host_memory_probe`, built beside wsesim:
+    the kernel is memory-bound on large meshes, so its rates mean most next
+    to these. None, with a note, where the probe is not built."""
+    for probe in (os.path.join(os.path.dirname(os.path.abspath(wsesim)), "host_memory_probe"),
+                  os.path.join(ROOT, "build", "host_memory_probe")):
+        if os.access(probe, os.X_OK):
+            proc = subprocess.run([probe], capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{probe} exited {proc.returncode}: {proc.stderr.strip()}")
+            ceilings = json.loads(proc.stdout)
+            print(f'host memory, one core: {ceilings["random_lines_per_second"]/1e6:.0f} M random lines/s, '
+                  f'{ceilings["stream_read_bytes_per_second"]/1e9:.1f} GB/s streaming read', flush=True)
+            return {"host_memory": ceilings}
+    print("note: no host_memory_probe beside the wsesim binary or in build/ "
+          "(cmake --build build --target host_memory_probe); the host's memory ceilings are not recorded",
+          file=sys.stderr)
+    return {"host_memory": None}
+
+
 def line(row):
     return (f'{row["name"]:36s} {row["router_cycles_per_second"]/1e6:8.1f} M router-cycles/s '
             f'{row["wavelet_hops_per_second"]/1e6:7.1f} M hops/s  elab {row["elaboration_seconds"]:6.2f} s  '
             f'RSS {row["peak_rss_bytes"]/2**20:7.0f} MiB')
 
 if __name__ == "__main__":
-    sys.exit(main(__doc__, "fabric", SCENARIOS, run, line))
+    sys.exit(main(__doc__, "fabric", SCENARIOS, run, line, context=host_memory))
