@@ -38,9 +38,12 @@ double seconds(std::chrono::steady_clock::time_point since) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long mib = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 512;
-  if (argc > 2 || mib < 64) {
-    std::cerr << "usage: host_memory_probe [BUFFER_MIB], at least 64 (default 512: well past any last-level cache)\n";
+  char* end = nullptr;
+  const long mib = argc > 1 ? std::strtol(argv[1], &end, 10) : 512;
+  // Line indices are 32-bit: at most 2^32 lines, 256 GiB.
+  if (argc > 2 || (argc > 1 && *end != '\0') || mib < 64 || mib > 262144) {
+    std::cerr << "usage: host_memory_probe [BUFFER_MIB], BUFFER_MIB in 64..262144"
+              << " (default 512: well past any last-level cache)\n";
     return 2;
   }
   const std::size_t bytes = std::size_t(mib) << 20, lines = bytes / kLine;
