@@ -121,7 +121,7 @@ GemmBounds ResidentGemm::bounds(const config::ArchConfig& arch) const {
     for (const LineTransfer& t : transfers(phase)) {
       for (std::uint32_t p = t.from; p < t.hi; ++p) links[{t.line.vertical, t.line.index, p, true}] += t.wavelets;
       for (std::uint32_t p = t.lo; p < t.from; ++p) links[{t.line.vertical, t.line.index, p, false}] += t.wavelets;
-      farthest = std::max<std::uint64_t>(farthest, 2 * ramp + t.reach() * hop);
+      farthest = std::max<std::uint64_t>(farthest, 2 * ramp + arch.pe.fabricInputCycles + t.reach() * hop);
     }
     bounds.latency += farthest;
   }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "firmware/gemm/BalancedSplit.h"
+#include "hw/pe/OpTiming.h"
 #include "hw/pe/SramAllocator.h"
 
 namespace wsesim::firmware {
@@ -28,8 +29,8 @@ std::string ResidentGemmPlan::describe() const {
 }
 
 std::uint64_t ResidentGemmPlan::computeBound(const config::ArchConfig& arch) const {
-  const std::uint64_t lanes = arch.pe.lanes.of(pe::Opcode::Fmac, shape.precision);
-  return std::uint64_t(shape.k) * ns(grid - 1) * ((ms(grid - 1) + lanes - 1) / lanes);
+  const unsigned lanes = arch.pe.lanes.of(pe::Opcode::Fmac, shape.precision);
+  return std::uint64_t(shape.k) * ns(grid - 1) * pe::elementCycles(arch.pe, pe::Opcode::Fmac, shape.precision, ms(grid - 1), lanes);
 }
 
 void ResidentGemmPlan::checkColors(unsigned colors, const config::ArchConfig& arch) const {

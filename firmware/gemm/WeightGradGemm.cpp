@@ -7,6 +7,7 @@
 #include "firmware/routes/ChainRoutes.h"
 #include "firmware/routes/LineRoutes.h"
 #include "hw/pe/Numerics.h"
+#include "hw/pe/OpTiming.h"
 #include "hw/pe/ProgramBuilder.h"
 #include "hw/pe/SramAllocator.h"
 
@@ -192,9 +193,9 @@ Matrix WeightGradGemm::readOutput(const PeArray&, const fabric::MeshGeometry& me
 
 GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   GemmBounds b;
-  const std::uint64_t lanes = arch.pe.lanes.of(Opcode::Fmac, shape_.precision);
+  const unsigned lanes = arch.pe.lanes.of(Opcode::Fmac, shape_.precision);
   const std::uint32_t ksMax = layout_.ks(layout_.gridX - 1), msMax = layout_.ms(layout_.gridY - 1);
-  b.compute = std::uint64_t(shape_.n) * msMax * ((ksMax + lanes - 1) / lanes);
+  b.compute = std::uint64_t(shape_.n) * msMax * elementCycles(arch.pe, Opcode::Fmac, shape_.precision, ksMax, lanes);
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
   b.bandwidth = std::max(layout_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(layout_.accumulatorType())), shape_.n, true),
                          std::uint64_t(ksMax) * shape_.n);
@@ -204,11 +205,11 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   const std::uint32_t t = layout_.target.back();
   const std::uint64_t across = std::max(t, layout_.gridX - 1 - t) * hop;
-  // Onto the RAMP, across the row, off the RAMP; then the column's sums:
-  // onto the RAMP, and per row below a hop and the RAMP both ways; then the
+  // Onto the RAMP, across the row, off the RAMP into the PE; then the
+  // column's sums: onto the RAMP, and per row below a relay stage; then the
   // hops to the edge and out.
-  b.latency = 2 * ramp + across + ramp + (layout_.gridY - 1) * (2 * ramp + hop) +
-              (arch.mesh.width - layout_.gridY + 1) * hop;
+  b.latency = 2 * ramp + arch.pe.fabricInputCycles + across + ramp +
+              (layout_.gridY - 1) * arch.fabric.relayStageCycles(arch.pe) + (arch.mesh.width - layout_.gridY + 1) * hop;
   return b;
 }
 

@@ -2,6 +2,7 @@
 
 #include "firmware/routes/ChainRoutes.h"
 #include "hw/pe/Numerics.h"
+#include "hw/pe/OpTiming.h"
 #include "hw/pe/ProgramBuilder.h"
 
 namespace wsesim::firmware {
@@ -179,10 +180,11 @@ Matrix WeightStreamGemm::readOutput(const PeArray& pes, const fabric::MeshGeomet
 GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   const GemmShape& s = plan_.shape;
   GemmBounds b;
-  const std::uint64_t lanes = arch.pe.lanes.of(Opcode::Fmac, s.precision);
+  const unsigned lanes = arch.pe.lanes.of(Opcode::Fmac, s.precision);
   for (std::uint32_t c = 0; c < plan_.gridX; ++c)
     for (std::uint32_t r = 0; r < plan_.gridY; ++r)
-      b.compute = std::max<std::uint64_t>(b.compute, std::uint64_t(plan_.ks(c)) * s.n * ((plan_.ms(r) + lanes - 1) / lanes));
+      b.compute = std::max<std::uint64_t>(
+          b.compute, std::uint64_t(plan_.ks(c)) * s.n * elementCycles(arch.pe, Opcode::Fmac, s.precision, plan_.ms(r), lanes));
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
   b.bandwidth = plan_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(plan_.inputType())), s.n, false);
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) b.bandwidth = std::max<std::uint64_t>(b.bandwidth, std::uint64_t(plan_.ks(c)) * s.n);
@@ -196,7 +198,8 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   const std::uint32_t t = plan_.target.back();  // the last pass's sums travel from the farther end
   const std::uint32_t reach = plan_.multicastHops(plan_.gridX, plan_.gridY, arch.mesh.width) + 1;  // the entry too
-  b.latency = reach * hop + ramp + std::max(t, plan_.gridX - 1 - t) * (2 * ramp + hop);
+  b.latency = reach * hop + ramp + arch.pe.fabricInputCycles +
+              std::max(t, plan_.gridX - 1 - t) * arch.fabric.relayStageCycles(arch.pe);
   return b;
 }
 

@@ -20,12 +20,18 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.pe.dataTasks = unsigned(p.integer("arch.pe.data_tasks", 0, a.pe.tasks));
   a.pe.opOverheadCycles = unsigned(p.integer("arch.pe.op_overhead_cycles", 0, 1024));
   a.pe.taskStartCycles = unsigned(p.integer("arch.pe.task_start_cycles", 0, 1024));
+  a.pe.fabricInputCycles = unsigned(p.integer("arch.pe.fabric_input_cycles", 0, 1024));
   a.pe.indexRegisters = unsigned(p.integer("arch.pe.index_registers", 0, 64));
   for (unsigned prec = 0; prec < pe::kPrecisionCount; ++prec)
-    for (unsigned op = 0; op < pe::kOpcodeCount; ++op)
-      a.pe.lanes.lanes[prec][op] = unsigned(p.integer(std::string("arch.pe.lanes.") + pe::precisionName(pe::Precision(prec)) +
-                                                          "." + pe::opcodeName(pe::Opcode(op)),
-                                                      1, 64));
+    for (unsigned op = 0; op < pe::kOpcodeCount; ++op) {
+      const std::string entry = std::string(pe::precisionName(pe::Precision(prec))) + "." + pe::opcodeName(pe::Opcode(op));
+      const unsigned lanes = unsigned(p.integer("arch.pe.lanes." + entry, 1, 64));
+      a.pe.lanes.lanes[prec][op] = lanes;
+      // No faster than the SIMD width allows (with slack for a rounded 1/3).
+      a.pe.cyclesPerElement.cycles[prec][op] =
+          p.real("arch.pe.cycles_per_element." + entry, (1.0 - 1e-9) / lanes, 1024.0, std::nullopt,
+                 "at least 1 / arch.pe.lanes." + entry + " = 1/" + std::to_string(lanes));
+    }
 
   // The per-port color bitmasks of the kernel hold 32 colors, i.e. 5 bits.
   a.fabric.colorBits = unsigned(p.integer("arch.fabric.color_bits", 1, 5));
@@ -38,6 +44,7 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.fabric.queueDepth = unsigned(p.integer("arch.fabric.queue_depth", 1, 255));
   a.fabric.hopLatencyCycles = unsigned(p.integer("arch.fabric.hop_latency_cycles", 1, 1024));
   a.fabric.rampLatencyCycles = unsigned(p.integer("arch.fabric.ramp_latency_cycles", 0, 1024));
+  a.fabric.routeSwitchCycles = unsigned(p.integer("arch.fabric.route_switch_cycles", 0, 1 << 20));
   a.fabric.routing =
       p.choice("arch.fabric.routing", {"color", "xy"}) == "xy" ? fabric::RoutingMode::Xy : fabric::RoutingMode::Color;
   a.io.bandwidthBytesPerS = p.real("arch.io.bandwidth_bytes_per_s", 1.0, 1.0e15);

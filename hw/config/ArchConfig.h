@@ -25,8 +25,10 @@ struct ArchConfig {
     unsigned dataTasks = 0;          // tasks that can be bound to a color
     unsigned opOverheadCycles = 0;   // per tensor op, before its first element
     unsigned taskStartCycles = 0;    // from picking a task to issuing its first instruction
+    unsigned fabricInputCycles = 0;  // from the RAMP delivering a wavelet to the PE using it
     unsigned indexRegisters = 0;     // per PE, for descriptors that step through a buffer
     pe::LaneTable lanes;
+    pe::ElementCycleTable cyclesPerElement;
   } pe;
   struct Fabric {
     unsigned colorBits = 0;
@@ -34,6 +36,9 @@ struct ArchConfig {
     unsigned queueDepth = 0;
     unsigned hopLatencyCycles = 0;
     unsigned rampLatencyCycles = 0;
+    unsigned routeSwitchCycles = 0;  // to reprogram the routes between two phases of a mapping
+    // One stage of a chain through PEs: onto the RAMP, one hop, off the RAMP into the next PE.
+    unsigned relayStageCycles(const Pe& pe) const { return 2 * rampLatencyCycles + hopLatencyCycles + pe.fabricInputCycles; }
     fabric::RoutingMode routing = fabric::RoutingMode::Color;
   } fabric;
 

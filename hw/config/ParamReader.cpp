@@ -74,8 +74,10 @@ std::int64_t ParamReader::integer(const std::string& key, std::int64_t min, std:
   return value;
 }
 
-double ParamReader::real(const std::string& key, double min, double max, std::optional<double> fallback) {
-  const std::string range = "a number in [" + formatReal(min) + ", " + formatReal(max) + "]";
+double ParamReader::real(const std::string& key, double min, double max, std::optional<double> fallback,
+                         const std::string& note) {
+  const std::string range = "a number in [" + formatReal(min) + ", " + formatReal(max) + "]" +
+                            (note.empty() ? "" : " (" + note + ")");
   double value;
   if (const ConfigValue* v = lookup(key, fallback.has_value())) {
     const std::optional<double> number = parseNumber(v->text);

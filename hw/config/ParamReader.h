@@ -28,7 +28,8 @@ class ParamReader {
   // `note` (optional) is appended to range errors, to say why the range is what it is.
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max,
                        std::optional<std::int64_t> fallback = std::nullopt, const std::string& note = "");
-  double real(const std::string& key, double min, double max, std::optional<double> fallback = std::nullopt);
+  double real(const std::string& key, double min, double max, std::optional<double> fallback = std::nullopt,
+              const std::string& note = "");
   std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt);
   std::string choice(const std::string& key, const std::vector<std::string>& options,
                      std::optional<std::string> fallback = std::nullopt);

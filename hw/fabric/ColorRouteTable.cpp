@@ -23,7 +23,9 @@ void ColorRouteTable::set(std::uint32_t x, std::uint32_t y, unsigned color, Port
   // An edge port in `accept` takes streams from the wafer's I/O
   // (FabricKernel::injectAtEdge); in `forward` it sends wavelets out of the
   // wafer (FabricKernel::setEdgeSink).
-  routes_[std::size_t(r) * colors_ + color] = ColorRoute{accept, forward};
+  ColorRoute& route = routes_[std::size_t(r) * colors_ + color];
+  if (route.accept != accept || route.forward != forward) ++revision_;
+  route = ColorRoute{accept, forward};
   if (accept | forward) colorsInUse_ |= 1u << color;
 }
 

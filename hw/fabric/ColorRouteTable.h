@@ -30,6 +30,7 @@ class ColorRouteTable {
   void clear() {
     std::fill(routes_.begin(), routes_.end(), ColorRoute{});
     colorsInUse_ = 0;
+    ++revision_;
   }
 
   const ColorRoute& at(RouterId r, unsigned color) const { return routes_[std::size_t(r) * colors_ + color]; }
@@ -37,11 +38,14 @@ class ColorRouteTable {
   const MeshGeometry& mesh() const { return mesh_; }
   // Colors with at least one route programmed anywhere.
   std::uint32_t colorsInUse() const { return colorsInUse_; }
+  // Counts the changes to any route, so a caller can tell whether reprogramming changed anything.
+  std::uint64_t revision() const { return revision_; }
 
  private:
   MeshGeometry mesh_;
   unsigned colors_;
   std::uint32_t colorsInUse_ = 0;
+  std::uint64_t revision_ = 0;
   std::vector<ColorRoute> routes_;
 };
 

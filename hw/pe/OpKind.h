@@ -46,4 +46,12 @@ struct LaneTable {
   unsigned of(Opcode op, Precision p) const { return lanes[unsigned(p)][unsigned(op)]; }
 };
 
+// Sustained cycles per element of an op at full lanes, from
+// `arch.pe.cycles_per_element.<precision>.<op>`: never less than 1 / lanes
+// (the SIMD width), more where the hardware is measured to be slower.
+struct ElementCycleTable {
+  double cycles[kPrecisionCount][kOpcodeCount] = {};
+  double of(Opcode op, Precision p) const { return cycles[unsigned(p)][unsigned(op)]; }
+};
+
 }  // namespace wsesim::pe

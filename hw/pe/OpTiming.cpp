@@ -1,6 +1,7 @@
 #include "hw/pe/OpTiming.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace wsesim::pe {
@@ -12,6 +13,19 @@ unsigned bankLimitedElements(std::uint32_t stride, unsigned elementSize, bool wr
   if (stepBytes % sram.bankWordBytes != 0) return ~0u;
   const std::uint64_t stepWords = stepBytes / sram.bankWordBytes;
   return unsigned(sram.banks / std::gcd<std::uint64_t>(stepWords, sram.banks));
+}
+
+std::uint64_t elementCycles(const config::ArchConfig::Pe& pe, Opcode opcode, Precision precision,
+                            std::uint64_t length, unsigned lanes) {
+  const std::uint64_t simd = (length + lanes - 1) / lanes;
+  // The relative slack keeps an exact product (46 x 0.5) from rounding up.
+  const double sustained = double(length) * pe.cyclesPerElement.of(opcode, precision);
+  return std::max(simd, std::uint64_t(std::ceil(sustained * (1.0 - 1e-12))));
+}
+
+std::uint32_t fabricInterval(const config::ArchConfig::Pe& pe, Opcode opcode, Precision precision, unsigned passes) {
+  const double perElement = std::max(1.0, pe.cyclesPerElement.of(opcode, precision)) * passes;
+  return std::uint32_t(std::lround(std::ldexp(perElement, kIntervalFractionBits)));
 }
 
 OpTiming opTiming(const TensorOp& op, const config::ArchConfig::Pe& pe) {
@@ -29,8 +43,9 @@ OpTiming opTiming(const TensorOp& op, const config::ArchConfig::Pe& pe) {
   for (unsigned i = 0; i < sourceCount(op.opcode); ++i) limit(op.src[i], int(i));
   if (op.usesFabric()) lanes = 1;
   const unsigned passes = std::max(1u, (vectorReads + sram.readPorts - 1) / sram.readPorts);
-  const std::uint64_t beats = (std::uint64_t(op.length) + lanes - 1) / lanes;
-  return OpTiming{lanes, passes, pe.opOverheadCycles + beats * passes};
+  const std::uint64_t beats = elementCycles(pe, op.opcode, op.precision, op.length, lanes);
+  return OpTiming{lanes, passes, pe.opOverheadCycles + beats * passes,
+                  fabricInterval(pe, op.opcode, op.precision, passes)};
 }
 
 }  // namespace wsesim::pe

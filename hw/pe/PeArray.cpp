@@ -36,7 +36,7 @@ ProgramId PeArray::addProgram(Program program) {
   for (std::size_t t = 0; t < program.tasks.size(); ++t) {
     std::vector<OpTiming> timing;
     for (const Instruction& in : program.tasks[t].code)
-      timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, arch_.pe) : OpTiming{0, 0, 0});
+      timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, arch_.pe) : OpTiming{0, 0, 0, 0});
     loaded.timing.push_back(std::move(timing));
     if (program.tasks[t].color != kUnbound) loaded.dataTasks |= std::uint64_t(1) << t;
   }
@@ -166,11 +166,13 @@ bool PeArray::finished(std::uint64_t, const fabric::FabricKernel& fabric) const 
 
 void PeArray::deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64_t arrivalCycle) {
   InboxHeader& h = inboxHeader(at, w.color);
+  // The compute engine sees the wavelet fabric_input_cycles after the RAMP delivers it.
+  const std::uint64_t usable = arrivalCycle + arch_.pe.fabricInputCycles;
   // The router delivers only while the inbox has room (setRampAccepting).
-  inboxEntry(at, w.color, (h.head + h.count) % depth_) = InboxEntry{arrivalCycle, w.payload};
+  inboxEntry(at, w.color, (h.head + h.count) % depth_) = InboxEntry{usable, w.payload};
   if (++h.count == depth_) fabric_.setRampAccepting(at, w.color, false);
   // Deliveries happen after this cycle's visits, so the earliest wake is the next cycle.
-  wake(at, std::max(arrivalCycle, now_ + 1));
+  wake(at, std::max(usable, now_ + 1));
 }
 
 const PeArray::InboxEntry* PeArray::arrived(fabric::RouterId r, unsigned color, std::uint64_t now) const {

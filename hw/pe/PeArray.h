@@ -117,7 +117,8 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
     const TensorOp* op;
     std::uint64_t at;  // memory op: completion; fabric op: earliest cycle of its next element
     std::uint32_t done;  // fabric op: elements moved
-    std::uint16_t passes;
+    std::uint32_t interval;  // fabric op: OpTiming::fabricInterval
+    std::uint16_t carry;     // fabric op: the fraction of a cycle the elements so far are ahead of `at`
     bool fabric;  // has a fabric operand
     std::uint32_t index[4];  // per operand (destination, sources): its index register when the op issued
   };
@@ -136,7 +137,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   };
   // Wavelets the RAMP delivered to a PE on one color, in arrival order.
   struct InboxEntry {
-    std::uint64_t arrival;
+    std::uint64_t arrival;  // when the compute engine can use it
     std::uint32_t payload;
   };
   struct InboxHeader {

@@ -136,7 +136,8 @@ void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const Te
   s.busySlots |= 1u << slotIndex;
   slot.op = &op;
   slot.done = 0;
-  slot.passes = std::uint16_t(timing.portPasses);
+  slot.interval = timing.fabricInterval;
+  slot.carry = 0;
   slot.fabric = op.usesFabric();
   slot.index[0] = op.dst.index >= 0 ? indexRegister(r, unsigned(op.dst.index)) : 0;
   for (unsigned i = 0; i < 3; ++i) slot.index[i + 1] = op.src[i].index >= 0 ? indexRegister(r, unsigned(op.src[i].index)) : 0;
@@ -175,7 +176,9 @@ PeArray::FabricStep PeArray::advanceFabricOp(fabric::RouterId r, OpSlot& slot, s
   for (unsigned i = 0; i < sourceCount(op.opcode); ++i)
     if (op.src[i].kind == Descriptor::Kind::FabricIn) popInbox(r, op.src[i].color);
   ++slot.done;
-  slot.at = now + slot.passes;
+  const std::uint64_t elapsed = std::uint64_t(slot.carry) + slot.interval;
+  slot.at = now + (elapsed >> kIntervalFractionBits);
+  slot.carry = std::uint16_t(elapsed & ((1u << kIntervalFractionBits) - 1));
   return FabricStep::Moved;
 }
 

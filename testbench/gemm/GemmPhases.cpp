@@ -3,8 +3,15 @@
 namespace wsesim::gemm {
 
 GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-                       const firmware::Matrix* b, const wafer::IoRingEdge& ring, std::uint64_t start)
-    : gemm_(gemm), pes_(pes), routes_(routes), mesh_(routes.mesh()), b_(b), ring_(ring) {
+                       const firmware::Matrix* b, const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles,
+                       std::uint64_t start)
+    : gemm_(gemm),
+      pes_(pes),
+      routes_(routes),
+      mesh_(routes.mesh()),
+      b_(b),
+      ring_(ring),
+      routeSwitchCycles_(routeSwitchCycles) {
   startRound(start);
 }
 
@@ -13,20 +20,24 @@ void GemmPhases::startRound(std::uint64_t now) {
   mapping().programRoutes(routes_);
   roundStart_ = phaseStarts_.size();
   inputEnd_.reset();
-  loadPhase(0);
-  startPhase(0, now);
+  startPhase(0, now, false);
 }
 
-void GemmPhases::loadPhase(std::uint32_t phase) {
-  mapping().programPhaseRoutes(routes_, phase);
-  mapping().load(pes_, mesh_, phase);
-}
-
-void GemmPhases::startPhase(std::uint32_t phase, std::uint64_t now) {
+void GemmPhases::startPhase(std::uint32_t phase, std::uint64_t now, bool switching) {
   if (injector_) edgeStalls_ += injector_->stalls();
   phase_ = phase;
+  const std::uint64_t revision = routes_.revision();
+  mapping().programPhaseRoutes(routes_, phase);
+  runsAt_ = now + (switching && routes_.revision() != revision ? routeSwitchCycles_ : 0);
+  loaded_ = false;
+  if (switched(now)) loadPrograms();
   injector_ = std::make_unique<wafer::EdgeInjector>(mapping().streams(mesh_, b_, phase), ring_, mesh_);
   phaseStarts_.push_back(now);
+}
+
+void GemmPhases::loadPrograms() {
+  mapping().load(pes_, mesh_, phase_);
+  loaded_ = true;
 }
 
 void GemmPhases::unload(const std::vector<std::string>& kept) {
@@ -45,13 +56,14 @@ std::vector<std::uint64_t> GemmPhases::roundPhaseCycles(std::uint64_t end) const
 void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (phase_ + 1 < mapping().phases() && phaseDone(now, fabric)) {
     unload(mapping().keptBuffers());
-    loadPhase(phase_ + 1);
-    startPhase(phase_ + 1, now);
+    startPhase(phase_ + 1, now, true);
   } else if (roundDone(now, fabric) && gemm_.anotherRound(roundPhaseCycles(now))) {
     unload({});
     gemm_.nextRound(roundPhaseCycles(now), roundInputEnd());
     startRound(now);
   }
+  if (!switched(now)) return pes_.beginCycle(now, fabric);
+  if (!loaded_) loadPrograms();
   if (!inputEnd_ && streamsIn()) inputEnd_ = now;
   injector_->beginCycle(now, fabric);
   if (!inputEnd_ && streamsIn()) inputEnd_ = now + 1;
@@ -59,6 +71,7 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
 }
 
 std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
+  if (!switched(now)) return runsAt_;
   const std::uint64_t next = std::min(injector_->nextActivity(now), pes_.nextActivity(now));
   // Asked only while the fabric is idle: nothing left to do in this phase
   // means the next phase (or round) starts now.

@@ -3,7 +3,10 @@
 // weights enter through the I/O ring's channels (an edge injector); once they
 // are all in, every PE is idle and the fabric is empty, the PEs' programs
 // are unloaded (keeping the mapping's resident buffers) and the next
-// phase's programs and streams take over. A GEMM sampled in rounds
+// phase's programs and streams take over; where the next phase reprograms
+// routes, it starts arch.fabric.route_switch_cycles later, the time the
+// routers take to switch (the first phase of a round is configured with
+// the program, for free). A GEMM sampled in rounds
 // (SimulatedGemm: steady-state outputs) runs each round's mapping in turn,
 // from an empty mesh: the PEs unloaded, the routes cleared.
 
@@ -26,7 +29,7 @@ class GemmPhases : public wafer::CycleDriver {
   // `b` gives the streamed payloads (null in timing mode); `gemm`, `b` and
   // `routes` (the fabric's, reprogrammed per phase) must outlive the run.
   GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes, const firmware::Matrix* b,
-             const wafer::IoRingEdge& ring, std::uint64_t start = 0);
+             const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles, std::uint64_t start = 0);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -54,23 +57,29 @@ class GemmPhases : public wafer::CycleDriver {
   const firmware::GemmMapping& mapping() const { return gemm_.round(); }
   bool streamsIn() const { return phase_ + 1 == mapping().phases() && injector_->sent() == injector_->total(); }
   bool phaseDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
-    return injector_->finished(now, fabric) && pes_.finished(now, fabric);
+    return switched(now) && injector_->finished(now, fabric) && pes_.finished(now, fabric);
   }
+  // Whether the current phase's routes are in place and its programs run.
+  bool switched(std::uint64_t now) const { return now >= runsAt_; }
   bool roundDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
     return phase_ + 1 == mapping().phases() && phaseDone(now, fabric);
   }
   // Programs the current round's routes and starts its phase 0.
   void startRound(std::uint64_t now);
-  // Programs phase `phase`'s routes and loads its programs.
-  void loadPhase(std::uint32_t phase);
-  void startPhase(std::uint32_t phase, std::uint64_t now);
+  // Programs phase `phase`'s routes; its programs load and its streams
+  // start once the routers have switched (`switching`: between phases).
+  void startPhase(std::uint32_t phase, std::uint64_t now, bool switching);
+  void loadPrograms();
   SimulatedGemm& gemm_;
   pe::PeArray& pes_;
   fabric::ColorRouteTable& routes_;
   fabric::MeshGeometry mesh_;
   const firmware::Matrix* b_;
   wafer::IoRingEdge ring_;
+  std::uint32_t routeSwitchCycles_;
   std::uint32_t phase_ = 0;  // of the current round
+  std::uint64_t runsAt_ = 0;  // the current phase's programs load and streams start in this cycle
+  bool loaded_ = false;       // the current phase's programs are loaded
   std::unique_ptr<wafer::EdgeInjector> injector_;
   std::vector<std::uint64_t> phaseStarts_;
   std::size_t roundStart_ = 0;  // the current round's first phase in phaseStarts_

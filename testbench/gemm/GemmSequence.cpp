@@ -5,15 +5,15 @@
 namespace wsesim::gemm {
 
 GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-                           const wafer::IoRingEdge& ring)
-    : gemms_(std::move(gemms)), pes_(pes), routes_(routes), ring_(ring) {
+                           const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles)
+    : gemms_(std::move(gemms)), pes_(pes), routes_(routes), ring_(ring), routeSwitchCycles_(routeSwitchCycles) {
   if (gemms_.empty()) throw std::invalid_argument("a GEMM sequence needs at least one GEMM");
   start(0, 0);
 }
 
 void GemmSequence::start(std::size_t index, std::uint64_t now) {
   index_ = index;
-  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, ring_, now);
+  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, ring_, routeSwitchCycles_, now);
   starts_.push_back(now);
 }
 

@@ -21,7 +21,7 @@ class GemmSequence : public wafer::CycleDriver {
   // Timing mode: streams carry no payloads. `gemms` (each run once) and
   // `routes` must outlive the run.
   GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-               const wafer::IoRingEdge& ring);
+               const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -49,6 +49,7 @@ class GemmSequence : public wafer::CycleDriver {
   pe::PeArray& pes_;
   fabric::ColorRouteTable& routes_;
   wafer::IoRingEdge ring_;
+  std::uint32_t routeSwitchCycles_;
   std::size_t index_ = 0;
   std::unique_ptr<GemmPhases> current_;
   std::vector<std::uint64_t> starts_;

@@ -132,7 +132,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                                                : operand(s.k, s.n, inputType, 2);
   }
   const wafer::IoRingEdge ingress = wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType));
-  GemmPhases phases(*gemm_, pes, routes, functional ? &b : nullptr, ingress);
+  GemmPhases phases(*gemm_, pes, routes, functional ? &b : nullptr, ingress, arch_.fabric.routeSwitchCycles);
   const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, meshColumns); };
   // Results leaving the wafer (the weight gradients) in the accumulator's type.
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, s.precision, -1);

@@ -142,7 +142,7 @@ GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, 
   const std::uint64_t rowsLeftOut = full_->gridY() - rows().gridY(), columnsLeftOut = arch.mesh.width - meshColumns;
   std::uint64_t perPhase = 0;  // the rows left out, in every phase
   if (full_->shape().pass == firmware::GemmPass::WeightGrad)
-    perPhase = rowsLeftOut * 2 * ramp + columnsLeftOut * hop;
+    perPhase = rowsLeftOut * (2 * ramp + arch.pe.fabricInputCycles) + columnsLeftOut * hop;
   else  // the multicast's farthest reach, on the whole mesh against the one simulated
     perPhase = std::uint64_t(firmware::WeightStreamPlan::multicastHops(full_->gridX(), full_->gridY(), arch.mesh.width) -
                              firmware::WeightStreamPlan::multicastHops(rows().gridX(), rows().gridY(), meshColumns)) *

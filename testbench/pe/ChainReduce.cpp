@@ -1,9 +1,11 @@
 #include "testbench/pe/ChainReduce.h"
 
+#include <algorithm>
 #include <random>
 
 #include "firmware/routes/ChainRoutes.h"
 #include "hw/pe/Numerics.h"
+#include "hw/pe/OpTiming.h"
 #include "hw/pe/ProgramBuilder.h"
 
 namespace wsesim::pe_kernels {
@@ -53,14 +55,17 @@ void programChainRoutes(const ChainReduceConfig& c, fabric::ColorRouteTable& rou
 
 std::uint64_t chainReduceCycles(const ChainReduceConfig& c, const config::ArchConfig& arch) {
   const config::ArchConfig::Pe& pe = arch.pe;
-  const auto ceilDiv = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
   const std::uint64_t o = pe.opOverheadCycles;
+  const auto elements = [&](Opcode op) { return elementCycles(pe, op, c.precision, c.length, pe.lanes.of(op, c.precision)); };
   // The FMAC reads three vectors (partial, x, w): more than two read ports take two passes.
   const std::uint64_t fmacPasses = (3 + pe.sramReadPorts - 1) / pe.sramReadPorts;
-  const std::uint64_t local = (o + ceilDiv(c.length, pe.lanes.of(Opcode::Fmul, c.precision))) +
-                              (c.repeat - 1) * (o + ceilDiv(c.length, pe.lanes.of(Opcode::Fmac, c.precision)) * fmacPasses);
-  const std::uint64_t perHop = 2 * arch.fabric.rampLatencyCycles + arch.fabric.hopLatencyCycles;
-  return pe.taskStartCycles + local + o + c.length + (c.pes - 1) * perHop + 1;
+  const std::uint64_t local = (o + elements(Opcode::Fmul)) + (c.repeat - 1) * (o + elements(Opcode::Fmac) * fmacPasses);
+  // The partial sums stream at the slower of the first PE's FMOV and the
+  // others' FADD (each reads one memory vector: one pass).
+  const std::uint32_t interval = std::max(fabricInterval(pe, Opcode::Fmov, c.precision, 1),
+                                          fabricInterval(pe, Opcode::Fadd, c.precision, 1));
+  const std::uint64_t stream = fabricElementAt(interval, c.length - 1) + 1;
+  return pe.taskStartCycles + local + o + stream + (c.pes - 1) * arch.fabric.relayStageCycles(pe) + 1;
 }
 
 std::vector<float> chainInput(const ChainReduceConfig& c, std::uint32_t row, std::uint32_t pe, bool weights) {

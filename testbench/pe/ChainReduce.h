@@ -41,8 +41,11 @@ pe::Program chainReduceProgram(const ChainReduceConfig& c, ChainRole role, unsig
 void programChainRoutes(const ChainReduceConfig& c, fabric::ColorRouteTable& routes);
 
 // The cycle count of a chain without contention, in closed form:
-//   task start + (overhead + ceil(L / fmul lanes)) + (repeat - 1)(overhead + ceil(L / fmac lanes))
-//   + overhead + L + (pes - 1)(2 ramp + hop) + 1
+//   task start + (overhead + elements(fmul, L)) + (repeat - 1)(overhead + elements(fmac, L) * passes)
+//   + overhead + stream(L) + (pes - 1)(2 ramp + hop + fabric input) + 1
+// with elements() as OpTiming charges them and stream(L) the cycles of L
+// elements at the slower of FMOV's and FADD's fabric interval (L when one a cycle);
+// that is HPDC'24's B + (2 TR + 2)(P - 1) plus the local ops and overheads
 // (the last PE stores element L-1 that many cycles after cycle 0; +1
 // counts cycle 0 itself).
 std::uint64_t chainReduceCycles(const ChainReduceConfig& c, const config::ArchConfig& arch);

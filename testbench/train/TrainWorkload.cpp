@@ -200,7 +200,8 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     }
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, config_.precision, -1);
-  gemm::GemmSequence driver(sequence, pes, routes, wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType)));
+  gemm::GemmSequence driver(sequence, pes, routes, wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType)),
+                            arch_.fabric.routeSwitchCycles);
   wafer::EdgeCollector egress(wafer::IoRingEdge::of(arch_, pe::elementBytes(outputType)), simulatedArch.mesh, false);
   wafer.fabric().setEdgeSink(&egress);
   wafer.setDriver(&driver);

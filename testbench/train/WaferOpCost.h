@@ -4,11 +4,12 @@
 // embeddings): it is not simulated cycle by cycle. Each op is spread evenly
 // over every PE of the mesh, which holds its share of the activations:
 //
-//   cycles = task start + op overhead + ceil(elements / PEs) x
-//            (FLOPs per element) / lanes
+//   cycles = task start + op overhead + elementCycles(ceil(elements / PEs) x
+//            (FLOPs per element) / FLOPs per lane op)
 //
-// with FMAC lanes (2 FLOPs per lane and cycle) for the attention matmuls and
-// FADD lanes (1 FLOP) for the elementwise ops, at the step's precision. It
+// with FMAC lane ops (2 FLOPs) for the attention matmuls and FADD lane ops
+// (1 FLOP) for the elementwise ops, at the step's precision, charged as
+// OpTiming charges them (the SIMD width or cycles_per_element, the slower). It
 // leaves out moving data between PEs (e.g. K and V across the rows of a
 // sequence for the attention matmuls), so it is optimistic: a lower bound
 // for those ops. docs/training.md says so.

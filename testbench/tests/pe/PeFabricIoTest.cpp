@@ -48,7 +48,8 @@ struct SendReceive {
 };
 
 // Element k leaves the sender's op at cycle 2 + 2 + k, spends 2 cycles on
-// each ramp and 1 per hop: it reaches PE (d,0) at 4 + k + 2 + d + 2.
+// each ramp and 1 per hop, and 1 more (fabric input) before the receiver
+// can use it: at 4 + k + 2 + d + 2 + 1.
 class Distance : public ::testing::TestWithParam<std::uint32_t> {};
 
 TEST_P(Distance, SendAndReceiveThroughTheRampAtOneWaveletPerCycle) {
@@ -56,7 +57,7 @@ TEST_P(Distance, SendAndReceiveThroughTheRampAtOneWaveletPerCycle) {
   SendReceive s(d, 16);
   s.bench.simulate();
   EXPECT_EQ(s.bench.busy(0), 2u + 2 + 16);
-  EXPECT_EQ(s.bench.busy(d), 4u + 15 + 4 + d + 1);
+  EXPECT_EQ(s.bench.busy(d), 4u + 15 + 4 + d + 1 + 1);
   EXPECT_EQ(s.bench.pes->read(s.bench.pe(d), "in", 0, 16), iota(16, 1));
 }
 
@@ -66,7 +67,7 @@ TEST(PeFabricIo, RampLatencyIsAParameter) {
   // Deeper queues, so that the ramps' longer pipelines still run at full rate.
   SendReceive s(1, 16, 0, {"arch.fabric.ramp_latency_cycles=5", "arch.fabric.queue_depth=8"});
   s.bench.simulate();
-  EXPECT_EQ(s.bench.busy(1), 4u + 15 + 5 + 1 + 5 + 1);
+  EXPECT_EQ(s.bench.busy(1), 4u + 15 + 5 + 1 + 5 + 1 + 1);
 }
 
 // The receiver spends 2 + 2 + 200 cycles in an FMAC before it reads: the

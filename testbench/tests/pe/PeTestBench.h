@@ -1,6 +1,6 @@
 #pragma once
 // A small mesh of PEs on the real wafer module, for PE tests: the tiny
-// preset's architecture (with overrides), an empty color route table the
+// preset's architecture with the mechanism timing (MechanismTiming.h) and overrides, an empty color route table the
 // test programs, and one simulation per test process (SystemC elaborates
 // once per process).
 
@@ -20,6 +20,7 @@
 #include "hw/pe/ProgramBuilder.h"
 #include "hw/pe/ProgramError.h"
 #include "hw/wafer/Wafer.h"
+#include "testbench/tests/MechanismTiming.h"
 
 namespace wsesim::pe::testing {
 
@@ -40,6 +41,7 @@ struct PeTestBench {
         "arch:\n  preset: tiny\n  mesh: {width: " + std::to_string(width) + ", height: " + std::to_string(height) +
             "}\nrun:\n  mode: " + (mode == DataMode::Functional ? "functional" : "timing") + "\n",
         "test");
+    for (const std::string& o : wsesim::testing::kMechanismTiming) tree.applyOverride(o);
     for (const std::string& o : overrides) tree.applyOverride(o);
     tree.applyPreset(config::defaultPresetDir());
     config::ParamReader params(tree);
