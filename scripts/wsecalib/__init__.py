@@ -1,0 +1,2 @@
+"""Calibration of wsesim's timing keys against measurements of the real
+machine (scripts/calibrate.py, docs/validation.md)."""
