@@ -8,10 +8,11 @@
 // order[i] and logical column j its column order[j].
 //
 // Every PE keeps the same set of buffers for the whole run, named by the
-// algorithm for the buffering it uses (Buffering.h): A-sized ones (ms(i) x the largest ks, k-major: the m's of each
-// k contiguous), B-sized ones (the largest ks x ns(j), n-major: the k's of
-// each n contiguous) and "c" (ms(i) x ns(j), n-major). The host writes A
-// into the first A-sized buffer and B into the first B-sized one.
+// algorithm for the buffering it uses (Buffering.h): A-sized ones (ms(i) x
+// the largest ks, k-major: the m's of each k contiguous), B-sized ones (the
+// largest ks x ns(j), n-major: the k's of each n contiguous) and "c" (ms(i)
+// x ns(j), n-major). The host writes A into the first A-sized buffer and B
+// into the first B-sized one.
 
 #include <cstdint>
 #include <numeric>

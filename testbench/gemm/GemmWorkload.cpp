@@ -277,10 +277,11 @@ std::string GemmWorkload::summary() const {
   const nlohmann::json& r = results_;
   std::ostringstream out;
   char line[512];
-  std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u)\n",
+  const std::string buffering = r.contains("buffering") ? ", " + r["buffering"].get<std::string>() + "-buffered" : "";
+  std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u%s)\n",
                 r["algorithm"].get<std::string>().c_str(), r["pass"].get<std::string>().c_str(), config_.m, config_.k,
                 config_.n, r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
-                full_.gridX(), full_.gridY());
+                full_.gridX(), full_.gridY(), buffering.c_str());
   out << line;
   const nlohmann::json& b = r["lower_bounds"];
   std::snprintf(line, sizeof line,
