@@ -11,8 +11,9 @@ namespace wsesim::firmware {
 
 class CannonGemm : public RingShiftGemm {
  public:
-  CannonGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY)
-      : RingShiftGemm("cannon", shape, arch, gridX, gridY, ResidentGemmPlan::inOrder) {}
+  CannonGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
+             Buffering buffering)
+      : RingShiftGemm("cannon", shape, arch, gridX, gridY, ResidentGemmPlan::inOrder, buffering) {}
 };
 
 }  // namespace wsesim::firmware

@@ -15,9 +15,11 @@
 // as free).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "firmware/gemm/Buffering.h"
 #include "firmware/gemm/GemmShape.h"
 #include "firmware/gemm/Matrix.h"
 #include "hw/config/ArchConfig.h"
@@ -46,6 +48,8 @@ class GemmMapping {
   virtual unsigned colorsUsed() const = 0;
   // One line: the algorithm, the shape, the grid and the blocks.
   virtual std::string describe() const = 0;
+  // How the resident mappings hold the blocks they receive (never Auto); none for the others.
+  virtual std::optional<Buffering> buffering() const { return std::nullopt; }
 
   virtual std::uint32_t phases() const { return 1; }
   virtual std::vector<std::string> keptBuffers() const { return {}; }
@@ -88,8 +92,10 @@ class GemmMapping {
 
 // The mappings by the name used in `workload.algorithm`.
 std::vector<std::string> gemmAlgorithms();
-// Throws PlanError (GemmShape.h) when the GEMM does not fit the architecture.
+// Throws PlanError (GemmShape.h) when the GEMM does not fit the architecture,
+// or when `buffering` is not Auto for a mapping that offers no choice.
 std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
-                                             const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY);
+                                             const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
+                                             Buffering buffering);
 
 }  // namespace wsesim::firmware

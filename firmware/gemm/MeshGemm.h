@@ -10,8 +10,9 @@ namespace wsesim::firmware {
 
 class MeshGemm : public RingShiftGemm {
  public:
-  MeshGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY)
-      : RingShiftGemm("meshgemm", shape, arch, gridX, gridY, interleaved) {}
+  MeshGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
+           Buffering buffering)
+      : RingShiftGemm("meshgemm", shape, arch, gridX, gridY, interleaved, buffering) {}
 
   // Logical position -> mesh position: the even positions going out, the odd ones coming back.
   static std::vector<std::uint32_t> interleaved(std::uint32_t grid) {

@@ -56,6 +56,7 @@ class ResidentGemm : public GemmMapping {
   std::uint32_t gridX() const override { return plan_.grid; }
   std::uint32_t gridY() const override { return plan_.grid; }
   std::string describe() const override { return plan_.describe(); }
+  std::optional<Buffering> buffering() const override { return plan_.buffering; }
   // Every buffer: the operands stay where the steps leave them.
   std::vector<std::string> keptBuffers() const override;
 

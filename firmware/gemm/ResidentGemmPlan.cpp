@@ -24,8 +24,29 @@ std::string ResidentGemmPlan::describe() const {
   std::ostringstream out;
   out << algorithm << " " << shape.m << "x" << shape.k << "x" << shape.n << " " << pe::precisionName(shape.precision)
       << " on " << grid << "x" << grid << " PEs: blocks of " << range(ms(0), ms(grid - 1)) << " m x "
-      << range(ks(0), ksMax()) << " k x " << range(ns(0), ns(grid - 1)) << " n";
+      << range(ks(0), ksMax()) << " k x " << range(ns(0), ns(grid - 1)) << " n, " << bufferingName(buffering)
+      << "-buffered";
   return out.str();
+}
+
+std::uint64_t ResidentGemmPlan::busiestPeBytes() const {
+  // The largest blocks are last: PE (P-1, P-1) needs the most.
+  std::uint64_t bytes = 0;
+  for (const pe::BufferDecl& b : buffers(grid - 1, grid - 1)) bytes += pe::SramAllocator::aligned(b.bytes());
+  return bytes;
+}
+
+void ResidentGemmPlan::checkSram(const config::ArchConfig& arch, const std::string& asked) const {
+  const std::uint64_t bytes = busiestPeBytes();
+  if (bytes <= arch.pe.sramBytes) return;
+  const std::uint32_t last = grid - 1;
+  std::ostringstream why;
+  why << describe() << asked << ": PE (" << order[last] << "," << order[last] << ") needs " << bytes
+      << " bytes of SRAM, more than arch.pe.sram_bytes=" << arch.pe.sramBytes << ":";
+  for (const pe::BufferDecl& b : buffers(last, last))
+    why << " " << b.name << " " << b.elements << " " << pe::elementTypeName(b.type) << " = " << b.bytes() << " B;";
+  why << " (a larger grid makes the blocks smaller)";
+  throw PlanError(why.str());
 }
 
 std::uint64_t ResidentGemmPlan::computeBound(const config::ArchConfig& arch) const {
@@ -41,7 +62,7 @@ void ResidentGemmPlan::checkColors(unsigned colors, const config::ArchConfig& ar
 
 ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const GemmShape& shape,
                                         const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY, Placement placement,
-                                        std::vector<std::string> aBuffers, std::vector<std::string> bBuffers) {
+                                        Buffering requested, const std::vector<ResidentBuffers>& offered) {
   if (shape.m == 0 || shape.k == 0 || shape.n == 0) throw PlanError("a GEMM needs m, k and n of at least 1");
   if (arch.fabric.routing != fabric::RoutingMode::Color)
     throw PlanError(algorithm + " routes by color; set arch.fabric.routing: color");
@@ -65,23 +86,23 @@ ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const Gemm
   p.kBegin = balancedSplit(shape.k, p.grid);
   p.nBegin = balancedSplit(shape.n, p.grid);
   p.order = placement(p.grid);
-  p.aBuffers = std::move(aBuffers);
-  p.bBuffers = std::move(bBuffers);
 
-  // The largest blocks are last: PE (P-1, P-1) needs the most.
-  const std::uint32_t last = p.grid - 1;
-  const std::vector<pe::BufferDecl> worst = p.buffers(last, last);
-  std::uint64_t bytes = 0;
-  for (const pe::BufferDecl& b : worst) bytes += pe::SramAllocator::aligned(b.bytes());
-  if (bytes > arch.pe.sramBytes) {
-    std::ostringstream why;
-    why << p.describe() << ": PE (" << p.order[last] << "," << p.order[last] << ") needs " << bytes
-        << " bytes of SRAM, more than arch.pe.sram_bytes=" << arch.pe.sramBytes << ":";
-    for (const pe::BufferDecl& b : worst)
-      why << " " << b.name << " " << b.elements << " " << pe::elementTypeName(b.type) << " = " << b.bytes() << " B;";
-    why << " (a larger grid makes the blocks smaller)";
-    throw PlanError(why.str());
+  std::vector<ResidentBuffers> tried;  // in order of preference
+  for (const ResidentBuffers& b : offered)
+    if (requested == Buffering::Auto || b.buffering == requested) tried.push_back(b);
+  if (tried.empty()) {
+    std::string names;
+    for (const ResidentBuffers& b : offered) names += std::string(names.empty() ? "" : " or ") + bufferingName(b.buffering);
+    throw PlanError(algorithm + " offers workload.buffering " + names + " (or auto), not " + bufferingName(requested));
   }
+  // The first that fits; when none does, the last (the smallest) says why.
+  for (const ResidentBuffers& b : tried) {
+    p.buffering = b.buffering;
+    p.aBuffers = b.a;
+    p.bBuffers = b.b;
+    if (p.busiestPeBytes() <= arch.pe.sramBytes) break;
+  }
+  p.checkSram(arch, requested == Buffering::Auto ? "" : std::string(", as workload.buffering=") + bufferingName(requested) + " asks");
   return p;
 }
 

@@ -8,16 +8,18 @@
 // order[i] and logical column j its column order[j].
 //
 // Every PE keeps the same set of buffers for the whole run, named by the
-// algorithm: A-sized ones (ms(i) x the largest ks, k-major: the m's of each
-// k contiguous), B-sized ones (the largest ks x ns(j), n-major: the k's of
-// each n contiguous) and "c" (ms(i) x ns(j), n-major). The host writes A
-// into the first A-sized buffer and B into the first B-sized one.
+// algorithm for the buffering it uses (Buffering.h): A-sized ones (ms(i) x
+// the largest ks, k-major: the m's of each k contiguous), B-sized ones (the
+// largest ks x ns(j), n-major: the k's of each n contiguous) and "c" (ms(i)
+// x ns(j), n-major). The host writes A into the first A-sized buffer and B
+// into the first B-sized one.
 
 #include <cstdint>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "firmware/gemm/Buffering.h"
 #include "firmware/gemm/GemmShape.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/pe/Isa.h"
@@ -25,12 +27,20 @@
 
 namespace wsesim::firmware {
 
+// The buffers an algorithm keeps with a buffering: the A-sized and the
+// B-sized ones, the first of each holding the PE's own block.
+struct ResidentBuffers {
+  Buffering buffering = Buffering::Double;
+  std::vector<std::string> a, b;
+};
+
 struct ResidentGemmPlan {
   std::string algorithm;
   GemmShape shape;
   std::uint32_t grid = 0;  // P
   std::vector<std::uint32_t> mBegin, kBegin, nBegin;  // P + 1 boundaries each
   std::vector<std::uint32_t> order;  // logical position -> mesh row / column
+  Buffering buffering = Buffering::Double;  // never Auto: the one chosen
   std::vector<std::string> aBuffers, bBuffers;
 
   pe::ElementType inputType() const { return pe::operandType(pe::Opcode::Fmac, shape.precision, 1); }
@@ -45,14 +55,18 @@ struct ResidentGemmPlan {
   std::uint32_t ksMax() const { return ks(grid - 1); }
   // The buffers of the PE at logical (i, j), in allocation order.
   std::vector<pe::BufferDecl> buffers(std::uint32_t i, std::uint32_t j) const;
+  // The SRAM the busiest PE's buffers take, aligned as the allocator places them.
+  std::uint64_t busiestPeBytes() const;
   std::string describe() const;
   // The busiest PE's FMACs at full lanes: all of K for its ns(j) columns of ms(i) rows.
   std::uint64_t computeBound(const config::ArchConfig& arch) const;
 
   // Grid: gridX and gridY (0: not given) must agree; by default P is as
   // large as the mesh and the smallest of m, k, n allow (larger P only
-  // shrinks the blocks). Throws PlanError naming what does not fit: the
-  // grid, or the PE, buffer and bytes that overflow SRAM.
+  // shrinks the blocks). Buffers: the first of `offered` (in order of
+  // preference) that fits the PE's SRAM when `requested` is Auto, else the
+  // one requested. Throws PlanError naming what does not fit: the grid, a
+  // buffering not offered, or the PE, buffer and bytes that overflow SRAM.
   using Placement = std::vector<std::uint32_t> (*)(std::uint32_t grid);
   // The identity placement: logical position = mesh position.
   static std::vector<std::uint32_t> inOrder(std::uint32_t grid) {
@@ -61,10 +75,15 @@ struct ResidentGemmPlan {
     return order;
   }
   static ResidentGemmPlan make(const std::string& algorithm, const GemmShape& shape, const config::ArchConfig& arch,
-                               std::uint32_t gridX, std::uint32_t gridY, Placement placement,
-                               std::vector<std::string> aBuffers, std::vector<std::string> bBuffers);
+                               std::uint32_t gridX, std::uint32_t gridY, Placement placement, Buffering requested,
+                               const std::vector<ResidentBuffers>& offered);
   // Throws PlanError when the algorithm needs more colors than the fabric has.
   void checkColors(unsigned colors, const config::ArchConfig& arch) const;
+
+ private:
+  // Throws PlanError naming the busiest PE and its buffers when they
+  // overflow SRAM; `asked` says why this buffering was used.
+  void checkSram(const config::ArchConfig& arch, const std::string& asked) const;
 };
 
 }  // namespace wsesim::firmware

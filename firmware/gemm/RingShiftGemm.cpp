@@ -7,8 +7,10 @@ std::string buffer(const char* operand, std::uint32_t shifts) { return operand +
 }  // namespace
 
 RingShiftGemm::RingShiftGemm(const std::string& algorithm, const GemmShape& shape, const config::ArchConfig& arch,
-                             std::uint32_t gridX, std::uint32_t gridY, ResidentGemmPlan::Placement placement)
-    : ResidentGemm(ResidentGemmPlan::make(algorithm, shape, arch, gridX, gridY, placement, {"a0", "a1"}, {"b0", "b1"})),
+                             std::uint32_t gridX, std::uint32_t gridY, ResidentGemmPlan::Placement placement,
+                             Buffering buffering)
+    : ResidentGemm(ResidentGemmPlan::make(algorithm, shape, arch, gridX, gridY, placement, buffering,
+                                          {{Buffering::Double, {"a0", "a1"}, {"b0", "b1"}}})),
       aShift_(RingShift::plan(plan_.order, 0)),
       bShift_(RingShift::plan(plan_.order, aShift_.colors)) {
   plan_.checkColors(colorsUsed(), arch);

@@ -12,6 +12,9 @@
 // C(i, j) (indices mod P) while, except in the last, shifting both by one
 // more. Each PE double-buffers A ("a0", "a1") and B ("b0", "b1"): it sends
 // the block it holds and receives its successor's into the other buffer.
+// Single buffering is not offered: a shift sends a block while its
+// successor arrives, so it needs both buffers whether or not the product
+// overlaps the shift (5 blocks a PE, as single-buffered SUMMA).
 //
 // Routes are static: every ring link is a straight path on the mesh line,
 // colored so that paths meeting at a router differ (RingShift); A's colors
@@ -25,7 +28,7 @@ namespace wsesim::firmware {
 class RingShiftGemm : public ResidentGemm {
  public:
   RingShiftGemm(const std::string& algorithm, const GemmShape& shape, const config::ArchConfig& arch,
-                std::uint32_t gridX, std::uint32_t gridY, ResidentGemmPlan::Placement placement);
+                std::uint32_t gridX, std::uint32_t gridY, ResidentGemmPlan::Placement placement, Buffering buffering);
 
   unsigned colorsUsed() const override { return aShift_.colors + bShift_.colors; }
   std::uint32_t phases() const override { return 2 * plan_.grid - 1; }

@@ -2,16 +2,33 @@
 
 namespace wsesim::firmware {
 
-namespace {
-// The panel buffer step s's broadcast fills (alternating, so the next
-// broadcast lands beside the panel being multiplied).
-std::string panel(const char* operand, std::uint32_t s) { return operand + std::string("p") + std::to_string(s % 2); }
-}  // namespace
-
-SummaGemm::SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY)
-    : ResidentGemm(ResidentGemmPlan::make("summa", shape, arch, gridX, gridY, ResidentGemmPlan::inOrder,
-                                          {"a", "ap0", "ap1"}, {"b", "bp0", "bp1"})) {
+SummaGemm::SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
+                     Buffering buffering)
+    : ResidentGemm(ResidentGemmPlan::make("summa", shape, arch, gridX, gridY, ResidentGemmPlan::inOrder, buffering,
+                                          {{Buffering::Double, {"a", "ap0", "ap1"}, {"b", "bp0", "bp1"}},
+                                           {Buffering::Single, {"a", "ap"}, {"b", "bp"}}})) {
   plan_.checkColors(colorsUsed(), arch);
+}
+
+std::uint32_t SummaGemm::phases() const {
+  return plan_.buffering == Buffering::Double ? plan_.grid + 1 : 2 * plan_.grid;
+}
+
+std::optional<std::uint32_t> SummaGemm::broadcastStep(std::uint32_t phase) const {
+  const std::uint32_t p = plan_.grid;
+  if (p == 1) return std::nullopt;  // the one PE is every root
+  if (plan_.buffering == Buffering::Double) return phase < p ? std::optional<std::uint32_t>(phase) : std::nullopt;
+  return phase % 2 == 0 ? std::optional<std::uint32_t>(phase / 2) : std::nullopt;
+}
+
+std::optional<std::uint32_t> SummaGemm::productStep(std::uint32_t phase) const {
+  if (plan_.buffering == Buffering::Double) return phase >= 1 ? std::optional<std::uint32_t>(phase - 1) : std::nullopt;
+  return phase % 2 == 1 ? std::optional<std::uint32_t>(phase / 2) : std::nullopt;
+}
+
+std::string SummaGemm::panel(const char* operand, std::uint32_t s) const {
+  // Double: alternating, so the next broadcast lands beside the panel being multiplied.
+  return operand + std::string("p") + (plan_.buffering == Buffering::Double ? std::to_string(s % 2) : "");
 }
 
 void SummaGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t phase) const {
@@ -19,8 +36,9 @@ void SummaGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_
 }
 
 std::vector<LineTransfer> SummaGemm::transfers(std::uint32_t phase) const {
-  const std::uint32_t p = plan_.grid, root = phase;
-  if (phase >= p || p == 1) return {};
+  const std::optional<std::uint32_t> step = broadcastStep(phase);
+  if (!step) return {};
+  const std::uint32_t p = plan_.grid, root = *step;
   std::vector<LineTransfer> all;
   for (std::uint32_t i = 0; i < p; ++i)
     all.push_back(LineTransfer{row(i), root, 0, p - 1, kAColor, std::uint64_t(plan_.ms(i)) * plan_.ks(root)});
@@ -30,18 +48,16 @@ std::vector<LineTransfer> SummaGemm::transfers(std::uint32_t phase) const {
 }
 
 ResidentStep SummaGemm::step(std::uint32_t i, std::uint32_t j, std::uint32_t phase) const {
-  const std::uint32_t p = plan_.grid;
   ResidentStep s;
-  if (phase < p && p > 1) {  // broadcast step `phase`: the roots send their own blocks
-    const std::uint32_t t = phase, aLength = plan_.ms(i) * plan_.ks(t), bLength = plan_.ks(t) * plan_.ns(j);
-    s.moves.push_back({j == t, kAColor, j == t ? "a" : panel("a", t), aLength});
-    s.moves.push_back({i == t, kBColor, i == t ? "b" : panel("b", t), bLength});
+  if (const std::optional<std::uint32_t> t = broadcastStep(phase)) {  // the roots send their own blocks
+    const std::uint32_t aLength = plan_.ms(i) * plan_.ks(*t), bLength = plan_.ks(*t) * plan_.ns(j);
+    s.moves.push_back({j == *t, kAColor, j == *t ? "a" : panel("a", *t), aLength});
+    s.moves.push_back({i == *t, kBColor, i == *t ? "b" : panel("b", *t), bLength});
   }
-  if (phase >= 1) {  // multiply step phase - 1's panels (a root its own block)
-    const std::uint32_t t = phase - 1;
-    s.a = j == t ? "a" : panel("a", t);
-    s.b = i == t ? "b" : panel("b", t);
-    s.ks = plan_.ks(t);
+  if (const std::optional<std::uint32_t> t = productStep(phase)) {  // a root multiplies its own block
+    s.a = j == *t ? "a" : panel("a", *t);
+    s.b = i == *t ? "b" : panel("b", *t);
+    s.ks = plan_.ks(*t);
   }
   return s;
 }

@@ -3,14 +3,25 @@
 // P x P grid with both operands resident. Step s broadcasts A's block
 // column s along every row (from the PEs of column s) and B's block row s
 // down every column (from the PEs of row s); every PE accumulates
-// C(i, j) += A(i, s) . B(s, j). The broadcasts of step s + 1 overlap the
-// FMACs of step s (double-buffered panels), so there are P + 1 phases: the
-// first only broadcasts, the last only multiplies.
+// C(i, j) += A(i, s) . B(s, j). A root sends from its own block and
+// multiplies it in place.
+//
+// Panels (the blocks a PE receives) are double- or single-buffered
+// (Buffering.h; auto: double where it fits the PE's SRAM):
+// - double ("ap0", "ap1", "bp0", "bp1"; 7 blocks a PE): the broadcasts of
+//   step s + 1 overlap the FMACs of step s, so there are P + 1 phases: the
+//   first only broadcasts, the last only multiplies.
+// - single ("ap", "bp"; 5 blocks): step s + 1's broadcast may land only once
+//   step s's product has read the panel, so each step is a broadcast phase
+//   then a product phase, 2P phases, as the SDK's GEMM_SUMMA example runs
+//   (broadcast, then local GEMM, no overlap).
 //
 // Each phase has one broadcast root per row and per column, so color 0
 // (A along rows) and color 1 (B down columns) are routed afresh for each
 // phase (programPhaseRoutes); the hardware would switch the routes with
 // control wavelets or switch positions, as the SDK's collectives do.
+
+#include <optional>
 
 #include "firmware/gemm/ResidentGemm.h"
 
@@ -20,16 +31,24 @@ class SummaGemm : public ResidentGemm {
  public:
   static constexpr unsigned kAColor = 0, kBColor = 1;
 
-  SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY);
+  SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
+            Buffering buffering);
 
   unsigned colorsUsed() const override { return 2; }
-  std::uint32_t phases() const override { return plan_.grid + 1; }
+  std::uint32_t phases() const override;
   void programRoutes(fabric::ColorRouteTable&) const override {}
   void programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t phase) const override;
 
  protected:
   ResidentStep step(std::uint32_t i, std::uint32_t j, std::uint32_t phase) const override;
   std::vector<LineTransfer> transfers(std::uint32_t phase) const override;
+
+ private:
+  // The step whose panels a phase broadcasts, and the one it multiplies, if any.
+  std::optional<std::uint32_t> broadcastStep(std::uint32_t phase) const;
+  std::optional<std::uint32_t> productStep(std::uint32_t phase) const;
+  // The buffer step s's A ("a") or B ("b") panel lands in.
+  std::string panel(const char* operand, std::uint32_t s) const;
 };
 
 }  // namespace wsesim::firmware

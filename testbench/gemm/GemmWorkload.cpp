@@ -34,6 +34,7 @@ struct GemmConfig {
   std::string algorithm;
   GemmPass pass = GemmPass::Forward;
   std::uint32_t gridX = 0, gridY = 0;
+  firmware::Buffering buffering = firmware::Buffering::Auto;  // the resident mappings' panels
   GemmSampling sampling;  // timing mode: how much of the GEMM to simulate (SimulatedGemm.h)
   bool weightsFromMemoryx = false;  // the layer's weights come from MemoryX through the cluster
   std::string optimizer;            // MemoryX's update of the layer (weight gradient, from MemoryX)
@@ -57,6 +58,10 @@ GemmConfig readConfig(config::ParamReader& p) {
                               " computes the forward product only");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as many columns as the mesh and k allow (weight_stream's lie along mesh rows)"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as many rows as the mesh and m allow (weight_stream's lie along mesh columns)"));
+  const std::string buffering = p.choice("workload.buffering", {"auto", "double", "single"}, std::string("auto"));
+  c.buffering = buffering == "double" ? firmware::Buffering::Double
+              : buffering == "single" ? firmware::Buffering::Single
+                                      : firmware::Buffering::Auto;
   c.sampling = readSampling(p, GemmSampling{});
   c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
   if (c.weightsFromMemoryx) {
@@ -232,6 +237,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                     {"edge_stall_cycles", phases.edgeStalls()},
                     {"tasks", totals.tasksRun}};
   r["sram_high_water_bytes"] = sramHighWater;
+  if (const std::optional<firmware::Buffering> b = full_.buffering()) r["buffering"] = firmware::bufferingName(*b);
   r["colors_used"] = mapping.colorsUsed();
   r["wavelets"] = {{"weights_in", fabric.fromEdge}, {"from_pes", fabric.injected}, {"delivered", fabric.delivered},
                    {"hops", fabric.hops}, {"out_of_wafer", fabric.toEdge}};
@@ -271,10 +277,11 @@ std::string GemmWorkload::summary() const {
   const nlohmann::json& r = results_;
   std::ostringstream out;
   char line[512];
-  std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u)\n",
+  const std::string buffering = r.contains("buffering") ? ", " + r["buffering"].get<std::string>() + "-buffered" : "";
+  std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u%s)\n",
                 r["algorithm"].get<std::string>().c_str(), r["pass"].get<std::string>().c_str(), config_.m, config_.k,
                 config_.n, r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
-                full_.gridX(), full_.gridY());
+                full_.gridX(), full_.gridY(), buffering.c_str());
   out << line;
   const nlohmann::json& b = r["lower_bounds"];
   std::snprintf(line, sizeof line,
@@ -321,10 +328,10 @@ std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params
                               "no results)");
   try {
     const firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass);
-    return std::make_unique<GemmWorkload>(c, std::make_unique<SimulatedGemm>(c.algorithm, shape, arch, c.gridX, c.gridY, c.sampling),
+    return std::make_unique<GemmWorkload>(c, std::make_unique<SimulatedGemm>(c.algorithm, shape, arch, c.gridX, c.gridY, c.buffering, c.sampling),
                                           arch, run);
   } catch (const firmware::PlanError& e) {
-    throw config::ConfigError(std::string("workload.m/k/n/grid_x/grid_y: ") + e.what());
+    throw config::ConfigError(std::string("workload.m/k/n/grid_x/grid_y/buffering: ") + e.what());
   }
 }
 

@@ -38,6 +38,7 @@ std::unique_ptr<firmware::GemmMapping> representativeRows(const std::string& alg
                                                           const firmware::GemmMapping& full,
                                                           const config::ArchConfig& arch) {
   const firmware::GemmShape& shape = full.shape();
+  const firmware::Buffering buffering = full.buffering().value_or(firmware::Buffering::Auto);
   if (shape.pass == firmware::GemmPass::WeightGrad) {
     // The rows split the tokens, the reduction's dimension, and pass their
     // sums down the columns: two rows, the larger block (if any) on top.
@@ -45,7 +46,7 @@ std::unique_ptr<firmware::GemmMapping> representativeRows(const std::string& alg
     if (rows <= 2) return nullptr;
     firmware::GemmShape sample = shape;
     sample.k = 2 * low + (shape.k % rows != 0 ? 1 : 0);
-    return firmware::makeGemmMapping(algorithm, sample, arch, full.gridX(), 2);
+    return firmware::makeGemmMapping(algorithm, sample, arch, full.gridX(), 2, buffering);
   }
   // Balanced rows hold floor(M / rows) or that + 1 m's: one row of each
   // (the larger at the bottom, latest in the column multicast).
@@ -53,15 +54,15 @@ std::unique_ptr<firmware::GemmMapping> representativeRows(const std::string& alg
   const bool uneven = shape.m % rows != 0;
   firmware::GemmShape sample = shape;
   sample.m = uneven ? 2 * low + 1 : low;
-  return firmware::makeGemmMapping(algorithm, sample, arch, full.gridX(), uneven ? 2 : 1);
+  return firmware::makeGemmMapping(algorithm, sample, arch, full.gridX(), uneven ? 2 : 1, buffering);
 }
 
 }  // namespace
 
 SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmShape& shape,
                              const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
-                             const GemmSampling& sampling)
-    : full_(firmware::makeGemmMapping(algorithm, shape, arch, gridX, gridY)), sampling_(sampling) {
+                             firmware::Buffering buffering, const GemmSampling& sampling)
+    : full_(firmware::makeGemmMapping(algorithm, shape, arch, gridX, gridY, buffering)), sampling_(sampling) {
   if (sampling.representativeRows) rows_ = representativeRows(algorithm, *full_, arch);
   if (rows().phases() != full_->phases())
     throw std::logic_error("representative rows of " + full_->describe() + " run in other phases");

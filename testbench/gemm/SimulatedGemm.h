@@ -74,7 +74,7 @@ class SimulatedGemm {
  public:
   // Throws PlanError when the GEMM does not fit the architecture.
   SimulatedGemm(const std::string& algorithm, const firmware::GemmShape& shape, const config::ArchConfig& arch,
-                std::uint32_t gridX, std::uint32_t gridY, const GemmSampling& sampling);
+                std::uint32_t gridX, std::uint32_t gridY, firmware::Buffering buffering, const GemmSampling& sampling);
 
   // The GEMM as asked.
   const firmware::GemmMapping& full() const { return *full_; }

@@ -110,7 +110,7 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
           gemm::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, pass);
       try {
         gemms_.push_back(
-            StepGemm{g.name, g.pass, shape, std::make_unique<gemm::SimulatedGemm>("weight_stream", shape, arch_, 0, 0, config_.sampling)});
+            StepGemm{g.name, g.pass, shape, std::make_unique<gemm::SimulatedGemm>("weight_stream", shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
       } catch (const firmware::PlanError& e) {
         throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + models::passName(g.pass) + ": " +
                                   e.what());
@@ -195,7 +195,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   std::vector<std::unique_ptr<gemm::SimulatedGemm>> otherWafers;
   for (unsigned w = 1; w < wafersSimulated; ++w)
     for (const StepGemm& g : gemms_) {
-      otherWafers.push_back(std::make_unique<gemm::SimulatedGemm>("weight_stream", g.shape, arch_, 0, 0, config_.sampling));
+      otherWafers.push_back(std::make_unique<gemm::SimulatedGemm>("weight_stream", g.shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
       sequence.push_back(otherWafers.back().get());
     }
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);

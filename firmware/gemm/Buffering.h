@@ -1,0 +1,18 @@
+#pragma once
+// How a resident GEMM mapping holds the operand blocks it receives each
+// step (`workload.buffering`): double-buffered, so the next step's blocks
+// arrive while this step multiplies, or single-buffered, so they arrive
+// only once this step's product has consumed the buffer. Auto: double
+// where it fits the PE's SRAM, otherwise single.
+
+#include <cstdint>
+
+namespace wsesim::firmware {
+
+enum class Buffering : std::uint8_t { Auto, Double, Single };
+
+inline const char* bufferingName(Buffering b) {
+  return b == Buffering::Double ? "double" : b == Buffering::Single ? "single" : "auto";
+}
+
+}  // namespace wsesim::firmware
