@@ -5,8 +5,8 @@ namespace wsesim::firmware {
 SummaGemm::SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
                      Buffering buffering)
     : ResidentGemm(ResidentGemmPlan::make("summa", shape, arch, gridX, gridY, ResidentGemmPlan::inOrder, buffering,
-                                          {{Buffering::Double, {"a", "ap0", "ap1"}, {"b", "bp0", "bp1"}},
-                                           {Buffering::Single, {"a", "ap"}, {"b", "bp"}}})) {
+                                          {{Buffering::Single, {"a", "ap"}, {"b", "bp"}},
+                                           {Buffering::Double, {"a", "ap0", "ap1"}, {"b", "bp0", "bp1"}}})) {
   plan_.checkColors(colorsUsed(), arch);
 }
 

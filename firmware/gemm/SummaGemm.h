@@ -6,8 +6,9 @@
 // C(i, j) += A(i, s) . B(s, j). A root sends from its own block and
 // multiplies it in place.
 //
-// Panels (the blocks a PE receives) are double- or single-buffered
-// (Buffering.h; auto: double where it fits the PE's SRAM):
+// Panels (the blocks a PE receives) are single- or double-buffered
+// (Buffering.h; auto: single, what the SDK runs and calibration fits;
+// double is there to explore overlapping the broadcasts):
 // - double ("ap0", "ap1", "bp0", "bp1"; 7 blocks a PE): the broadcasts of
 //   step s + 1 overlap the FMACs of step s, so there are P + 1 phases: the
 //   first only broadcasts, the last only multiplies.

@@ -12,6 +12,7 @@
 // tasks start when a wavelet of their color has arrived. Idle PEs cost
 // nothing: the array visits only PEs with a wake-up due this cycle.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -82,6 +83,10 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset, const std::vector<float>& values);
   std::vector<float> read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
                           std::uint32_t count) const;
+
+  // The wafer skipped to cycle `now` without a visit (nothing was due):
+  // programs loaded from now on start in `now`, not in a cycle gone by.
+  void skipTo(std::uint64_t now) { undrained_ = std::max(undrained_, now); }
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;

@@ -30,7 +30,7 @@ void GemmPhases::startPhase(std::uint32_t phase, std::uint64_t now, bool switchi
   mapping().programPhaseRoutes(routes_, phase);
   runsAt_ = now + (switching && routes_.revision() != revision ? routeSwitchCycles_ : 0);
   loaded_ = false;
-  if (switched(now)) loadPrograms();
+  if (runsAt_ == now) loadPrograms();
   injector_ = std::make_unique<wafer::EdgeInjector>(mapping().streams(mesh_, b_, phase), ring_, mesh_);
   phaseStarts_.push_back(now);
 }
@@ -54,6 +54,10 @@ std::vector<std::uint64_t> GemmPhases::roundPhaseCycles(std::uint64_t end) const
 }
 
 void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
+  if (!loaded_ && now >= runsAt_) {
+    pes_.skipTo(now);
+    loadPrograms();
+  }
   if (phase_ + 1 < mapping().phases() && phaseDone(now, fabric)) {
     unload(mapping().keptBuffers());
     startPhase(phase_ + 1, now, true);
@@ -62,8 +66,7 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     gemm_.nextRound(roundPhaseCycles(now), roundInputEnd());
     startRound(now);
   }
-  if (!switched(now)) return pes_.beginCycle(now, fabric);
-  if (!loaded_) loadPrograms();
+  if (!loaded_) return pes_.beginCycle(now, fabric);  // the routers are still switching
   if (!inputEnd_ && streamsIn()) inputEnd_ = now;
   injector_->beginCycle(now, fabric);
   if (!inputEnd_ && streamsIn()) inputEnd_ = now + 1;
@@ -71,7 +74,7 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
 }
 
 std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
-  if (!switched(now)) return runsAt_;
+  if (!loaded_) return runsAt_;
   const std::uint64_t next = std::min(injector_->nextActivity(now), pes_.nextActivity(now));
   // Asked only while the fabric is idle: nothing left to do in this phase
   // means the next phase (or round) starts now.

@@ -57,10 +57,8 @@ class GemmPhases : public wafer::CycleDriver {
   const firmware::GemmMapping& mapping() const { return gemm_.round(); }
   bool streamsIn() const { return phase_ + 1 == mapping().phases() && injector_->sent() == injector_->total(); }
   bool phaseDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
-    return switched(now) && injector_->finished(now, fabric) && pes_.finished(now, fabric);
+    return loaded_ && injector_->finished(now, fabric) && pes_.finished(now, fabric);
   }
-  // Whether the current phase's routes are in place and its programs run.
-  bool switched(std::uint64_t now) const { return now >= runsAt_; }
   bool roundDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
     return phase_ + 1 == mapping().phases() && phaseDone(now, fabric);
   }
