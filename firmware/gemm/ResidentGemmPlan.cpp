@@ -95,13 +95,20 @@ ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const Gemm
     for (const ResidentBuffers& b : offered) names += std::string(names.empty() ? "" : " or ") + bufferingName(b.buffering);
     throw PlanError(algorithm + " offers workload.buffering " + names + " (or auto), not " + bufferingName(requested));
   }
-  // The first that fits; when none does, the last (the smallest) says why.
-  for (const ResidentBuffers& b : tried) {
+  // The first that fits; when none does, the smallest says why.
+  const auto use = [&p](const ResidentBuffers& b) {
     p.buffering = b.buffering;
     p.aBuffers = b.a;
     p.bBuffers = b.b;
-    if (p.busiestPeBytes() <= arch.pe.sramBytes) break;
+    return p.busiestPeBytes();
+  };
+  const ResidentBuffers* smallest = &tried.front();
+  bool fits = false;
+  for (const ResidentBuffers& b : tried) {
+    if (b.a.size() + b.b.size() < smallest->a.size() + smallest->b.size()) smallest = &b;
+    if ((fits = use(b) <= arch.pe.sramBytes)) break;
   }
+  if (!fits) use(*smallest);
   p.checkSram(arch, requested == Buffering::Auto ? "" : std::string(", as workload.buffering=") + bufferingName(requested) + " asks");
   return p;
 }

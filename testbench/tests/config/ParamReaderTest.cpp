@@ -70,6 +70,12 @@ TEST(Ranges, QueueDepthZero) {
                  {"arch.fabric.queue_depth", "out of range", "[1, 255]"});
 }
 
+TEST(Ranges, CyclesPerElementFasterThanTheSimdWidth) {
+  // fp16 FMAC has 4 lanes: an element costs at least 1/4 cycle.
+  expectMentions(archError(tinyArch(""), {"arch.pe.cycles_per_element.fp16.fmac=0.2"}),
+                 {"arch.pe.cycles_per_element.fp16.fmac", "'0.2'", "out of range", "arch.pe.lanes.fp16.fmac = 1/4"});
+}
+
 TEST(Ranges, MoreColorsThanTheFiveBitColorFieldHolds) {
   // 5 bits hold 2^5 = 32 colors, so 40 is out of [1, 32].
   expectMentions(archError(tinyArch("  fabric:\n    color_bits: 5\n    colors: 40\n")),
@@ -167,7 +173,14 @@ TEST(MissingKeys, EveryRequiredArchKeyIsReportedWhenItAloneIsMissing) {
       {"arch.pe.lanes.mixed.fmac", "2"}, {"arch.pe.lanes.mixed.fadd", "2"},
       {"arch.pe.lanes.mixed.fmul", "2"}, {"arch.pe.lanes.mixed.fmov", "2"},
       {"arch.pe.lanes.fp32.fmac", "1"}, {"arch.pe.lanes.fp32.fadd", "2"},
-      {"arch.pe.lanes.fp32.fmul", "1"}, {"arch.pe.lanes.fp32.fmov", "2"}};
+      {"arch.pe.lanes.fp32.fmul", "1"}, {"arch.pe.lanes.fp32.fmov", "2"},
+      {"arch.pe.cycles_per_element.fp16.fmac", "0.25"}, {"arch.pe.cycles_per_element.fp16.fadd", "0.25"},
+      {"arch.pe.cycles_per_element.fp16.fmul", "0.25"}, {"arch.pe.cycles_per_element.fp16.fmov", "0.25"},
+      {"arch.pe.cycles_per_element.mixed.fmac", "0.5"}, {"arch.pe.cycles_per_element.mixed.fadd", "0.5"},
+      {"arch.pe.cycles_per_element.mixed.fmul", "0.5"}, {"arch.pe.cycles_per_element.mixed.fmov", "0.5"},
+      {"arch.pe.cycles_per_element.fp32.fmac", "2.5"}, {"arch.pe.cycles_per_element.fp32.fadd", "0.5"},
+      {"arch.pe.cycles_per_element.fp32.fmul", "1"}, {"arch.pe.cycles_per_element.fp32.fmov", "0.5"},
+      {"arch.pe.fabric_input_cycles", "1"}, {"arch.fabric.route_switch_cycles", "0"}};
   for (const auto& [missing, unused] : complete) {
     ConfigTree tree;
     for (const auto& [key, value] : complete)

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "testbench/tests/MechanismTiming.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -34,11 +36,13 @@ class ScratchDir {
   std::string path_;
 };
 
-// `wsesim run` of the small GEMM config with overrides; its result document.
+// `wsesim run` of the small GEMM config with the mechanism timing
+// (MechanismTiming.h) and overrides; its result document.
 nlohmann::json runGemm(const ScratchDir& dir, const std::string& name, const std::string& overrides) {
   const std::string out = dir.path() + "/" + name + ".json";
   const std::string command = "'" WSESIM_BINARY "' run '" WSESIM_SOURCE_DIR "/testbench/configs/gemm_small.yaml' " +
-                              overrides + " --out '" + out + "' > /dev/null";
+                              wsesim::testing::mechanismTimingFlags() + " " + overrides + " --out '" + out +
+                              "' > /dev/null";
   const int status = std::system(command.c_str());
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     ADD_FAILURE() << command;
@@ -100,10 +104,12 @@ TEST(GemmBounds, ResidentCyclesNeverBelowTheLowerBoundOnRandomShapes) {
 
 // Rows of 5 and 6 m's (44 over 8 rows): simulating one row of each, on a
 // mesh two columns wide, plus the multicast's hops across the columns left
-// out in every pass, gives the cycles of all 8 rows in one pass, and within
-// 0.2% in 7 (400 bytes of SRAM; measured 2954 on 2958): the columns fed
-// from the East get their weights later than those fed from the West by a
-// skew that depends on the row's place, and a narrower mesh shortens it.
+// out in every pass, gives the cycles of all 8 rows in one pass within a
+// cycle (730 on 729 since arch.pe.fabric_input_cycles; equal with 0 or 2
+// fabric input cycles), and within 0.2% in 7 (400 bytes of SRAM; measured
+// 2954 on 2958): the columns fed from the East get their weights later than
+// those fed from the West by a skew that depends on the row's place, and a
+// narrower mesh shortens it; the sums' arrival order at a relay shifts with it.
 TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
   const ScratchDir dir;
   for (const std::string passes : {"", " --set workload.n=64 --set arch.pe.sram_bytes=400"}) {
@@ -112,7 +118,7 @@ TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
     const nlohmann::json some = runGemm(dir, "some", base + " --set workload.rows=representative");
     if (all.empty() || some.empty()) continue;
     if (passes.empty())
-      EXPECT_EQ(some.at("cycles"), all.at("cycles")) << base;
+      EXPECT_NEAR(some.at("cycles").get<double>(), all.at("cycles").get<double>(), 1.0) << base;
     else
       EXPECT_NEAR(some.at("cycles").get<double>(), all.at("cycles").get<double>(),
                   0.002 * all.at("cycles").get<double>()) << base;
@@ -271,7 +277,8 @@ TEST(GemmWaferMap, LinkLoadsAndSramPerPe) {
 
 // The timeline of the one-PE GEMM (4 x 3 x 2 on a 1 x 1 grid, the PE at
 // (0, 0) traced): each of the 3 x 2 weights runs 'on_weight' for 8 cycles
-// (task start 2, FMAC 2 + 4), the first from cycle 3 (a hop and the ramp);
+// (task start 2, FMAC 2 + 4), the first from cycle 4 (a hop, the ramp and
+// the fabric input);
 // 'column_done' runs once per n; the RAMP delivers the 6 weights; one phase
 // spans the run.
 TEST(GemmTimeline, TasksLinkCountsAndPhaseOfTheTracedPe) {
@@ -302,7 +309,7 @@ TEST(GemmTimeline, TasksLinkCountsAndPhaseOfTheTracedPe) {
     if (e.at("ph") == "C" && name == "wavelets out RAMP") delivered += e["args"]["value"].get<std::uint64_t>();
   }
   ASSERT_EQ(weightStarts.size(), 6u);
-  EXPECT_EQ(weightStarts.front(), 3u);
+  EXPECT_EQ(weightStarts.front(), 4u);  // a hop, the ramp and the fabric input after entering at 0
   EXPECT_EQ(columnDone, 2u);
   EXPECT_EQ(phases, 1u);
   EXPECT_EQ(delivered, 6u);

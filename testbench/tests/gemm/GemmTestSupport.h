@@ -1,12 +1,15 @@
 #pragma once
-// Runs the gemm workload in-process on the tiny preset (one simulation per
-// test process) and returns its results with the cycle count.
+// Runs the gemm workload in-process on the tiny preset with the mechanism
+// timing (MechanismTiming.h: cycle counts by hand, whatever calibration
+// fits), one simulation per test process, and returns its results with the
+// cycle count.
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "hw/config/ConfigTree.h"
+#include "testbench/tests/MechanismTiming.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::gemm::testing {
@@ -16,6 +19,7 @@ inline nlohmann::json runGemm(const std::string& workloadYaml, const std::string
   config::ConfigTree tree = config::ConfigTree::fromText(
       "arch:\n  preset: tiny\n" + archYaml + "run:\n  mode: " + mode + "\nworkload:\n  type: gemm\n" + workloadYaml,
       "test");
+  for (const std::string& o : wsesim::testing::kMechanismTiming) tree.applyOverride(o);
   tree.applyPreset(config::defaultPresetDir());
   config::ParamReader params(tree);
   const config::ArchConfig arch = config::ArchConfig::read(params);

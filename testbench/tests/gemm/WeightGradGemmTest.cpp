@@ -57,11 +57,13 @@ TEST(WeightGradGemm, PassesBroadcastFromEachTargetColumn) {
 
 // Timing mode reproduces functional mode's cycles (recorded from a
 // functional run of the five-pass case above); each mode in its own process.
+// (2902 before arch.pe.fabric_input_cycles: every dY and every relayed sum
+// is usable a cycle after its RAMP delivers it; 8 per pass, 5 passes.)
 class WeightGradModes : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(WeightGradModes, SameCyclesInBothModes) {
   const nlohmann::json r = runGemm(shape(40, 24, 64) + "  pass: weight_grad\n", GetParam(), "  pe:\n    sram_bytes: 400\n");
-  EXPECT_EQ(r["cycles"], 2902u);
+  EXPECT_EQ(r["cycles"], 2942u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, WeightGradModes, ::testing::Values("functional", "timing"));

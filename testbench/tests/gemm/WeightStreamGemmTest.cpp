@@ -75,12 +75,12 @@ TEST(WeightStreamGemm, LargeComputeBoundShapeNearTheBound) {
   EXPECT_LT(ratio, 1.5);
 }
 
-// One PE (a 1x1 grid): each weight arrives 3 cycles after the cycle it
-// enters (a hop, then the ramp) and runs a task: start 2 + FMAC (2 + m);
+// One PE (a 1x1 grid): each weight can be used 4 cycles after the cycle it
+// enters (a hop, the ramp, the fabric input) and runs a task: start 2 + FMAC (2 + m);
 // after each n's k weights, 'column_done': start 2 + copy to Y (2 + m/2).
 // Weights enter one per cycle, far ahead of the PE.
 constexpr unsigned kM = 4, kK = 3, kN = 2;
-constexpr std::uint64_t kOnePeCycles = 3 + kN * (kK * (2 + 2 + kM) + 2 + (2 + kM / 2)) + 1;
+constexpr std::uint64_t kOnePeCycles = 4 + kN * (kK * (2 + 2 + kM) + 2 + (2 + kM / 2)) + 1;
 
 class OnePe : public ::testing::TestWithParam<const char*> {};
 
@@ -96,12 +96,13 @@ INSTANTIATE_TEST_SUITE_P(Modes, OnePe, ::testing::Values("functional", "timing")
 
 // The whole mesh: timing mode reproduces functional mode's cycles. The
 // count was recorded from a functional run; each mode runs in its own
-// process and must reproduce it.
+// process and must reproduce it. (584 before arch.pe.fabric_input_cycles:
+// the last weight's arrival and each relay stage of the sums take a cycle more.)
 class BothModes : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(BothModes, SameCyclesOnAFullMesh) {
   const nlohmann::json r = runGemm(shape(40, 24, 16) + "  dtype: mixed\n", GetParam());
-  EXPECT_EQ(r["cycles"], 584u);
+  EXPECT_EQ(r["cycles"], 590u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, BothModes, ::testing::Values("functional", "timing"));

@@ -34,14 +34,16 @@ struct PeTestBench {
   std::unique_ptr<wafer::Wafer> wafer;
   std::unique_ptr<PeArray> pes;
 
-  // A width x height mesh of the tiny preset; `overrides` as for --set.
+  // A width x height mesh of the tiny preset; `timing`, then `overrides`, as for --set
+  // (pass no timing to test the preset's own).
   explicit PeTestBench(std::uint32_t width = 4, std::uint32_t height = 1, DataMode mode = DataMode::Functional,
-                       const std::vector<std::string>& overrides = {}) {
+                       const std::vector<std::string>& overrides = {},
+                       const std::vector<std::string>& timing = wsesim::testing::kMechanismTiming) {
     config::ConfigTree tree = config::ConfigTree::fromText(
         "arch:\n  preset: tiny\n  mesh: {width: " + std::to_string(width) + ", height: " + std::to_string(height) +
             "}\nrun:\n  mode: " + (mode == DataMode::Functional ? "functional" : "timing") + "\n",
         "test");
-    for (const std::string& o : wsesim::testing::kMechanismTiming) tree.applyOverride(o);
+    for (const std::string& o : timing) tree.applyOverride(o);
     for (const std::string& o : overrides) tree.applyOverride(o);
     tree.applyPreset(config::defaultPresetDir());
     config::ParamReader params(tree);
