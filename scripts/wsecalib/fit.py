@@ -27,20 +27,22 @@ class Key:
         return str(int(round(value))) if self.integer else f"{value:.6g}"
 
 
-# What the SUMMA measurements can set: the per-element, per-op, per-task
-# and per-step costs (docs/validation.md says which of them are identifiable).
+# What the SUMMA measurements set: the per-element, per-op and per-step
+# costs. The task start is not among them by default: the data cannot tell
+# it from the other three (docs/validation.md), so it stays the preset's
+# modelling choice unless asked for (--fit arch.pe.task_start_cycles).
 DEFAULT_KEYS = [
     Key("arch.pe.cycles_per_element.fp32.fmac", 1.0, 64.0, False, 1.0, 1.0),
     Key("arch.pe.op_overhead_cycles", 0, 1024, True, 2, 8),
-    Key("arch.pe.task_start_cycles", 0, 1024, True, 2, 8),
     Key("arch.fabric.route_switch_cycles", 0, 1 << 20, True, 0, 256),
 ]
+OPTIONAL_KEYS = [Key("arch.pe.task_start_cycles", 0, 1024, True, 2, 8)]
 
 
 def parse_key(spec):
     """KEY or KEY=LO:HI; a KEY of DEFAULT_KEYS keeps its start and step."""
     name, _, bounds = spec.partition("=")
-    known = {k.name: k for k in DEFAULT_KEYS}
+    known = {k.name: k for k in DEFAULT_KEYS + OPTIONAL_KEYS}
     key = dataclasses.replace(known[name]) if name in known else Key(name, 0, 1e6, True, 0, 16)
     if bounds:
         lo, sep, hi = bounds.partition(":")
@@ -58,16 +60,17 @@ def values_of(keys, theta):
     return {k.name: k.format(v) for k, v in zip(keys, theta)}
 
 
-def _solve(slopes, base, theta, measured, keys, free):
-    """Bounded least squares in relative error over the keys marked free."""
+def _solve(slopes, base, at, start, measured, keys, free):
+    """Bounded least squares in relative error over the keys marked free,
+    the others kept at `start`; the model is linearised at `at`, where it
+    gave `base`: cycles(theta) = base + slopes (theta - at)."""
     a = slopes[:, free] / measured[:, None]
-    fixed_part = slopes[:, ~free] @ theta[~free] if (~free).any() else 0.0
-    b = (measured - base + slopes @ theta - fixed_part) / measured
+    fixed_part = slopes[:, ~free] @ start[~free] if (~free).any() else 0.0
+    b = (measured - base + slopes @ at - fixed_part) / measured
     lo = np.array([k.lo for k in keys])[free]
     hi = np.array([k.hi for k in keys])[free]
-    solution = lsq_linear(a, b, bounds=(lo, hi)).x
-    out = theta.copy()
-    out[free] = solution
+    out = start.copy()
+    out[free] = lsq_linear(a, b, bounds=(lo, hi)).x
     return out
 
 
@@ -88,11 +91,11 @@ def fit(model, points, keys, log, max_rounds=4):
         base = cycles[0]
         slopes = np.stack([(cycles[i + 1] - base) / steps[i] for i in range(len(keys))], axis=1)
         free = np.ones(len(keys), dtype=bool)
-        new = _solve(slopes, base, theta, measured, keys, free)
+        new = _solve(slopes, base, theta, theta, measured, keys, free)
         integer = np.array([k.integer for k in keys])
         new[integer] = np.round(new[integer])
         if (~integer).any():
-            new = _solve(slopes, base, new, measured, keys, ~integer)
+            new = _solve(slopes, base, theta, new, measured, keys, ~integer)
         history.append({"round": round_number, "values": values_of(keys, theta),
                         "mape_at_start": float(np.mean(np.abs(base - measured) / measured)),
                         "slopes": slopes.tolist()})
