@@ -51,6 +51,27 @@ nlohmann::json runGemm(const ScratchDir& dir, const std::string& name, const std
   return nlohmann::json::parse(std::ifstream(out));
 }
 
+// SUMMA single-buffered on P x P PEs reprograms its broadcast routes for
+// each step but the first: P - 1 route switches, each holding the phase
+// back by arch.fabric.route_switch_cycles; the WSE-2's fitted value
+// (FITTED_ROUTE_SWITCH, pinned in CalibratedTimingTest) adds exactly that per switch.
+TEST(RouteSwitch, EachStepThatReprogramsRoutesWaitsForIt) {
+  const ScratchDir dir;
+  constexpr std::uint64_t kWse2RouteSwitch = FITTED_ROUTE_SWITCH;
+  for (const unsigned p : {2u, 3u}) {
+    const std::string base = "--set workload.algorithm=summa --set workload.grid_x=" + std::to_string(p) +
+                             " --set workload.m=" + std::to_string(2 * p) + " --set workload.k=" + std::to_string(2 * p) +
+                             " --set workload.n=" + std::to_string(2 * p);
+    const nlohmann::json free = runGemm(dir, "free", base);
+    const nlohmann::json paid = runGemm(dir, "paid", base + " --set arch.fabric.route_switch_cycles=" +
+                                                         std::to_string(kWse2RouteSwitch));
+    if (free.empty() || paid.empty()) continue;
+    EXPECT_EQ(paid.at("cycles").get<std::uint64_t>(), free.at("cycles").get<std::uint64_t>() + (p - 1) * kWse2RouteSwitch)
+        << p;
+    EXPECT_EQ(paid.at("workload").at("mismatches"), 0u);
+  }
+}
+
 TEST(GemmBounds, CyclesNeverBelowTheLowerBoundOnRandomShapes) {
   const ScratchDir dir;
   std::mt19937 rng(20261123);

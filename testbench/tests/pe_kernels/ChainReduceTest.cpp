@@ -3,29 +3,19 @@
 // in both data modes (one simulation per test process).
 #include <gtest/gtest.h>
 
-#include "hw/config/ConfigTree.h"
 #include "testbench/pe/ChainReduce.h"
 #include "testbench/tests/MechanismTiming.h"
-#include "testbench/workload/Workload.h"
+#include "testbench/tests/pe_kernels/ChainRun.h"
 
 namespace wsesim::pe_kernels {
 namespace {
 
+// The tiny preset with the mechanism timing (MechanismTiming.h).
 nlohmann::json runChain(const std::string& workloadYaml, const std::string& mode = "functional") {
-  config::ConfigTree tree = config::ConfigTree::fromText(
-      "arch:\n  preset: tiny\nrun:\n  mode: " + mode + "\nworkload:\n  type: chain_reduce\n" + workloadYaml, "test");
-  for (const std::string& o : wsesim::testing::kMechanismTiming) tree.applyOverride(o);
-  tree.applyPreset(config::defaultPresetDir());
-  config::ParamReader params(tree);
-  const config::ArchConfig arch = config::ArchConfig::read(params);
-  const config::RunConfig run = config::RunConfig::read(params, arch);
-  params.text("workload.type");
-  auto work = workload::workloadTypes().at("chain_reduce")(params, arch, run);
-  params.rejectUnknownKeys();
-  work->run({});
-  nlohmann::json r = work->results();
-  r["cycles"] = work->cycles();
-  return r;
+  return testing::runChain("arch:\n  preset: tiny\nrun:\n  mode: " + mode + "\nworkload:\n  type: chain_reduce\n" +
+                               workloadYaml,
+                           wsesim::testing::kMechanismTiming)
+      .results;
 }
 
 // 8 PEs, 64 fp32 elements: task start 2, FMUL 2 + 64/1, the streaming

@@ -5,9 +5,8 @@
 // once per process).
 #include <gtest/gtest.h>
 
-#include "hw/config/ConfigTree.h"
 #include "hw/pe/OpTiming.h"
-#include "testbench/workload/Workload.h"
+#include "testbench/tests/pe_kernels/ChainRun.h"
 
 namespace wsesim::pe_kernels {
 namespace {
@@ -26,24 +25,14 @@ std::uint64_t localOp(const config::ArchConfig& arch, std::uint32_t length) {
 
 TEST_P(ChainOnWse2, CostsHpdcFormulaPlusTheLocalOp) {
   const std::uint32_t pes = GetParam(), length = 64;
-  config::ConfigTree tree = config::ConfigTree::fromText(
+  const testing::ChainRun run = testing::runChain(
       "arch:\n  preset: wse2\n  mesh: {width: " + std::to_string(pes) + ", height: 1}\nrun:\n  mode: timing\n" +
-          "workload:\n  type: chain_reduce\n  pes: " + std::to_string(pes) + "\n  length: " + std::to_string(length) +
-          "\n",
-      "test");
-  tree.applyPreset(config::defaultPresetDir());
-  config::ParamReader params(tree);
-  const config::ArchConfig arch = config::ArchConfig::read(params);
-  const config::RunConfig run = config::RunConfig::read(params, arch);
-  params.text("workload.type");
-  auto work = workload::workloadTypes().at("chain_reduce")(params, arch, run);
-  params.rejectUnknownKeys();
-  work->run({});
-
-  const std::uint64_t tr = arch.fabric.rampLatencyCycles;
+      "workload:\n  type: chain_reduce\n  pes: " + std::to_string(pes) + "\n  length: " + std::to_string(length) + "\n");
+  const std::uint64_t cycles = run.results.at("cycles");
+  const std::uint64_t tr = run.arch.fabric.rampLatencyCycles;
   const std::uint64_t hpdc = length + (2 * tr + 2) * (pes - 1);
-  EXPECT_EQ(work->cycles(), hpdc + localOp(arch, length)) << pes << " PEs";
-  EXPECT_EQ(work->cycles(), work->results().at("expected_cycles").get<std::uint64_t>());
+  EXPECT_EQ(cycles, hpdc + localOp(run.arch, length)) << pes << " PEs";
+  EXPECT_EQ(cycles, run.results.at("expected_cycles").get<std::uint64_t>());
 }
 
 INSTANTIATE_TEST_SUITE_P(Pes, ChainOnWse2, ::testing::Values(2u, 16u, 128u, 512u));

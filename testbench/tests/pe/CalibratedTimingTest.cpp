@@ -1,0 +1,55 @@
+// The WSE-2 preset's fitted timing (docs/validation.md), pinned against
+// hand-derived counts: one fp32 FMAC op, one task start, and (in
+// testbench/tests/gemm/RouteSwitchTest.cpp) one route switch. A new fit
+// that changes a value must change these numbers, on purpose.
+#include "testbench/tests/pe/PeTestBench.h"
+
+namespace wsesim::pe::testing {
+namespace {
+
+constexpr unsigned kOpOverhead = FITTED_OP_OVERHEAD;      // arch.pe.op_overhead_cycles
+constexpr unsigned kTaskStart = 2;                        // arch.pe.task_start_cycles (a modelling choice)
+constexpr double kFmacFp32CyclesPerElement = FITTED_CPE;  // arch.pe.cycles_per_element.fp32.fmac
+constexpr unsigned kRouteSwitch = FITTED_ROUTE_SWITCH;    // arch.fabric.route_switch_cycles (RouteSwitch in GemmCliTest)
+
+// The preset's own timing: no mechanism overrides.
+PeTestBench presetBench() { return PeTestBench(1, 1, DataMode::Timing, {}, {}); }
+
+TEST(CalibratedTiming, ThePresetHoldsTheFittedValues) {
+  const PeTestBench bench = presetBench();
+  EXPECT_EQ(bench.arch.pe.opOverheadCycles, kOpOverhead);
+  EXPECT_EQ(bench.arch.pe.taskStartCycles, kTaskStart);
+  EXPECT_DOUBLE_EQ(bench.arch.pe.cyclesPerElement.of(Opcode::Fmac, Precision::Fp32), kFmacFp32CyclesPerElement);
+  EXPECT_EQ(bench.arch.fabric.routeSwitchCycles, kRouteSwitch);
+}
+
+// One fp32 FMAC of 46 elements (SUMMA's largest tile column): the task
+// starts, the op pays its overhead, then FITTED_FMAC_ELEMENTS cycles for the elements.
+TEST(CalibratedTiming, OneFp32FmacOp) {
+  PeTestBench bench = presetBench();
+  ProgramBuilder b("fmac");
+  const BufferRef x = b.buffer("x", ElementType::F32, 46), y = b.buffer("y", ElementType::F32, 46);
+  const TaskRef t = b.task("main");
+  b.activateAtStart(t);
+  b.fmac(t, Precision::Fp32, memory(y, 46), memory(y, 46), memory(x, 46), scalar(2));
+  bench.load(0, 0, b);
+  bench.simulate();
+  EXPECT_EQ(bench.busy(0), FITTED_FMAC_BUSY);
+}
+
+// A task that only activates a second: each pays the task start before its
+// first instruction, and control instructions take no cycles.
+TEST(CalibratedTiming, OneTaskStart) {
+  PeTestBench bench = presetBench();
+  ProgramBuilder b("tasks");
+  const TaskRef first = b.task("first"), second = b.task("second");
+  b.activateAtStart(first);
+  b.activate(first, second);
+  bench.load(0, 0, b);
+  bench.simulate();
+  EXPECT_EQ(bench.busy(0), 2 * kTaskStart);
+  EXPECT_EQ(bench.pes->counters(0).tasksRun, 2u);
+}
+
+}  // namespace
+}  // namespace wsesim::pe::testing
