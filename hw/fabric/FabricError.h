@@ -12,8 +12,9 @@ class FabricError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// No wavelet delivered or injected for the watchdog interval while wavelets
-// were still in the fabric; what() carries the report of the blocked queues.
+// For the watchdog interval, wavelets waited in the fabric while nothing
+// moved and nothing was due (FabricKernel::notePendingUntil); what() carries
+// the report of the blocked queues.
 class DeadlockError : public FabricError {
  public:
   using FabricError::FabricError;

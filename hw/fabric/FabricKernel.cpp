@@ -357,14 +357,19 @@ std::uint32_t FabricKernel::edgeNoSpace(RouterId r, unsigned output, std::uint64
   if (!edgeSink_)
     throw FabricError("router " + params_.mesh.name(r) + " forwards wavelets off the mesh through its edge port " +
                       portName(Port(output)) + ", but nothing takes wavelets leaving the wafer");
-  return edgeSink_->accepts(now, r, Port(output)) ? 0u : ~0u;
+  const std::uint64_t accepting = edgeSink_->firstAcceptingCycle(now, r, Port(output));
+  if (accepting <= now) return 0u;
+  notePendingUntil(accepting);
+  return ~0u;
 }
 
 void FabricKernel::checkWatchdog(std::uint64_t now) const {
-  if (now - lastProgress_ < params_.watchdogCycles) return;
+  const std::uint64_t quietSince = std::max(lastProgress_, pendingUntil_);
+  if (now < quietSince + params_.watchdogCycles) return;
   std::ostringstream msg;
-  msg << "deadlock: no wavelet delivered or injected for " << (now - lastProgress_) << " cycles (cycle " << now
-      << ", watchdog run.watchdog_cycles=" << params_.watchdogCycles << "), " << counters_.queued
+  msg << "deadlock: no wavelet injected, delivered or sent off the wafer, and no PE work or I/O transfer due, for "
+      << (now - quietSince) << " cycles (cycle " << now << ", watchdog run.watchdog_cycles=" << params_.watchdogCycles
+      << "), " << counters_.queued
       << " wavelets still in the fabric\n"
       << blockedQueuesReport(40);
   throw DeadlockError(msg.str());

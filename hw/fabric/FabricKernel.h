@@ -15,6 +15,7 @@
 // a cycle push the hops into their receiving queues in a second pass, after
 // every router has decided (docs/fabric-model.md).
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,8 +35,9 @@ struct FabricParams {
   unsigned hopLatency = 1;
   unsigned rampLatency = 2;
   RoutingMode routing = RoutingMode::Color;
-  // Cycles without any injection or delivery, while wavelets are in the
-  // fabric, after which the run is declared deadlocked.
+  // Cycles in which wavelets wait in the fabric but nothing moves and
+  // nothing is due (notePendingUntil), after which the run is declared
+  // deadlocked.
   std::uint64_t watchdogCycles = 100000;
 };
 
@@ -51,10 +53,11 @@ class WaveletSink {
 class EdgeSink {
  public:
   virtual ~EdgeSink() = default;
-  // Whether a wavelet may leave router `from` through its edge port `side`
-  // in cycle `now`; while not, the router holds it back (backpressure from
-  // the I/O bandwidth).
-  virtual bool accepts(std::uint64_t now, RouterId from, Port side) = 0;
+  // The first cycle >= now in which a wavelet may leave router `from`
+  // through its edge port `side`; until then the router holds it back
+  // (backpressure from the I/O bandwidth), and the watchdog counts no
+  // cycle before it: a slow ring is not a deadlock.
+  virtual std::uint64_t firstAcceptingCycle(std::uint64_t now, RouterId from, Port side) = 0;
   // Wavelet `w` left router `from` through its edge port `side`, arriving outside at `arrivalCycle`.
   virtual void leave(RouterId from, Port side, const Wavelet& w, std::uint64_t arrivalCycle) = 0;
 };
@@ -103,9 +106,11 @@ class FabricKernel {
     else
       routers_[r].rampNoSpace |= 1u << color;
   }
-  // Work outside the fabric (PE compute) that will move wavelets later:
-  // counts as progress for the deadlock watchdog.
-  void noteProgress(std::uint64_t now) { lastProgress_ = now; }
+  // Something outside the fabric is certain to happen in cycle `due`
+  // whatever the fabric does (a PE's op completing or its task starting,
+  // I/O bandwidth for a waiting stream): the deadlock watchdog counts no
+  // cycle before it. Waits for a wavelet or for room in a queue are not due.
+  void notePendingUntil(std::uint64_t due) { pendingUntil_ = std::max(pendingUntil_, due); }
 
   // Cycles run from 0 to kLastCycle - 1 (2^47 cycles: 35 hours at 1.1 GHz).
   static constexpr std::uint64_t kLastCycle = std::uint64_t(1) << 47;
@@ -257,7 +262,11 @@ class FabricKernel {
   std::size_t moveCount_ = 0;
 
   FabricCounters counters_;
+  // The watchdog counts the cycles after both: the last one in which a
+  // wavelet entered the fabric, reached a PE or left the wafer, and the
+  // latest one something outside the fabric is due in.
   std::uint64_t lastProgress_ = 0;
+  std::uint64_t pendingUntil_ = 0;
 };
 
 }  // namespace wsesim::fabric

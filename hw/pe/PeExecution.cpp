@@ -26,7 +26,10 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
   completeOps(r, s, now);
   runMainThread(r, s, now);
 
-  std::uint64_t next = wafer::kNever;
+  // The PE's next step that is certain (an op's next element or its end, a
+  // task starting), and whether it retries an output against backpressure.
+  std::uint64_t due = wafer::kNever;
+  bool retry = false;
   for (std::uint32_t m = s.busySlots; m; m &= m - 1) {
     OpSlot& slot = slots(r)[__builtin_ctz(m)];
     if (slot.fabric && slot.done < slot.op->length && slot.at <= now) {
@@ -35,13 +38,17 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
       const FabricStep step = advanceFabricOp(r, slot, now);
       if (step == FabricStep::NoInput) continue;
       if (step == FabricStep::Backpressure) {
-        next = std::min(next, now + 1);
+        retry = true;
         continue;
       }
     }
-    next = std::min(next, slot.at);
+    due = std::min(due, slot.at);
   }
-  if (s.task != kNoTask && !(s.busySlots & (1u << mainSlot())) && s.mainReadyAt > now) next = std::min(next, s.mainReadyAt);
+  if (s.task != kNoTask && !(s.busySlots & (1u << mainSlot())) && s.mainReadyAt > now) due = std::min(due, s.mainReadyAt);
+  // A computing PE is busy, not stuck; one that waits for input or retries
+  // against backpressure is blocked (the watchdog counts those cycles).
+  if (due != wafer::kNever) fabric_.notePendingUntil(due);
+  const std::uint64_t next = retry ? now + 1 : due;
   if (next != wafer::kNever) wake(r, next);
 
   const bool busy = s.task != kNoTask || s.busySlots;
@@ -70,7 +77,6 @@ void PeArray::finishOp(fabric::RouterId r, PeState& s, OpSlot& slot) {
   if (op.activateOnDone != kNoTask) s.activated |= std::uint64_t(1) << op.activateOnDone;
   if (op.unblockOnDone != kNoTask) s.blocked &= ~(std::uint64_t(1) << op.unblockOnDone);
   slot.op = nullptr;
-  fabric_.noteProgress(now_);
 }
 
 int PeArray::pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) const {

@@ -13,10 +13,10 @@ IoBandwidth& EdgeCollector::bandwidth(fabric::RouterId from, fabric::Port side) 
   return feeds_[ring_.feed(side, mesh_.yOf(from))];
 }
 
-bool EdgeCollector::accepts(std::uint64_t now, fabric::RouterId from, fabric::Port side) {
+std::uint64_t EdgeCollector::firstAcceptingCycle(std::uint64_t now, fabric::RouterId from, fabric::Port side) {
   IoBandwidth& b = bandwidth(from, side);
   b.advance(now);
-  return b.available();
+  return b.available() ? now : b.nextAvailable(now + 1);
 }
 
 void EdgeCollector::leave(fabric::RouterId from, fabric::Port side, const fabric::Wavelet& w,

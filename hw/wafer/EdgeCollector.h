@@ -24,7 +24,7 @@ class EdgeCollector : public fabric::EdgeSink {
   EdgeCollector(const IoRingEdge& ring, const fabric::MeshGeometry& mesh, bool keepPayloads);
 
   // Throws FabricError for a wavelet leaving through the North or South edge (no ring channels there).
-  bool accepts(std::uint64_t now, fabric::RouterId from, fabric::Port side) override;
+  std::uint64_t firstAcceptingCycle(std::uint64_t now, fabric::RouterId from, fabric::Port side) override;
   void leave(fabric::RouterId from, fabric::Port side, const fabric::Wavelet& w, std::uint64_t arrivalCycle) override;
 
   // Payloads that left router `r` through `side`, in order (empty unless kept).

@@ -56,11 +56,16 @@ void EdgeInjector::serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fa
     feed.lastServed = s;
     if (++next_[s] == stream.count) closed = true;
   }
-  if (!closed) return;
-  feed.open.erase(std::remove_if(feed.open.begin(), feed.open.end(),
-                                 [&](std::size_t s) { return next_[s] == streams_[s].count; }),
-                  feed.open.end());
-  if (feed.open.empty()) --openFeeds_;
+  if (closed) {
+    feed.open.erase(std::remove_if(feed.open.begin(), feed.open.end(),
+                                   [&](std::size_t s) { return next_[s] == streams_[s].count; }),
+                    feed.open.end());
+    if (feed.open.empty()) --openFeeds_;
+  }
+  // Streams waiting for the ring's bandwidth, not for the fabric: a slow
+  // ring is not a deadlock. (Those held back by a full queue are blocked.)
+  if (!feed.open.empty() && !feed.bandwidth.available())
+    fabric.notePendingUntil(feed.bandwidth.nextAvailable(now + 1));
 }
 
 std::uint64_t EdgeInjector::nextActivity(std::uint64_t now) const {

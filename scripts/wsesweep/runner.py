@@ -26,7 +26,7 @@ class Outcome:
 
 def run_point(out_dir, plan, point):
     name = point["name"]
-    if sweepdir.load_result(out_dir, name) is not None:
+    if sweepdir.load_result(out_dir, point) is not None:
         return Outcome(name, "skipped")
     directory = sweepdir.point_dir(out_dir, name)
     os.makedirs(directory, exist_ok=True)
@@ -34,7 +34,8 @@ def run_point(out_dir, plan, point):
     command = [plan["wsesim"], "run", os.path.abspath(os.path.join(out_dir, sweepdir.BASE))]
     for override in point["overrides"]:
         command += ["--set", override]
-    command += ["--out", os.path.abspath(os.path.join(directory, sweepdir.RESULT))]
+    # wsesim writes its result beside the point's, which is stamped from it.
+    command += ["--out", os.path.abspath(os.path.join(directory, sweepdir.UNSTAMPED))]
 
     started = time.monotonic()
     try:
@@ -46,7 +47,7 @@ def run_point(out_dir, plan, point):
     seconds = time.monotonic() - started
 
     error_path = os.path.join(directory, sweepdir.ERROR)
-    if returncode == 0 and sweepdir.load_result(out_dir, name) is not None:
+    if returncode == 0 and sweepdir.stamp_result(out_dir, point):
         if os.path.exists(error_path):
             os.unlink(error_path)
         return Outcome(name, "ok", seconds)

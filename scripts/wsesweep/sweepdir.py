@@ -4,11 +4,14 @@ aggregation:
 
     OUT/sweep.json               the plan: binary, fixed overrides, axes, metrics, points
     OUT/base.yaml                the base run file, copied so the folder stands alone
-    OUT/points/NAME/result.json  wsesim's result, written atomically: its presence means done
+    OUT/points/NAME/result.json  wsesim's result stamped with the point's digest, written
+                                 atomically: done when its digest is the point's (load_result)
+    OUT/points/NAME/wsesim.json  wsesim's result before the stamp (the runner's, transient)
     OUT/points/NAME/error.json   the last failure of that point (removed when it succeeds)
 
 Only this module and the runner read it, and neither needs YAML, so compute
 nodes need nothing beyond the Python standard library."""
+import hashlib
 import json
 import os
 
@@ -18,7 +21,10 @@ PLAN = "sweep.json"
 BASE = "base.yaml"
 POINTS = "points"
 RESULT = "result.json"
+UNSTAMPED = "wsesim.json"
 ERROR = "error.json"
+# The key of result.json under which the runner records which point it is the result of.
+STAMP = "sweep_point"
 
 
 class SweepDirError(Exception):
@@ -68,21 +74,53 @@ def point_dir(out_dir, name):
     return os.path.join(out_dir, POINTS, name)
 
 
-def load_result(out_dir, name):
-    """The point's result document, or None while the point is not done. A
-    file that does not parse (written by something less careful than
-    wsesim, or damaged) is not a result: the point runs again."""
+def point_digest(out_dir, point):
+    """What a point's run was asked for: the sweep's base run file and the
+    point's overrides (fixed ones first) in the order wsesim applies them."""
+    with open(os.path.join(out_dir, BASE), encoding="utf-8") as f:
+        base = f.read()
+    request = json.dumps({"base": base, "overrides": point["overrides"]}, sort_keys=True)
+    return "sha256:" + hashlib.sha256(request.encode("utf-8")).hexdigest()
+
+
+def load_json_object(path):
+    """The JSON object in `path`, or None if there is none (missing, damaged, not an object)."""
     try:
-        with open(os.path.join(point_dir(out_dir, name), RESULT), encoding="utf-8") as f:
-            result = json.load(f)
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
     except (OSError, ValueError):
         return None
-    return result if isinstance(result, dict) and isinstance(result.get("workload"), dict) else None
+    return document if isinstance(document, dict) else None
+
+
+def load_result(out_dir, point):
+    """The point's result document, or None while the point is not done.
+    Done means the runner stamped it with this point's digest (stamp_result):
+    a file that does not parse, one without a workload section, one copied
+    from another point or sweep, or one left by an older wsesweep is not
+    this point's result, and the point runs again."""
+    result = load_json_object(os.path.join(point_dir(out_dir, point["name"]), RESULT))
+    if result is None or not isinstance(result.get("workload"), dict):
+        return None
+    stamp = result.get(STAMP)
+    if not isinstance(stamp, dict) or stamp.get("digest") != point_digest(out_dir, point):
+        return None
+    return result
+
+
+def stamp_result(out_dir, point):
+    """Turns the point's UNSTAMPED wsesim result into its RESULT, stamped with
+    the point's digest, in one atomic write; removes UNSTAMPED. False if
+    wsesim left no result document there."""
+    directory = point_dir(out_dir, point["name"])
+    result = load_json_object(os.path.join(directory, UNSTAMPED))
+    if result is None or not isinstance(result.get("workload"), dict):
+        return False
+    result[STAMP] = {"name": point["name"], "digest": point_digest(out_dir, point)}
+    write_text_atomically(os.path.join(directory, RESULT), json.dumps(result, indent=2) + "\n")
+    os.unlink(os.path.join(directory, UNSTAMPED))
+    return True
 
 
 def load_error(out_dir, name):
-    try:
-        with open(os.path.join(point_dir(out_dir, name), ERROR), encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+    return load_json_object(os.path.join(point_dir(out_dir, name), ERROR))

@@ -152,11 +152,12 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   std::unique_ptr<system::Cluster> cluster;
   if (config_.weightsFromMemoryx) {
     wafer.setStopWhenFinished(false);
-    const std::uint64_t parameters = std::uint64_t(config_.k) * config_.n;
-    const system::LayerWeights layer{"W", parameters, pe::elementBytes(inputType)};
+    const system::LayerWeights layer{"W", std::uint64_t(config_.k) * config_.n, pe::elementBytes(inputType)};
+    // The cluster calls this during the simulation, after this block has
+    // ended: the layer is copied in, the rest lives as long as run().
     cluster = std::make_unique<system::Cluster>(
         "cluster", arch_, system::ModelWeights{"gemm", {layer}}, system::optimizerModel(config_.optimizer),
-        &wafer.finishedEvent(), [&] {
+        &wafer.finishedEvent(), [&, layer] {
           system::WaferTask t;
           t.name = full_.describe();
           t.kind = passName(config_.pass);
@@ -165,7 +166,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
           if (config_.pass == GemmPass::WeightGrad) {
             t.gradients = true;
             t.gradientAddress = cluster->memoryx.layerAddress(0);
-            t.gradientBytes = parameters * pe::elementBytes(outputType);
+            t.gradientBytes = layer.parameters * pe::elementBytes(outputType);
             return system::ClusterWork{{}, {{t}}};
           }
           const unsigned repeats =

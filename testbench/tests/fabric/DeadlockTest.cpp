@@ -1,6 +1,7 @@
 // Deadlock detection: a cyclic color route fills up and is reported as
 // DeadlockError (naming the blocked queues) instead of hanging; the watchdog
-// counts cycles without injection or delivery, exactly.
+// counts cycles without injection or delivery, and without work outside the
+// fabric due, exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +25,23 @@ void routeLoop(ColorRouteTable& routes) {
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Steps the kernel alone from cycle 0 until it reports a deadlock (a test
+// failure if it has not by cycle 1000): the cycle whose step threw, and the report.
+struct Deadlocked {
+  std::uint64_t cycle = 0;
+  std::string report;
+};
+Deadlocked stepUntilDeadlock(FabricKernel& fabric) {
+  Deadlocked d;
+  try {
+    for (; d.cycle < 1000; ++d.cycle) fabric.step(d.cycle);
+    ADD_FAILURE() << "no DeadlockError";
+  } catch (const DeadlockError& e) {
+    d.report = e.what();
+  }
+  return d;
+}
 
 // The PE at (0,0) offers color 0 every cycle. Round-robin at (0,0)'s east
 // output lets its RAMP in whenever the loop has a free slot, so the loop's
@@ -81,19 +99,12 @@ TEST(Deadlock, CirculatingWaveletIsReportedWhenWatchdogExpires) {
   routeLoop(routes);
   FabricKernel fabric(p, &routes);
   ASSERT_TRUE(fabric.inject(p.mesh.id(0, 0), makeWavelet(0, 9), 0));
-  std::uint64_t t = 0;
-  std::string report;
-  try {
-    for (; t < 1000; ++t) fabric.step(t);
-    FAIL() << "no DeadlockError";
-  } catch (const DeadlockError& e) {
-    report = e.what();
-  }
-  EXPECT_EQ(t, 40u);
+  const Deadlocked d = stepUntilDeadlock(fabric);
+  EXPECT_EQ(d.cycle, 40u);
   EXPECT_EQ(fabric.counters().hops, 40u);
-  EXPECT_TRUE(contains(report, "for 40 cycles (cycle 40")) << report;
-  EXPECT_TRUE(contains(report, "1 wavelets still in the fabric")) << report;
-  EXPECT_TRUE(contains(report, "router (0,0) input S color 0: 1 queued")) << report;
+  EXPECT_TRUE(contains(d.report, "for 40 cycles (cycle 40")) << d.report;
+  EXPECT_TRUE(contains(d.report, "1 wavelets still in the fabric")) << d.report;
+  EXPECT_TRUE(contains(d.report, "router (0,0) input S color 0: 1 queued")) << d.report;
 }
 
 // The watchdog's exact threshold. XY, 11x1, H = 1, R = 2, one wavelet over
@@ -125,6 +136,36 @@ TEST(Deadlock, WatchdogFiresExactlyAfterItsIntervalWithoutProgress) {
       EXPECT_TRUE(threw);
       EXPECT_EQ(t, 11u);
     }
+  }
+}
+
+// Work outside the fabric that is due (a PE computing before it takes its
+// next wavelet) is not counted: XY 1x1, R = 2, a wavelet injected at 0 for
+// the PE's own RAMP, which the PE does not take (its inbox is full), and
+// the PE's op due at cycle 100. Watchdog 20: nothing moves or is due after
+// cycle 100, so step(119) has 19 quiet cycles and step(120) throws. An
+// earlier due cycle noted afterwards does not shorten the wait. Without
+// the due work, step(20) throws (20 cycles after the injection).
+TEST(Deadlock, DueWorkOutsideTheFabricIsNotCounted) {
+  for (const bool due : {true, false}) {
+    SCOPED_TRACE(due ? "PE op due at 100" : "nothing due");
+    FabricParams p = makeParams(RoutingMode::Xy, 1, 1, 1, 2, 2);
+    p.watchdogCycles = 20;
+    FabricKernel fabric(p, nullptr);
+    RecordingSink sink;
+    fabric.setSink(&sink);
+    fabric.setRampAccepting(0, 0, false);
+    ASSERT_TRUE(fabric.inject(0, makeWavelet(0, 1), 0));
+    if (due) {
+      fabric.notePendingUntil(100);
+      fabric.notePendingUntil(50);
+    }
+    const Deadlocked d = stepUntilDeadlock(fabric);
+    const std::uint64_t expected = due ? 120 : 20;
+    EXPECT_EQ(d.cycle, expected);
+    EXPECT_TRUE(contains(d.report, "for 20 cycles (cycle " + std::to_string(expected))) << d.report;
+    EXPECT_TRUE(contains(d.report, "blocked by the PE, which takes no more wavelets of color 0")) << d.report;
+    EXPECT_TRUE(sink.arrivals.empty());
   }
 }
 

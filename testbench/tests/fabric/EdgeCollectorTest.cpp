@@ -67,6 +67,23 @@ TEST(EdgeCollector, OutboundBandwidthHoldsWaveletsBack) {
   EXPECT_GT(b.driver.refusals, 0u);
 }
 
+// A ring far slower than the watchdog: at 1/1024 wavelet per cycle the
+// wavelet at the edge in cycle 3 has its bandwidth in cycle 3 + 1023 and
+// arrives outside a hop later. Waiting for the ring is not a deadlock, even
+// with a watchdog of 50 cycles and nothing else moving meanwhile.
+TEST(EdgeCollector, WaitingForTheRingIsNotADeadlock) {
+  EgressBench b;
+  b.params.watchdogCycles = 50;
+  FabricKernel kernel{b.params, &b.routes};
+  Driver driver{kernel};
+  wafer::EdgeCollector out(b.ring(1.0 / 1024), b.params.mesh, true);
+  kernel.setEdgeSink(&out);
+  driver.offer(b.source, makeWavelet(1, 7));
+  EXPECT_NO_THROW(driver.drain(2000));
+  EXPECT_EQ(out.payloads(b.edge, Port::East), std::vector<std::uint32_t>{7});
+  EXPECT_EQ(out.lastArrival(), 3u + 1023 + 1);
+}
+
 TEST(EdgeCollector, TimingModeCountsWithoutPayloads) {
   EgressBench b;
   wafer::EdgeCollector out(b.ring(1.0), b.params.mesh, false);

@@ -141,6 +141,39 @@ TEST(EdgeInjector, AFullEdgeQueueHoldsTheChannelBack) {
   EXPECT_GE(out.lastArrival(), 4u * 39);  // paced by the slow channel out
 }
 
+// A stream waiting for the ring's bandwidth is not a deadlock, but once it
+// has sent its last wavelet a fabric that cannot move is. Row 0's receiver
+// takes nothing (its inbox is full); two wavelets come in at 1/1024 wavelet
+// per cycle: the first once a wavelet's bandwidth has accrued (cycle 1023,
+// the credit of cycle 0 included), the second 1024 cycles later (2047).
+// The first waits at (1, 0)'s RAMP meanwhile, far longer than the watchdog
+// of 50; after the second nothing is due, and step(2047 + 50) throws.
+TEST(EdgeInjector, ATricklingRingIsNotADeadlockButWhatFollowsIs) {
+  EdgeBench b;
+  b.params.watchdogCycles = 50;
+  FabricKernel kernel{b.params, &b.routes};
+  kernel.setSink(&b.sink);
+  kernel.setRampAccepting(b.receiver(0), 0, false);
+  wafer::EdgeInjector injector({b.stream(0, 2)}, wafer::IoRingEdge(3, 1, 1.0 / 1024), b.params.mesh);
+  std::uint64_t now = 0;
+  std::string report;
+  try {
+    for (; now < 10000; ++now) {
+      if (kernel.idle()) now = std::max(now, injector.nextActivity(now));
+      injector.beginCycle(now, kernel);
+      kernel.step(now);
+    }
+    FAIL() << "no DeadlockError";
+  } catch (const DeadlockError& e) {
+    report = e.what();
+  }
+  EXPECT_EQ(injector.sent(), 2u);
+  EXPECT_EQ(now, 2047u + 50);
+  EXPECT_NE(report.find("for 50 cycles (cycle 2097"), std::string::npos) << report;
+  EXPECT_NE(report.find("router (1,0) input W color 0: 2 queued"), std::string::npos) << report;
+  EXPECT_TRUE(b.sink.arrivals.empty());
+}
+
 TEST(EdgeInjector, StreamsEnterOnlyWhereTheRingHasChannels) {
   EdgeBench b;
   wafer::EdgeStream north = b.stream(0, 1);

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "testbench/tests/MechanismTiming.h"
@@ -171,6 +172,37 @@ TEST(GemmWeightsFromMemoryX, LayerTimeAddsTheFetchOrTheUpdate) {
     EXPECT_EQ(w.at("system").at("traffic").at("io_ring_egress").at("bytes"), pass == "forward" ? 0u : 1536u);
     EXPECT_EQ(w.at("system").at("memoryx").at("updates"), pass == "forward" ? 0u : 1u);
   }
+}
+
+// The deadlock watchdog tells slow from stuck (docs/fabric-model.md,
+// "Watchdog"). At arch.io.bandwidth_bytes_per_s=1e4 the ring's bound for
+// the 8 x 1 fp32 weights is 7,542,857 cycles, 942,857 per weight, while
+// each PE's inbox of the other operand waits full, far longer than the
+// default watchdog (100,000): the GEMM is exact and ends less than a
+// weight's interval after that bound (the drain after the last weight). (gemm_small's 24 x 16 weights do the same in 3.6e8
+// cycles, stepped one by one: minutes of wall time.) With 1024-cycle task
+// starts and op overheads the PEs hold wavelets back far longer than the
+// shortest watchdog (a crossing of the 8 x 8 mesh plus one: 19). Neither
+// is a deadlock, and the watchdog changes no cycle: the runs take what
+// they take with the longest watchdog, 2^40.
+TEST(GemmWatchdog, ASlowRingOrLongOverheadsAreNotADeadlock) {
+  const ScratchDir dir;
+  const std::string longest = " --set run.watchdog_cycles=1099511627776";
+  const std::string slowRing = "--set arch.io.bandwidth_bytes_per_s=1e4 --set workload.k=8 --set workload.n=1";
+  const std::string overheads = "--set arch.pe.task_start_cycles=1024 --set arch.pe.op_overhead_cycles=1024";
+  const nlohmann::json slow = runGemm(dir, "slow", slowRing);
+  const nlohmann::json slowLongest = runGemm(dir, "slow_longest", slowRing + longest);
+  const nlohmann::json busy = runGemm(dir, "busy", overheads + " --set run.watchdog_cycles=19");
+  const nlohmann::json busyLongest = runGemm(dir, "busy_longest", overheads + longest);
+  if (slow.empty() || slowLongest.empty() || busy.empty() || busyLongest.empty()) return;
+  for (const auto& [r, reference] : {std::pair{&slow, &slowLongest}, std::pair{&busy, &busyLongest}}) {
+    EXPECT_EQ(r->at("workload").at("mismatches"), 0u) << r->at("config");
+    EXPECT_EQ(r->at("cycles"), reference->at("cycles")) << r->at("config");
+  }
+  EXPECT_EQ(slow.at("workload").at("lower_bounds").at("max"), 7542857u);
+  EXPECT_EQ(slow.at("workload").at("lower_bounds").at("bandwidth"), 7542857u);
+  EXPECT_GE(slow.at("cycles"), 7542857u);
+  EXPECT_LT(slow.at("cycles"), 7542857u + 942857);
 }
 
 // Weight gradient: two rows of token blocks stand for all, two ramps per
