@@ -33,6 +33,10 @@ Wafer::Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const
 
 Wafer::~Wafer() = default;
 
+std::size_t Wafer::plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run) {
+  return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(fabricParams(arch, run));
+}
+
 void Wafer::traceTo(sc_core::sc_trace_file* file) {
   tracer_ = std::make_unique<trace::FabricVcdTracer>(file, std::string(name()), arch_, runConfig_.vcdRegion);
   fabric_.setObserver(tracer_.get());
