@@ -28,6 +28,10 @@ struct RunConfig {
   // memory at the start of the run (not recorded, so results stay
   // independent of the machine's momentary state).
   std::optional<std::uint64_t> maxHostBytes;
+  // A wafer that has not finished by this cycle fails the run (a bound for
+  // scripted explorations and fuzzing, where a legal configuration may ask
+  // for 2^40 cycles); unset: no bound.
+  std::optional<std::uint64_t> maxCycles;
 
   static RunConfig read(ParamReader& params, const ArchConfig& arch);
 };

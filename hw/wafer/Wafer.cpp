@@ -1,6 +1,8 @@
 #include "hw/wafer/Wafer.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "hw/trace/FabricVcdTracer.h"
 
@@ -83,6 +85,9 @@ void Wafer::run() {
         advanceTo(now_);
         tracer_->beginCycle();
       }
+      if (runConfig_.maxCycles && now_ >= *runConfig_.maxCycles)
+        throw std::runtime_error("the wafer had not finished by cycle " + std::to_string(now_) +
+                                 ", run.max_cycles = " + std::to_string(*runConfig_.maxCycles));
       driver_->beginCycle(now_, fabric_);
       fabric_.step(now_);
       if (sampling) sample(now_);

@@ -120,15 +120,22 @@ std::string formatBytes(std::uint64_t bytes) {
 // Refuses, before anything is built, a run that plans to take more host
 // memory than it may (a bad_alloc or the OOM killer hours later otherwise);
 // returns the estimate and the limit, for a failure that happens anyway.
-std::string checkHostMemory(const workload::Workload& work, const config::RunConfig& run) {
+std::string checkHostMemory(const workload::Workload& work, const config::ArchConfig& arch,
+                            const config::RunConfig& run) {
   const std::uint64_t planned = work.plannedHostBytes();
   const std::uint64_t limit = run.maxHostBytes ? *run.maxHostBytes : results::availableHostBytes();
   const std::string limitText =
       formatBytes(limit) + (run.maxHostBytes ? " (run.max_host_bytes)"
                                              : " (the host's available memory, MemAvailable in /proc/meminfo)");
   if (limit != 0 && planned > limit)
-    throw config::ConfigError("the run needs an estimated " + formatBytes(planned) +
-                              " of host memory, more than the limit " + limitText +
+    throw config::ConfigError("the run needs an estimated " + formatBytes(planned) + " of host memory for its " +
+                              std::to_string(arch.mesh.width) + " x " + std::to_string(arch.mesh.height) +
+                              " mesh (arch.mesh" +
+                              (run.mode == config::DataMode::Functional
+                                   ? ", and arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) +
+                                         " per PE in functional mode"
+                                   : std::string()) +
+                              "), more than the limit " + limitText +
                               ": make arch.mesh smaller, use run.mode: timing (no SRAM bytes), or set "
                               "run.max_host_bytes if the estimate is too high for this run");
   return "estimated " + formatBytes(planned) + " before the run, limit " + limitText;
@@ -171,7 +178,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     const std::string type = params->choice("workload.type", types);
     work = workload::workloadTypes().at(type)(*params, arch, run);
     params->rejectUnknownKeys();
-    memoryVerdict = checkHostMemory(*work, run);
+    memoryVerdict = checkHostMemory(*work, arch, run);
   } catch (const config::ConfigError& e) {
     err << "wsesim: configuration error: " << e.what() << "\n";
     return kConfigError;
