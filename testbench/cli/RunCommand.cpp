@@ -217,6 +217,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   results::RunMeasurements measured;
   measured.cycles = work->cycles();
+  measured.plannedHostBytes = work->plannedHostBytes();
   measured.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   const nlohmann::json doc = results::resultDocument(*params, arch, measured, work->results());
   out << work->summary();

@@ -476,7 +476,7 @@ TEST_F(Cli, OutputsAreCheckedBeforeTheSimulation) {
       {"--map adir", {"--map adir", "'adir' is a directory"}},
       {"--timeline run.yaml/t.json", {"--timeline run.yaml/t.json", "'run.yaml' is not a directory"}},
       {"--vcd missing/trace.vcd", {"--vcd missing/trace.vcd", "does not exist"}},
-      {"--out " + std::string(300, 'r') + ".json", {"--out rrr", "File name too long"}},
+      {"--out " + std::string(300, 'r') + ".json", {"--out rrr", "file name too long"}},
   };
   for (const auto& [args, mentions] : cases) {
     const Outcome o = wsesim("run run.yaml --set arch.pe.sram_bytes=300 " + args);
