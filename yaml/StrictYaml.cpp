@@ -37,15 +37,19 @@ std::size_t lineAt(const std::string& text, std::size_t offset) {
   return 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
 }
 
-// Where the second document starts. An empty one has no position in
-// yaml-cpp: then the last '---' marker starts it.
+// The line of the '---' that starts `document`: the last marker at or
+// before its first node (yaml-cpp marks the node, or for an empty document
+// the line after the marker, or nothing).
 std::string documentStartLine(const std::string& text, const YAML::Node& document) {
-  if (document.Mark().line >= 0) return lineOf(document.Mark());
+  const int markLine = document.Mark().line;  // 0-based, -1: none
   std::istringstream lines(text);
   std::size_t line = 0, marker = 0;
-  for (std::string l; std::getline(lines, l);)
+  for (std::string l; std::getline(lines, l);) {
+    if (markLine >= 0 && line > std::size_t(markLine)) break;
     if (++line, l.compare(0, 3, "---") == 0) marker = line;
-  return marker ? std::to_string(marker) : "?";
+  }
+  if (marker) return std::to_string(marker);
+  return markLine >= 0 ? lineOf(document.Mark()) : "?";
 }
 
 }  // namespace

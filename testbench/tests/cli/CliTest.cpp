@@ -497,6 +497,31 @@ TEST_F(Cli, RunMaxCyclesBoundsTheSimulation) {
   EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"});
 }
 
+TEST_F(Cli, ThePlannedHostMemoryBoundsTheModelsOwnAtSaturation) {
+  // Item 4: the estimate checked before the run (host.planned_bytes) must
+  // hold what the fabric then takes: at injection rate 1 over 4 colors the
+  // queues overflow into the pool that grows with congestion.
+  writeFile(work("run.yaml"), kSmallRun);
+  Outcome o = wsesim("run run.yaml --set workload.injection_rate=1 --set workload.colors=4 --out noc.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json noc = readJson("noc.json");
+  EXPECT_GT(noc["workload"]["host"].at("fabric_bytes").get<double>(), 0);
+  EXPECT_GE(noc["host"].at("planned_bytes").get<double>(), noc["workload"]["host"].at("fabric_bytes").get<double>());
+  // The PEs' arrays and, in functional mode, all of every PE's SRAM
+  // (64 PEs x 48 KiB = 3 MiB) come on top of the fabric.
+  writeFile(work("chain.yaml"), "arch: {preset: tiny}\nworkload: {type: chain_reduce, pes: 4, length: 32}\n");
+  o = wsesim("run chain.yaml --out chain.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json chain = readJson("chain.json");
+  const json& host = chain["workload"]["host"];
+  EXPECT_GE(chain["host"].at("planned_bytes").get<double>(),
+            host.at("fabric_bytes").get<double>() + host.at("pe_bytes").get<double>() + 64 * 49152.0);
+  o = wsesim("run chain.yaml --set run.mode=timing --out timing.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(chain["host"].at("planned_bytes").get<double>() - readJson("timing.json")["host"].at("planned_bytes").get<double>(),
+            64 * 49152.0);
+}
+
 TEST_F(Cli, UnwritableOutputExitsFour) {
   writeFile(work("run.yaml"), kSmallRun);
   const Outcome o = wsesim("run run.yaml --out no/such/dir/result.json");
