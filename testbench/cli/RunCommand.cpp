@@ -1,4 +1,3 @@
-#include <boost/program_options.hpp>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,98 +16,14 @@
 #include "hw/fabric/FabricError.h"
 #include "testbench/cli/Cli.h"
 #include "testbench/cli/ProgressLine.h"
+#include "testbench/cli/RunArguments.h"
 #include "testbench/results/AtomicFile.h"
 #include "testbench/results/HostStats.h"
 #include "testbench/results/ResultDocument.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::cli {
-namespace po = boost::program_options;
-
 namespace {
-
-struct RunArguments {
-  std::string configFile;
-  std::vector<std::string> overrides;
-  std::string outFile;
-  std::string vcdFile;
-  std::string mapFile;
-  std::string timelineFile;
-};
-
-const char* const kRunUsage =
-    "usage: wsesim run CONFIG.yaml [--set key=value]... [--out RESULT.json] [--vcd TRACE.vcd] [--map MAP.json]\n"
-    "       [--timeline TIMELINE.json]\n";
-
-// What each option's value is, for the messages.
-const std::map<std::string, std::string> kOptionValues = {
-    {"set", "dotted.key=value"}, {"out", "RESULT.json"}, {"vcd", "TRACE.vcd"},
-    {"map", "MAP.json"},         {"timeline", "TIMELINE.json"}};
-
-// A command line that cannot be run, in the CLI's own words (Boost's speak
-// of a '--config' option there is none of, or of "positional options").
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-std::string optionList() {
-  std::string list;
-  for (const auto& [name, value] : kOptionValues) list += (list.empty() ? "--" : ", --") + name;
-  return list;
-}
-
-RunArguments parseRunArguments(int argc, char** argv) {
-  RunArguments args;
-  std::vector<std::string> configFiles;
-  po::options_description options("wsesim run options");
-  options.add_options()("set", po::value(&args.overrides)->composing(), "override a key: dotted.key=value")(
-      "out", po::value(&args.outFile), "write the result JSON here (atomically)")(
-      "vcd", po::value(&args.vcdFile), "write a VCD waveform of run.vcd.region here")(
-      "map", po::value(&args.mapFile), "write per-PE and per-link statistics (JSON) here, for scripts/plot.py --map")(
-      "timeline", po::value(&args.timelineFile),
-      "write a timeline of run.vcd.region (Chrome trace JSON, for ui.perfetto.dev) here");
-  po::options_description positionalOnly;
-  positionalOnly.add_options()("config-file", po::value(&configFiles));
-  po::options_description all;
-  all.add(options).add(positionalOnly);
-  po::positional_options_description positional;
-  positional.add("config-file", -1);
-  // No abbreviations: '--ou' is a typo, not --out.
-  const int style = po::command_line_style::unix_style & ~po::command_line_style::allow_guessing;
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).style(style).run(), vm);
-    po::notify(vm);
-  } catch (const po::unknown_option& e) {
-    throw UsageError("unknown option '" + e.get_option_name() + "' (the options are " + optionList() + ")");
-  } catch (const po::invalid_command_line_syntax& e) {
-    const std::string name = e.get_option_name().substr(e.get_option_name().find_first_not_of('-'));
-    const auto value = kOptionValues.find(name);
-    throw UsageError("--" + name + " needs a value: --" + name + " " +
-                     (value == kOptionValues.end() ? "VALUE" : value->second));
-  } catch (const po::multiple_occurrences& e) {
-    throw UsageError(e.get_option_name() + " is given more than once; give one file");
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  // Boost takes '--set --out' as the value '--out' of --set.
-  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"out", &args.outFile},
-                                     {"vcd", &args.vcdFile}, {"map", &args.mapFile}, {"timeline", &args.timelineFile}})
-    if (value->rfind("-", 0) == 0 && value->size() > 1)
-      throw UsageError(std::string("--") + name + " needs a value: --" + name + " " + kOptionValues.at(name) +
-                       ", not the option '" + *value + "'");
-  for (const std::string& assignment : args.overrides)
-    if (assignment.rfind("-", 0) == 0)
-      throw UsageError("--set needs a value: --set dotted.key=value, not the option '" + assignment + "'");
-  if (configFiles.empty())
-    throw UsageError("no configuration file given: name the run's YAML file, e.g. wsesim run testbench/configs/noc_small.yaml");
-  if (configFiles.size() > 1)
-    throw UsageError("one configuration file expected, got '" + configFiles[0] + "' and '" + configFiles[1] +
-                     "' (an option's value after an option that takes none?)");
-  args.configFile = configFiles.front();
-  return args;
-}
 
 std::string formatBytes(std::uint64_t bytes) {
   char text[64];
@@ -143,6 +58,10 @@ std::string checkHostMemory(const workload::Workload& work, const config::ArchCo
 
 // A VCD being written lives under a temporary name until the run succeeds.
 std::string partialVcdBase(const std::string& vcdFile) { return vcdFile + ".partial"; }
+void removePartialVcd(const std::string& vcdBase) {
+  std::error_code ignored;  // nothing to remove is fine; a failure here must not hide the run's
+  if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd", ignored);
+}
 // trace.vcd -> trace_system.vcd: the system model's waveform beside the wafer's.
 std::string systemVcdFile(const std::string& vcdFile) {
   const std::filesystem::path p(vcdFile);
@@ -187,15 +106,21 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const std::string vcdBase = args.vcdFile.empty() ? "" : partialVcdBase(args.vcdFile);
   // Find out now, not after a long run, that an output cannot be written.
   // The waveform is written under its temporary name, then renamed.
-  const std::pair<const char*, std::string> outputs[] = {
-      {"--out", args.outFile}, {"--vcd", args.vcdFile}, {"--vcd", vcdBase.empty() ? "" : vcdBase + ".vcd"},
-      {"--map", args.mapFile}, {"--timeline", args.timelineFile}};
-  for (const auto& [option, file] : outputs) {
-    if (file.empty()) continue;
+  struct Output {
+    const char* option;
+    std::string file, written;  // as given; the name written first
+  };
+  const Output outputs[] = {{"--out", args.outFile, args.outFile},
+                            {"--vcd", args.vcdFile, args.vcdFile},
+                            {"--vcd", args.vcdFile, vcdBase.empty() ? "" : vcdBase + ".vcd"},
+                            {"--map", args.mapFile, args.mapFile},
+                            {"--timeline", args.timelineFile, args.timelineFile}};
+  for (const Output& o : outputs) {
+    if (o.file.empty()) continue;
     try {
-      results::checkWritable(file);
+      results::checkWritable(o.written);
     } catch (const std::exception& e) {
-      err << "wsesim: cannot write " << option << " " << file << ": " << e.what() << "\n";
+      err << "wsesim: cannot write " << o.option << " " << o.file << ": " << e.what() << "\n";
       return kOutputError;
     }
   }
@@ -206,11 +131,11 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     work->run(workload::RunOptions{vcdBase, !args.mapFile.empty(), !args.timelineFile.empty(),
                                    terminal ? &progress : nullptr});
   } catch (const std::bad_alloc&) {
-    if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd");
+    removePartialVcd(vcdBase);
     err << "wsesim: simulation failed: out of host memory (" << memoryVerdict << ")\n";
     return kSimulationError;
   } catch (const std::exception& e) {
-    if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd");
+    removePartialVcd(vcdBase);
     err << "wsesim: simulation failed: " << e.what() << "\n";
     return kSimulationError;
   }
