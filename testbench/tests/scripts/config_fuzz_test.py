@@ -44,6 +44,24 @@ EXTREME_NUMBERS = [0, -1, 1, 2, 255, 256, 65535, 65536, 2**31 - 1, 2**31, 2**32,
 NON_NUMBERS = [".nan", ".inf", "-.inf", "nan", "inf", "NaN", "1e999", "0x10", "1_000", "12abc", "", "~", "true"]
 WRONG_TYPES = [[1, 2], {"a": 1}, True, None, "text", "yes", {"nested": {"deeper": [1]}}]
 DIRECTORIES = ["/tmp", "/", "."]
+# Values at the edges of their documented ranges (legal): runs that must
+# either succeed, stop at run.max_cycles, or be refused naming the key.
+LEGAL_EDGES = {
+    "arch.fabric.queue_depth": [1, 255], "arch.fabric.colors": [1, 32], "arch.fabric.hop_latency_cycles": [1, 1024],
+    "arch.mesh.width": [1, 2, 3], "arch.mesh.height": [1, 2, 3], "run.watchdog_cycles": [2**40],
+    "run.mode": ["timing", "functional"], "run.timeline.link_window_cycles": [1, 2**32],
+    "workload.injection_rate": [0, 1, 1e-9, 0.999], "workload.packet_wavelets": [1, 7, 65535],
+    "workload.warmup_cycles": [0, 2**40], "workload.measure_cycles": [1, 2**40], "workload.drain_cycles": [0, 2**40],
+    "workload.seed": [0, 2**62], "workload.pattern": ["transpose", "hotspot", "bit_complement", "nearest_neighbour",
+                                                      "column_broadcast"],
+    "workload.pes": [2, 8], "workload.length": [1, 4096], "workload.dtype": ["fp16", "mixed", "fp32"],
+    "workload.rows": [1, 8], "workload.repeat": [1, 16],
+    "workload.m": [1, 8, 512], "workload.k": [1, 8, 512], "workload.n": [1, 8, 512],
+    "workload.pass": ["forward", "backward_data", "weight_grad"], "workload.weights": ["edge", "memoryx"],
+    "workload.algorithm": ["summa", "cannon", "meshgemm", "weight_stream"], "workload.values": ["uniform"],
+    "workload.batch": [1, 64], "workload.seq": [1, 2048], "workload.steps": [1, 3], "workload.optimizer": ["sgd"],
+    "workload.wafers": ["every"], "workload.layers": ["every"],
+}
 
 
 def shrink(name, doc):
@@ -97,7 +115,7 @@ def mutate(rng, case):
     known = [k for k, _ in leaves(doc)] + KNOWN_KEYS
     kind = rng.choice(["unknown_key", "wrong_type", "extreme", "non_number", "negative", "empty_or_binary",
                        "duplicate", "second_document", "huge_mesh", "long_string", "directory", "output",
-                       "set_override", "tiny_rate"])
+                       "set_override", "tiny_rate", "legal_edge", "legal_edge", "legal_edge"])
     case.kinds.append(kind)
     key = rng.choice(known)
     if kind == "unknown_key":
@@ -162,6 +180,14 @@ def mutate(rng, case):
         value = rng.choice([str(v) for v in EXTREME_NUMBERS] + NON_NUMBERS + ["[1, 2]", "{a: 1}", "a=b"])
         case.sets[key] = value
         case.mentions += [key, value[:40] if value else "--set"]
+    elif kind == "legal_edge":
+        section = doc.get("workload", {}).get("type", "")
+        candidates = [k for k in LEGAL_EDGES if not k.startswith("workload.") or k in dict(leaves(doc))
+                      or section == "noc" or rng.random() < 0.1]
+        edge_key = rng.choice(sorted(candidates))
+        value = rng.choice(LEGAL_EDGES[edge_key])
+        set_dotted(doc, edge_key, value)
+        case.mentions += [edge_key, str(value), "run.max_cycles"]
     elif kind == "tiny_rate":
         value = rng.choice([1e-30, 1e-300, 1e-20, 1e-12, 5e-324])
         set_dotted(doc, "workload.injection_rate", value)
