@@ -27,9 +27,13 @@ CASE_SECONDS = 30  # wall and CPU per case; the slowest clean case takes about 1
 CASE_ADDRESS_SPACE = 3 << 30  # bytes; run.max_host_bytes below keeps a run under it
 # Every case runs with these unless it mutates them itself: a legal
 # configuration may ask for 2^40 cycles or a full wafer.
-# 20000 cycles hold every example's window; 256 MiB plan at most ~28,000
-# routers, which step 20000 cycles within a few seconds.
-BOUNDS = {"run.max_cycles": "20000", "run.max_host_bytes": str(256 << 20)}
+# 20000 cycles hold every example's window; 64 MiB plan at most ~7,000
+# routers (a 65535 x 1 row is refused), which step 20000 busy cycles within
+# a few seconds. An error may name these bounds whatever the mutation was.
+BOUNDS = {"run.max_cycles": "20000", "run.max_host_bytes": str(64 << 20)}
+# Keys whose larger values take more SRAM: an overflow names arch.pe.sram_bytes.
+SRAM_KEYS = {"workload.length", "workload.m", "workload.k", "workload.n", "workload.batch", "workload.seq",
+             "workload.rows", "workload.pes"}
 
 # Keys worth mutating beyond those the example files give.
 KNOWN_KEYS = [
@@ -105,7 +109,7 @@ class Case:
         self.args = []
         self.sets = dict(BOUNDS)
         self.outputs = ["result.json"]
-        self.mentions = []
+        self.mentions = list(BOUNDS)
         self.kinds = []
         self.config_path = "run.yaml"
 
@@ -187,7 +191,7 @@ def mutate(rng, case):
         edge_key = rng.choice(sorted(candidates))
         value = rng.choice(LEGAL_EDGES[edge_key])
         set_dotted(doc, edge_key, value)
-        case.mentions += [edge_key, str(value), "run.max_cycles"]
+        case.mentions += [edge_key, str(value)] + (["arch.pe.sram_bytes"] if edge_key in SRAM_KEYS else [])
     elif kind == "tiny_rate":
         value = rng.choice([1e-30, 1e-300, 1e-20, 1e-12, 5e-324])
         set_dotted(doc, "workload.injection_rate", value)
