@@ -1,6 +1,6 @@
 #include "models/TransformerModel.h"
 
-#include <yaml-cpp/yaml.h>
+#include "yaml/StrictYaml.h"
 
 #include <algorithm>
 #include <cmath>
@@ -98,9 +98,9 @@ std::uint64_t TransformerModel::parameters() const {
 TransformerModel TransformerModel::fromFile(const std::filesystem::path& file) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::Exception& e) {
-    throw ModelError(file.string() + ": cannot read the model file: " + e.what());
+    root = yaml::loadOneDocument(yaml::readTextFile(file, "model file"), file.string());
+  } catch (const yaml::YamlError& e) {
+    throw ModelError(e.what());
   }
   ModelFileReader r(root, file.string());
   TransformerModel m;
@@ -149,12 +149,16 @@ std::vector<std::string> modelNames(const std::filesystem::path& dir) {
 }
 
 TransformerModel loadModel(const std::string& nameOrPath, const std::filesystem::path& dir) {
-  const std::filesystem::path zooFile = dir / (nameOrPath + ".yaml");
-  if (std::filesystem::exists(zooFile)) return TransformerModel::fromFile(zooFile);
-  if (nameOrPath.find('/') != std::string::npos || std::filesystem::exists(nameOrPath))
+  // A zoo name is looked up in the listing, not turned into a path (a name
+  // too long for a file name would make the file system throw).
+  const std::vector<std::string> zoo = modelNames(dir);
+  if (std::find(zoo.begin(), zoo.end(), nameOrPath) != zoo.end())
+    return TransformerModel::fromFile(dir / (nameOrPath + ".yaml"));
+  std::error_code ignored;
+  if (nameOrPath.find('/') != std::string::npos || std::filesystem::exists(nameOrPath, ignored))
     return TransformerModel::fromFile(nameOrPath);
   std::string known;
-  for (const std::string& n : modelNames(dir)) known += (known.empty() ? "" : ", ") + n;
+  for (const std::string& n : zoo) known += (known.empty() ? "" : ", ") + n;
   throw ModelError("no model '" + nameOrPath + "' in " + dir.string() + " (" + known + "); give a zoo name or a file");
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "hw/config/ConfigError.h"
+#include "yaml/StrictYaml.h"
 
 namespace wsesim::config {
 namespace {
@@ -45,20 +46,18 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
 
 YAML::Node parseYaml(const std::string& text, const std::string& origin) {
   try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(origin + ": not valid YAML: " + e.what());
+    return yaml::loadOneDocument(text, origin);
+  } catch (const yaml::YamlError& e) {
+    throw ConfigError(e.what());
   }
 }
 
 std::string readFile(const std::filesystem::path& file, const std::string& what) {
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) throw ConfigError("cannot open " + what + " '" + file.string() + "'");
-  std::string text;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-  std::fclose(f);
-  return text;
+  try {
+    return yaml::readTextFile(file, what);
+  } catch (const yaml::YamlError& e) {
+    throw ConfigError(e.what());
+  }
 }
 
 }  // namespace
@@ -82,6 +81,8 @@ ConfigTree ConfigTree::fromFile(const std::filesystem::path& file) {
 }
 
 void ConfigTree::set(const std::string& key, const std::string& text, const std::string& origin) {
+  if (yaml::firstNonUtf8Byte(key) != std::string::npos)
+    throw ConfigError(origin + ": a key is not UTF-8 text");
   const std::string section = key.substr(0, key.find('.'));
   if (!kSections.count(section) || key.find('.') == std::string::npos)
     throw ConfigError(origin + ": key '" + key + "' must start with arch., workload. or run.");
@@ -113,12 +114,15 @@ void ConfigTree::applyPreset(const std::filesystem::path& presetDir) {
       if (chain.size() == 2) throw ConfigError("preset '" + name + "' is based on itself (its 'base' key)");
       throw ConfigError("presets are based on each other in a cycle (" + cycle + "): check their 'base' keys");
     }
-    const std::filesystem::path file = presetDir / (name + ".yaml");
-    if (!std::filesystem::exists(file)) {
-      std::string known;
-      for (const std::string& p : presetNames(presetDir)) known += (known.empty() ? "" : ", ") + p;
-      throw ConfigError(namedBy + ": no such preset in " + presetDir.string() + " (known: " + known + ")");
+    // A preset is a name from the directory's listing, never a path built
+    // from user text (which may be too long for a file name, or climb out).
+    const std::vector<std::string> known = presetNames(presetDir);
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string& p : known) list += (list.empty() ? "" : ", ") + p;
+      throw ConfigError(namedBy + ": no such preset in " + presetDir.string() + " (known: " + list + ")");
     }
+    const std::filesystem::path file = presetDir / (name + ".yaml");
     const std::string origin = "preset " + name;
     const YAML::Node root = parseYaml(readFile(file, "preset"), origin);
     if (!root.IsMap()) throw ConfigError(origin + ": expected a mapping of arch parameters");

@@ -131,9 +131,10 @@ void ParamReader::rejectUnknownKeys(const std::string& prefix) const {
   std::string unknown;
   for (const auto& [key, value] : tree_.values()) {
     if (key.compare(0, prefix.size(), prefix) != 0 || resolved_.count(key)) continue;
-    unknown += "\n  " + key + " (" + value.origin + ")";
+    unknown += (unknown.empty() ? "" : ", ") + key + " (" + value.origin + ")";
   }
-  if (!unknown.empty()) throw ConfigError("unknown configuration key(s):" + unknown);
+  // One line, as every error: scripts read the first line of stderr.
+  if (!unknown.empty()) throw ConfigError("unknown configuration key(s): " + unknown);
 }
 
 }  // namespace wsesim::config

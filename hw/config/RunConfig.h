@@ -3,6 +3,7 @@
 // interest that waveforms and timelines show, the timeline's link window.
 
 #include <cstdint>
+#include <optional>
 
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
@@ -23,6 +24,14 @@ struct RunConfig {
   std::uint64_t watchdogCycles = 0;
   Region vcdRegion;                 // also the timeline's PEs
   std::uint64_t timelineLinkWindow = 0;  // cycles per link-load sample in a timeline
+  // The most host memory a run may plan to take; unset: the host's available
+  // memory at the start of the run (not recorded, so results stay
+  // independent of the machine's momentary state).
+  std::optional<std::uint64_t> maxHostBytes;
+  // A wafer that has not finished by this cycle fails the run (a bound for
+  // scripted explorations and fuzzing, where a legal configuration may ask
+  // for 2^40 cycles); unset: no bound.
+  std::optional<std::uint64_t> maxCycles;
 
   static RunConfig read(ParamReader& params, const ArchConfig& arch);
 };

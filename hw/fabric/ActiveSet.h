@@ -50,6 +50,10 @@ class ActiveSet {
   }
 
   std::size_t hostBytes() const { return (words_.capacity() + summary_.capacity()) * sizeof(std::uint64_t); }
+  static std::size_t plannedHostBytes(std::uint32_t capacity) {
+    const std::size_t words = (std::size_t(capacity) + 63) / 64;
+    return (words + (words + 63) / 64) * sizeof(std::uint64_t);
+  }
 
  private:
   std::vector<std::uint64_t> words_;

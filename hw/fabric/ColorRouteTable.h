@@ -20,6 +20,9 @@ struct ColorRoute {
 class ColorRouteTable {
  public:
   ColorRouteTable(MeshGeometry mesh, unsigned colors);
+  static std::size_t plannedHostBytes(MeshGeometry mesh, unsigned colors) {
+    return std::size_t(mesh.routers()) * colors * sizeof(ColorRoute);
+  }
 
   // Throws FabricError if the color is out of range. Inputs on an edge take
   // wavelets from outside (FabricKernel::injectAtEdge), outputs on an edge

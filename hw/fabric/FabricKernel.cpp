@@ -387,6 +387,14 @@ std::size_t FabricKernel::hostBytes() const {
          moves_.bytes();
 }
 
+std::size_t FabricKernel::plannedHostBytes(const FabricParams& params) {
+  const std::size_t routers = params.mesh.routers(), homes = routers * kPortCount;
+  return routers * sizeof(RouterState) + homes * sizeof(std::uint32_t) +
+         WaveletQueues::plannedHostBytes(homes * params.colors, homes, params.queueDepth) +
+         2 * ActiveSet::plannedHostBytes(params.mesh.routers()) +
+         (routers * (kPortCount - 1) + kTargetRouter) * sizeof(Move);
+}
+
 std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
   const MeshGeometry& mesh = params_.mesh;
   std::ostringstream out;

@@ -133,6 +133,9 @@ class FabricKernel {
   // Wavelets waiting in router r's queues of input `in`, all colors.
   unsigned occupancy(RouterId r, Port in) const;
   std::size_t hostBytes() const;
+  // What hostBytes() can reach at most for `params`, before building: every
+  // array at its full size (the queues' overflow pool as if every queue overflowed).
+  static std::size_t plannedHostBytes(const FabricParams& params);
 
   // The non-empty queues, why each head cannot move, at most `maxLines`.
   std::string blockedQueuesReport(std::size_t maxLines) const;

@@ -29,4 +29,10 @@ std::size_t WaveletQueues::hostBytes() const {
          freeOverflow_.capacity() * sizeof(std::uint32_t);
 }
 
+std::size_t WaveletQueues::plannedHostBytes(std::size_t queues, std::size_t homes, unsigned depth) {
+  return queues * sizeof(Header) + homes * sizeof(Header) + homes * sizeof(HomeUser) +
+         queues * depth * sizeof(QueuedWavelet) +
+         2 * queues * sizeof(std::uint32_t);  // the free list: one entry per queue at most, doubled by growth
+}
+
 }  // namespace wsesim::fabric

@@ -175,6 +175,9 @@ class WaveletQueues {
   std::size_t overflowed() const { return overflowEnd_ - homes_ - freeOverflow_.size(); }
 
   std::size_t hostBytes() const;
+  // Before construction: every array at its full size, every slot touched
+  // (the most hostBytes() can reach, when every queue has overflowed).
+  static std::size_t plannedHostBytes(std::size_t queues, std::size_t homes, unsigned depth);
 
  private:
   // Per home: 1 + the color whose queue is in it, None while it is free;

@@ -212,10 +212,21 @@ PeActivity PeArray::activity(fabric::RouterId pe) const {
   return PeActivity{s.busy, s.task, threads, sram_[pe].used()};
 }
 
+std::size_t PeArray::plannedHostBytes(const config::ArchConfig& arch, DataMode mode) {
+  const std::size_t pes = arch.mesh.routers();
+  const std::size_t perPe = sizeof(PeState) + sizeof(PeCounters) + sizeof(SramAllocator) +
+                            sizeof(std::vector<std::uint32_t>) + sizeof(std::vector<ResidentBuffer>) +
+                            (arch.pe.threads + 1) * sizeof(OpSlot) + arch.pe.indexRegisters * sizeof(std::uint32_t) +
+                            arch.fabric.colors * (sizeof(InboxHeader) + arch.fabric.queueDepth * sizeof(InboxEntry)) +
+                            (mode == DataMode::Functional ? arch.pe.sramBytes : 0);
+  return pes * perPe;
+}
+
 std::size_t PeArray::hostBytes() const {
   std::size_t bytes = pes_.capacity() * sizeof(PeState) + counters_.capacity() * sizeof(PeCounters) +
                       sram_.capacity() * sizeof(SramAllocator) + bufferBase_.capacity() * sizeof(bufferBase_[0]) +
-                      slots_.bytes() + indexRegisters_.bytes() + inboxHeaders_.bytes() + inboxEntries_.bytes();
+                      kept_.capacity() * sizeof(kept_[0]) + slots_.bytes() + indexRegisters_.bytes() +
+                      inboxHeaders_.bytes() + inboxEntries_.bytes();
   for (const auto& bases : bufferBase_) bytes += bases.capacity() * sizeof(std::uint32_t);
   return bytes;
 }

@@ -108,6 +108,10 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   }
   DataMode mode() const { return mode_; }
   std::size_t hostBytes() const;
+  // Before building: the per-PE arrays of `arch` at their full size, and in
+  // functional mode every PE's SRAM bytes (as if every page were touched).
+  // Programs and buffers come on top, and are small beside them.
+  static std::size_t plannedHostBytes(const config::ArchConfig& arch, DataMode mode);
 
  private:
   struct LoadedProgram {

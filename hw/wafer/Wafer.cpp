@@ -1,6 +1,8 @@
 #include "hw/wafer/Wafer.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "hw/trace/FabricVcdTracer.h"
 
@@ -32,6 +34,10 @@ Wafer::Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const
 }
 
 Wafer::~Wafer() = default;
+
+std::size_t Wafer::plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run) {
+  return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(fabricParams(arch, run));
+}
 
 void Wafer::traceTo(sc_core::sc_trace_file* file) {
   tracer_ = std::make_unique<trace::FabricVcdTracer>(file, std::string(name()), arch_, runConfig_.vcdRegion);
@@ -79,6 +85,9 @@ void Wafer::run() {
         advanceTo(now_);
         tracer_->beginCycle();
       }
+      if (runConfig_.maxCycles && now_ >= *runConfig_.maxCycles)
+        throw std::runtime_error("the wafer had not finished by cycle " + std::to_string(now_) +
+                                 ", run.max_cycles = " + std::to_string(*runConfig_.maxCycles));
       driver_->beginCycle(now_, fabric_);
       fabric_.step(now_);
       if (sampling) sample(now_);

@@ -32,6 +32,9 @@ class Wafer : public sc_core::sc_module {
   Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const config::RunConfig& run,
         const fabric::ColorRouteTable* routes);
   ~Wafer() override;
+  // The most host memory a wafer of `arch` takes, before building it (the
+  // fabric kernel's arrays; FabricKernel::plannedHostBytes).
+  static std::size_t plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run);
 
   void setDriver(CycleDriver* driver) { driver_ = driver; }
   // Traces the routers of run.vcd.region into `file`, one sample per cycle.

@@ -1,5 +1,7 @@
 #include "testbench/cli/Cli.h"
 
+#include <exception>
+#include <new>
 #include <ostream>
 #include <string>
 
@@ -27,6 +29,21 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  // Nothing escapes to SystemC, which would print E549 on stdout and exit 1:
+  // every failure is a line on stderr and a documented status.
+  try {
+    return dispatch(argc, argv, out, err);
+  } catch (const std::bad_alloc&) {
+    err << "wsesim: out of host memory (std::bad_alloc); run.max_host_bytes bounds what a run may plan to take\n";
+  } catch (const std::exception& e) {
+    err << "wsesim: internal error: " << e.what() << "\n";
+  } catch (...) {
+    err << "wsesim: internal error: an exception of unknown type\n";
+  }
+  return kSimulationError;
+}
+
+int dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const std::string command = argc > 1 ? argv[1] : "";
   if (command == "--help" || command == "-h" || command == "help") {
     out << kUsage;

@@ -14,7 +14,10 @@ enum ExitStatus : int {
   kOutputError = 4,
 };
 
+// Never throws: every failure becomes a message on `err` and an ExitStatus.
 int main(int argc, char** argv, std::ostream& out, std::ostream& err);
+// The commands themselves, which may throw.
+int dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 int presetsCommand(std::ostream& out, std::ostream& err);

@@ -1,4 +1,3 @@
-#include <boost/program_options.hpp>
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <ostream>
 #include <systemc>
 
@@ -16,26 +16,52 @@
 #include "hw/fabric/FabricError.h"
 #include "testbench/cli/Cli.h"
 #include "testbench/cli/ProgressLine.h"
+#include "testbench/cli/RunArguments.h"
 #include "testbench/results/AtomicFile.h"
+#include "testbench/results/HostStats.h"
 #include "testbench/results/ResultDocument.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::cli {
-namespace po = boost::program_options;
-
 namespace {
 
-struct RunArguments {
-  std::string configFile;
-  std::vector<std::string> overrides;
-  std::string outFile;
-  std::string vcdFile;
-  std::string mapFile;
-  std::string timelineFile;
-};
+std::string formatBytes(std::uint64_t bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f GiB (%llu bytes)", double(bytes) / double(1ull << 30),
+                (unsigned long long)bytes);
+  return text;
+}
+
+// Refuses, before anything is built, a run that plans to take more host
+// memory than it may (a bad_alloc or the OOM killer hours later otherwise);
+// returns the estimate and the limit, for a failure that happens anyway.
+std::string checkHostMemory(const workload::Workload& work, const config::ArchConfig& arch,
+                            const config::RunConfig& run) {
+  const std::uint64_t planned = work.plannedHostBytes();
+  const std::uint64_t limit = run.maxHostBytes ? *run.maxHostBytes : results::availableHostBytes();
+  const std::string limitText =
+      formatBytes(limit) + (run.maxHostBytes ? " (run.max_host_bytes)"
+                                             : " (the host's available memory, MemAvailable in /proc/meminfo)");
+  if (limit != 0 && planned > limit)
+    throw config::ConfigError("the run needs an estimated " + formatBytes(planned) + " of host memory for its " +
+                              std::to_string(arch.mesh.width) + " x " + std::to_string(arch.mesh.height) +
+                              " mesh (arch.mesh" +
+                              (run.mode == config::DataMode::Functional
+                                   ? ", and arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) +
+                                         " per PE in functional mode"
+                                   : std::string()) +
+                              "), more than the limit " + limitText +
+                              ": make arch.mesh smaller, use run.mode: timing (no SRAM bytes), or set "
+                              "run.max_host_bytes if the estimate is too high for this run");
+  return "estimated " + formatBytes(planned) + " before the run, limit " + limitText;
+}
 
 // A VCD being written lives under a temporary name until the run succeeds.
 std::string partialVcdBase(const std::string& vcdFile) { return vcdFile + ".partial"; }
+void removePartialVcd(const std::string& vcdBase) {
+  std::error_code ignored;  // nothing to remove is fine; a failure here must not hide the run's
+  if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd", ignored);
+}
 // trace.vcd -> trace_system.vcd: the system model's waveform beside the wafer's.
 std::string systemVcdFile(const std::string& vcdFile) {
   const std::filesystem::path p(vcdFile);
@@ -46,24 +72,10 @@ std::string systemVcdFile(const std::string& vcdFile) {
 
 int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   RunArguments args;
-  po::options_description options("wsesim run options");
-  options.add_options()("set", po::value(&args.overrides)->composing(), "override a key: dotted.key=value")(
-      "out", po::value(&args.outFile), "write the result JSON here (atomically)")(
-      "vcd", po::value(&args.vcdFile), "write a VCD waveform of run.vcd.region here")(
-      "map", po::value(&args.mapFile), "write per-PE and per-link statistics (JSON) here, for scripts/plot.py --map")(
-      "timeline", po::value(&args.timelineFile),
-      "write a timeline of run.vcd.region (Chrome trace JSON, for ui.perfetto.dev) here")(
-      "config", po::value(&args.configFile)->required(), "the run's YAML configuration");
-  po::positional_options_description positional;
-  positional.add("config", 1);
   try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    err << "wsesim run: " << e.what() << "\n"
-        << "usage: wsesim run CONFIG.yaml [--set key=value]... [--out RESULT.json] [--vcd TRACE.vcd] [--map MAP.json]\n"
-           "       [--timeline TIMELINE.json]\n";
+    args = parseRunArguments(argc, argv);
+  } catch (const UsageError& e) {
+    err << "wsesim run: " << e.what() << "\n" << kRunUsage;
     return kUsageError;
   }
 
@@ -72,6 +84,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   config::ConfigTree tree;
   config::ArchConfig arch;
   std::unique_ptr<workload::Workload> work;
+  std::string memoryVerdict;
   try {
     tree = config::ConfigTree::fromFile(args.configFile);
     for (const std::string& assignment : args.overrides) tree.applyOverride(assignment);
@@ -84,18 +97,30 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     const std::string type = params->choice("workload.type", types);
     work = workload::workloadTypes().at(type)(*params, arch, run);
     params->rejectUnknownKeys();
+    memoryVerdict = checkHostMemory(*work, arch, run);
   } catch (const config::ConfigError& e) {
     err << "wsesim: configuration error: " << e.what() << "\n";
     return kConfigError;
   }
 
   const std::string vcdBase = args.vcdFile.empty() ? "" : partialVcdBase(args.vcdFile);
-  // Find out now, not after a long run, that the waveform cannot be written.
-  if (!vcdBase.empty()) {
-    if (std::FILE* probe = std::fopen((vcdBase + ".vcd").c_str(), "w")) {
-      std::fclose(probe);
-    } else {
-      err << "wsesim: cannot write the waveform " << args.vcdFile << ": " << std::strerror(errno) << "\n";
+  // Find out now, not after a long run, that an output cannot be written.
+  // The waveform is written under its temporary name, then renamed.
+  struct Output {
+    const char* option;
+    std::string file, written;  // as given; the name written first
+  };
+  const Output outputs[] = {{"--out", args.outFile, args.outFile},
+                            {"--vcd", args.vcdFile, args.vcdFile},
+                            {"--vcd", args.vcdFile, vcdBase.empty() ? "" : vcdBase + ".vcd"},
+                            {"--map", args.mapFile, args.mapFile},
+                            {"--timeline", args.timelineFile, args.timelineFile}};
+  for (const Output& o : outputs) {
+    if (o.file.empty()) continue;
+    try {
+      results::checkWritable(o.written);
+    } catch (const std::exception& e) {
+      err << "wsesim: cannot write " << o.option << " " << o.file << ": " << e.what() << "\n";
       return kOutputError;
     }
   }
@@ -105,14 +130,19 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     ProgressLine progress(err);
     work->run(workload::RunOptions{vcdBase, !args.mapFile.empty(), !args.timelineFile.empty(),
                                    terminal ? &progress : nullptr});
+  } catch (const std::bad_alloc&) {
+    removePartialVcd(vcdBase);
+    err << "wsesim: simulation failed: out of host memory (" << memoryVerdict << ")\n";
+    return kSimulationError;
   } catch (const std::exception& e) {
-    if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd");
+    removePartialVcd(vcdBase);
     err << "wsesim: simulation failed: " << e.what() << "\n";
     return kSimulationError;
   }
 
   results::RunMeasurements measured;
   measured.cycles = work->cycles();
+  measured.plannedHostBytes = work->plannedHostBytes();
   measured.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   const nlohmann::json doc = results::resultDocument(*params, arch, measured, work->results());
   out << work->summary();

@@ -92,6 +92,7 @@ class GemmWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
+  std::uint64_t plannedHostBytes() const override;
   nlohmann::json results() const override { return results_; }
   std::string summary() const override;
 
@@ -110,6 +111,17 @@ class GemmWorkload : public workload::Workload {
   std::uint64_t cycles_ = 0;
   nlohmann::json results_;
 };
+
+// The mesh as simulated; in functional mode the operands, the result and
+// the reference, each of them once more while being built or compared.
+std::uint64_t GemmWorkload::plannedHostBytes() const {
+  const config::ArchConfig simulatedArch = withMeshColumns(arch_, gemm_->meshColumns(arch_));
+  const firmware::GemmShape& s = full_.shape();
+  const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
+  return wafer::Wafer::plannedHostBytes(simulatedArch, run_) + pe::PeArray::plannedHostBytes(simulatedArch, run_.mode) +
+         fabric::ColorRouteTable::plannedHostBytes(simulatedArch.mesh, arch_.fabric.colors) +
+         (run_.mode == config::DataMode::Functional ? 2 * elements * sizeof(float) : 0);
+}
 
 void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();

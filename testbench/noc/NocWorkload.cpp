@@ -29,6 +29,7 @@ class NocWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
+  std::uint64_t plannedHostBytes() const override;
   nlohmann::json results() const override { return results_; }
   std::string summary() const override;
 
@@ -42,6 +43,17 @@ class NocWorkload : public workload::Workload {
   std::uint64_t cycles_ = 0;
   nlohmann::json results_;
 };
+
+// At most one source per PE, each also in the ready list or the calendar;
+// two snapshots of every link counter frame the window.
+std::uint64_t NocWorkload::plannedHostBytes() const {
+  const std::uint64_t pes = arch_.mesh.routers();
+  const std::uint64_t perSource = sizeof(fabric::RouterId) + sizeof(std::uint8_t) + sizeof(TrafficSource) +
+                                  sizeof(std::uint32_t) + sizeof(std::uint64_t) + sizeof(std::uint32_t);
+  return wafer::Wafer::plannedHostBytes(arch_, run_) + pes * perSource +
+         2 * pes * fabric::kPortCount * sizeof(std::uint64_t) +
+         (isBroadcast(config_.pattern) ? fabric::ColorRouteTable::plannedHostBytes(arch_.mesh, arch_.fabric.colors) : 0);
+}
 
 void NocWorkload::run(const workload::RunOptions& options) {
   const fabric::MeshGeometry mesh = arch_.mesh;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "hw/fabric/MeshGeometry.h"
+#include "hw/wafer/CycleDriver.h"
 #include "testbench/noc/NocConfig.h"
 
 namespace wsesim::noc {
@@ -28,7 +29,9 @@ inline std::uint32_t uniformBelow(std::uint64_t& state, std::uint32_t n) {
 struct TrafficSource {
   fabric::RouterId router = 0;
   std::uint64_t rng = 0;
-  std::uint64_t createdAt = 0;  // creation cycle of the packet being injected
+  // Creation cycle of the packet being injected; wafer::kNever for a source
+  // whose next packet lies past any cycle a run can reach (tiny rates).
+  std::uint64_t createdAt = 0;
   std::uint16_t destX = 0, destY = 0;
   std::uint8_t color = 0;
   std::uint16_t sent = 0;  // wavelets of the current packet already injected
@@ -40,6 +43,7 @@ class TrafficPattern {
   TrafficPattern(const NocConfig& config, fabric::MeshGeometry mesh);
 
   // Advances `s` to its next packet: creation time, destination, color.
+  // Called only for a source whose current packet exists (createdAt <= now).
   void nextPacket(TrafficSource& s) const;
   // First packet of a fresh source (creation >= cycle 0).
   void firstPacket(TrafficSource& s) const;

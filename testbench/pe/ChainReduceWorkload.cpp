@@ -23,6 +23,10 @@ class ChainReduceWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
+  std::uint64_t plannedHostBytes() const override {
+    return wafer::Wafer::plannedHostBytes(arch_, run_) + pe::PeArray::plannedHostBytes(arch_, run_.mode) +
+           fabric::ColorRouteTable::plannedHostBytes(arch_.mesh, arch_.fabric.colors);
+  }
   nlohmann::json results() const override { return results_; }
   std::string summary() const override;
 

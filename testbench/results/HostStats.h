@@ -7,4 +7,8 @@ namespace wsesim::results {
 
 std::uint64_t peakRssBytes();
 
+// Memory the host can give a new process without swapping: MemAvailable in
+// /proc/meminfo. 0 when it cannot be read.
+std::uint64_t availableHostBytes();
+
 }  // namespace wsesim::results

@@ -27,7 +27,9 @@ nlohmann::json resultDocument(const config::ParamReader& params, const config::A
   doc["config"] = resolvedConfigJson(params);
   doc["cycles"] = measured.cycles;
   doc["simulated_seconds"] = double(measured.cycles) * arch.secondsPerCycle();
-  doc["host"] = {{"wall_seconds", measured.wallSeconds}, {"peak_rss_bytes", peakRssBytes()}};
+  doc["host"] = {{"wall_seconds", measured.wallSeconds},
+                 {"peak_rss_bytes", peakRssBytes()},
+                 {"planned_bytes", measured.plannedHostBytes}};
   doc["workload"] = std::move(workload);
   return doc;
 }

@@ -17,6 +17,7 @@ nlohmann::json resolvedConfigJson(const config::ParamReader& params);
 struct RunMeasurements {
   std::uint64_t cycles = 0;
   double wallSeconds = 0;
+  std::uint64_t plannedHostBytes = 0;  // Workload::plannedHostBytes, checked before the run
 };
 
 nlohmann::json resultDocument(const config::ParamReader& params, const config::ArchConfig& arch,

@@ -68,6 +68,13 @@ class TrainWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return totalCycles_; }
+  // The widest mesh any of its GEMMs simulates (always in timing mode: no operands).
+  std::uint64_t plannedHostBytes() const override {
+    const config::ArchConfig simulatedArch = gemm::withMeshColumns(arch_, meshColumns_);
+    return wafer::Wafer::plannedHostBytes(simulatedArch, run_) +
+           pe::PeArray::plannedHostBytes(simulatedArch, run_.mode) +
+           fabric::ColorRouteTable::plannedHostBytes(simulatedArch.mesh, arch_.fabric.colors);
+  }
   nlohmann::json results() const override { return results_; }
   std::string summary() const override;
 

@@ -36,6 +36,11 @@ class Workload {
   // Throws on a failed simulation (deadlock, misrouted wavelet).
   virtual void run(const RunOptions& options) = 0;
   virtual std::uint64_t cycles() const = 0;
+  // The host memory run() takes at most, from the configuration alone,
+  // checked against run.max_host_bytes before building anything: the
+  // wafer's and the PEs' arrays at full size (Wafer and PeArray
+  // ::plannedHostBytes) plus the workload's own large state.
+  virtual std::uint64_t plannedHostBytes() const = 0;
   virtual nlohmann::json results() const = 0;
   // A few human-readable lines for the terminal.
   virtual std::string summary() const = 0;

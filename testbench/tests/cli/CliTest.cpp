@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -292,6 +293,31 @@ std::vector<BadConfig> badConfigs() {
       {"PatternNeedsXyRouting", good, "run.yaml --set arch.fabric.routing=color", {"arch.fabric.routing", "xy"}},
       {"MalformedSet", good, "run.yaml --set arch.mesh.width", {"--set", "arch.mesh.width", "dotted.key=value"}},
       {"MissingConfigFile", "", "absent.yaml", {"absent.yaml"}},
+      // Issue 23, item 3: yaml-cpp lets the last of two equal keys win, and ignores a second document.
+      {"RepeatedKeyInArch", smallRunWith("  mesh:\n    width: 8\n    width: 16\n"), "run.yaml",
+       {"run.yaml", "'arch.mesh.width' is given twice", "lines 6 and 7"}},
+      {"RepeatedSection", good + "arch:\n  preset: wse2\n", "run.yaml", {"'arch' is given twice", "lines 1 and 11"}},
+      {"SecondDocument", good + "---\nrun: {mode: timing}\n", "run.yaml", {"run.yaml", "a second YAML document"}},
+      {"RepeatedKeyInPreset", good, "run.yaml --set arch.preset=dup",
+       {"preset dup", "'fabric.queue_depth' is given twice", "lines 3 and 4"},
+       "dup.yaml=base: tiny\nfabric:\n  queue_depth: 2\n  queue_depth: 4\n"},
+      // Item 2: these escaped as uncaught exceptions (SystemC's E549, exit 1).
+      {"NotUtf8InFile", smallRunWith("", "  seed: \xff\n"), "run.yaml", {"run.yaml", "line 9 is not UTF-8"}},
+      {"PresetNameNotUtf8", good, "run.yaml --set 'arch.preset=\xff'", {"--set arch.preset", "not UTF-8"}},
+      {"PresetNameTooLong", good, "run.yaml --set arch.preset=" + std::string(300, 'p'),
+       {"arch.preset = ppp", "no such preset", "known: small, tiny, wse2, wse3"}},
+      {"ModelNameTooLong", "arch: {preset: tiny}\nrun: {mode: timing}\nworkload: {type: train, batch: 2}\n",
+       "run.yaml --set workload.model=" + std::string(300, 'm'), {"workload.model", "no model 'mmm"}},
+      {"ModelIsADirectory", "arch: {preset: tiny}\nrun: {mode: timing}\nworkload: {type: train, batch: 2}\n",
+       "run.yaml --set workload.model=/tmp", {"workload.model", "'/tmp': it is a directory"}},
+      // Item 4: refused before anything is built, with the estimate and the limit.
+      {"PlannedMemoryOverTheLimit", good,
+       "run.yaml --set arch.mesh.width=64 --set arch.mesh.height=64 --set run.max_host_bytes=1048576",
+       {"needs an estimated", "of host memory for its 64 x 64 mesh", "limit 0.00 GiB (1048576 bytes) (run.max_host_bytes)"}},
+      {"FullWaferSramOverTheHostsMemory", "arch: {preset: tiny}\nworkload: {type: chain_reduce, pes: 4, length: 32}\n",
+       "run.yaml --set arch.mesh.width=65535 --set arch.mesh.height=65535",
+       {"for its 65535 x 65535 mesh", "arch.pe.sram_bytes = 49152 per PE in functional mode",
+        "the host's available memory, MemAvailable in /proc/meminfo"}},
   };
 }
 
@@ -412,6 +438,106 @@ TEST_F(Cli, WatchdogShorterThanACrossingIsAConfigError) {
       "--out result.json --vcd trace.vcd");
   EXPECT_EQ(o.status, 2) << o.out << o.err;  // Cli.h: kConfigError
   expectMentions(o.err, {"run.watchdog_cycles", "1404", "[1405,", "1404 cycles"});
+  EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"});
+}
+
+TEST_F(Cli, UsageErrorsSayWhatIsMissingInTheClisOwnWords) {
+  // Issue 23, item 6: Boost's words were "the option '--config' is required"
+  // (there is no such option) and "too many positional options".
+  const std::pair<std::string, std::vector<std::string>> cases[] = {
+      {"run", {"no configuration file given", "wsesim run testbench/configs/noc_small.yaml"}},
+      {"run --set --out r.json run.yaml", {"--set needs a value: --set dotted.key=value", "not the option '--out'"}},
+      {"run run.yaml --set", {"--set needs a value"}},
+      {"run run.yaml --out --vcd t.vcd", {"--out needs a value: --out RESULT.json", "not the option '--vcd'"}},
+      {"run a.yaml b.yaml", {"one configuration file expected, got 'a.yaml' and 'b.yaml'"}},
+      {"run run.yaml --ou r.json", {"unknown option '--ou'", "--map, --out, --set, --timeline, --vcd"}},
+      {"run run.yaml --out a.json --out b.json", {"--out is given more than once"}},
+  };
+  writeFile(work("run.yaml"), kSmallRun);
+  for (const auto& [args, mentions] : cases) {
+    const Outcome o = wsesim(args);
+    EXPECT_EQ(o.status, 1) << args << "\n" << o.err;  // Cli.h: kUsageError
+    expectMentions(o.err, mentions);
+    expectMentions(o.err, {"wsesim run: ", "usage: wsesim run CONFIG.yaml"});
+    EXPECT_EQ(o.err.find("positional"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("'--config'"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "") << args;
+    EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"}) << args;
+  }
+}
+
+TEST_F(Cli, OutputsAreCheckedBeforeTheSimulation) {
+  // Issue 23, item 5. This run would fail in its simulation (exit 3, SRAM
+  // overflow): exit 4 shows the outputs were checked first.
+  writeFile(work("run.yaml"), "arch: {preset: tiny}\nworkload: {type: chain_reduce, pes: 4, length: 32}\n");
+  fs::create_directory(work("adir"));
+  const std::pair<std::string, std::vector<std::string>> cases[] = {
+      {"--out no/such/dir/result.json", {"--out no/such/dir/result.json", "the directory 'no/such/dir' does not exist"}},
+      {"--map adir", {"--map adir", "'adir' is a directory"}},
+      {"--timeline run.yaml/t.json", {"--timeline run.yaml/t.json", "'run.yaml' is not a directory"}},
+      {"--vcd missing/trace.vcd", {"--vcd missing/trace.vcd", "does not exist"}},
+      {"--out " + std::string(300, 'r') + ".json", {"--out rrr", "file name too long"}},
+  };
+  for (const auto& [args, mentions] : cases) {
+    const Outcome o = wsesim("run run.yaml --set arch.pe.sram_bytes=300 " + args);
+    EXPECT_EQ(o.status, 4) << args << "\n" << o.err;  // Cli.h: kOutputError
+    expectMentions(o.err, mentions);
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_EQ(o.out, "") << args;  // no summary: nothing was simulated
+    EXPECT_EQ(filesInWork(), (std::set<std::string>{"run.yaml", "adir"})) << args;
+  }
+}
+
+TEST_F(Cli, RunMaxCyclesBoundsTheSimulation) {
+  // kSmallRun's window ends at cycle 2100: a bound of 500 stops it.
+  writeFile(work("run.yaml"), kSmallRun);
+  const Outcome o = wsesim("run run.yaml --set run.max_cycles=500 --out result.json --vcd trace.vcd");
+  EXPECT_EQ(o.status, 3) << o.err;  // Cli.h: kSimulationError
+  expectMentions(o.err, {"simulation failed", "had not finished by cycle 500", "run.max_cycles = 500"});
+  EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"});
+}
+
+TEST_F(Cli, ThePlannedHostMemoryBoundsTheModelsOwnAtSaturation) {
+  // Item 4: the estimate checked before the run (host.planned_bytes) must
+  // hold what the fabric then takes: at injection rate 1 over 4 colors the
+  // queues overflow into the pool that grows with congestion.
+  writeFile(work("run.yaml"), kSmallRun);
+  Outcome o = wsesim("run run.yaml --set workload.injection_rate=1 --set workload.colors=4 --out noc.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json noc = readJson("noc.json");
+  EXPECT_GT(noc["workload"]["host"].at("fabric_bytes").get<double>(), 0);
+  EXPECT_GE(noc["host"].at("planned_bytes").get<double>(), noc["workload"]["host"].at("fabric_bytes").get<double>());
+  // The PEs' arrays and, in functional mode, all of every PE's SRAM
+  // (64 PEs x 48 KiB = 3 MiB) come on top of the fabric.
+  writeFile(work("chain.yaml"), "arch: {preset: tiny}\nworkload: {type: chain_reduce, pes: 4, length: 32}\n");
+  o = wsesim("run chain.yaml --out chain.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json chain = readJson("chain.json");
+  const json& host = chain["workload"]["host"];
+  EXPECT_GE(chain["host"].at("planned_bytes").get<double>(),
+            host.at("fabric_bytes").get<double>() + host.at("pe_bytes").get<double>() + 64 * 49152.0);
+  o = wsesim("run chain.yaml --set run.mode=timing --out timing.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(chain["host"].at("planned_bytes").get<double>() - readJson("timing.json")["host"].at("planned_bytes").get<double>(),
+            64 * 49152.0);
+}
+
+TEST_F(Cli, RunningOutOfHostMemoryAnywayIsANamedFailureWithTheEstimate) {
+  // Item 4: with the limit raised past what the process may map (ulimit -v
+  // 300 MB), building a 512 x 512 fabric (planned 2.4 GiB) fails: one line
+  // with the estimate and the limit, never a bare std::bad_alloc.
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: it cannot start under ulimit -v";
+#endif
+  writeFile(work("run.yaml"), kSmallRun);
+  const Outcome o = wsesim("run run.yaml --set arch.mesh.width=512 --set arch.mesh.height=512 "
+                           "--set run.max_host_bytes=1e12 --out result.json",
+                           "sh -c 'ulimit -v 300000 && exec \"$0\" \"$@\"'");
+  EXPECT_EQ(o.status, 3) << o.err;  // Cli.h: kSimulationError
+  expectMentions(o.err, {"wsesim: simulation failed: out of host memory (estimated ", " GiB (",
+                         "limit 931.32 GiB (1000000000000 bytes) (run.max_host_bytes)"});
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_EQ(o.err.find("std::bad_alloc"), std::string::npos) << o.err;
   EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"});
 }
 

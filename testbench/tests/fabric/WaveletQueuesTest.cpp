@@ -229,5 +229,27 @@ TEST(WaveletQueues, DeepestConfigurableQueueHolds255) {
   EXPECT_TRUE(queues.empty(q));
 }
 
+// The planned host memory (checked against run.max_host_bytes before a run)
+// holds what the queues take at worst: every queue of every color full, so
+// every queue but the homes' holders in an overflow block, then all drained
+// into the free list. With homes (shallow queues) and without (deep ones).
+TEST(WaveletQueues, PlannedHostBytesHoldEveryQueueFullThenDrained) {
+  for (unsigned depth : {2u, 64u}) {
+    const unsigned routers = 3, colors = 7;
+    const std::size_t queueCount = std::size_t(routers) * kPortCount * colors, homes = routers * kPortCount;
+    WaveletQueues queues(queueCount, homes, depth);
+    const std::size_t planned = WaveletQueues::plannedHostBytes(queueCount, homes, depth);
+    EXPECT_LT(queues.hostBytes(), planned) << "depth " << depth;
+    for (QueueId q = 0; q < queueCount; ++q)
+      for (unsigned i = 0; i < depth; ++i) queues.push(q, tagged(std::uint32_t(q * 100 + i)), 0);
+    EXPECT_LE(queues.hostBytes(), planned) << "depth " << depth << ", every queue full";
+    for (QueueId q = 0; q < queueCount; ++q)
+      for (unsigned i = 0; i < depth; ++i) queues.pop(q);
+    EXPECT_LE(queues.hostBytes(), planned) << "depth " << depth << ", drained";
+    // Not loose either: all that is not the free list's slack is in use.
+    EXPECT_GE(queues.hostBytes() + 2 * queueCount * sizeof(std::uint32_t), planned) << "depth " << depth;
+  }
+}
+
 }  // namespace
 }  // namespace wsesim::fabric

@@ -223,6 +223,26 @@ TEST(NocRowBroadcast, EveryWaveletReachesTheOtherPesOfItsRow) {
   EXPECT_NEAR(num(r, "accepted_rate"), num(r, "offered_rate"), 8 / 4e5);
 }
 
+TEST(NocTinyRates, SourcesThatNeverFireWithinTheRunOfferNothingAndTheRunEndsWithTheWindow) {
+  // At 1e-30 (and 1e-300) wavelets per cycle the first packet of every
+  // source lies ~1e30 cycles away: nothing is injected, the offered and
+  // accepted rates are 0, and the run ends in the cycle the window closes,
+  // cycle warm-up + measurement = 1000 + 5000: 6001 cycles stepped (issue
+  // 23 found a fully loaded fabric here, and a run of over 30 s).
+  for (const char* workload :
+       {"{type: noc, pattern: row_broadcast, injection_rate: 1e-30, warmup_cycles: 1000, measure_cycles: 5000}",
+        "{type: noc, pattern: uniform_random, injection_rate: 1e-300, warmup_cycles: 1000, measure_cycles: 5000}"}) {
+    const bool broadcast = std::string(workload).find("broadcast") != std::string::npos;
+    const json r = simulate(std::string("arch: {preset: tiny, fabric: {routing: ") + (broadcast ? "color" : "xy") +
+                            "}}\nworkload: " + workload + "\n");
+    EXPECT_EQ(count(r, "measured_packets"), 0u) << workload;
+    EXPECT_EQ(count(r, "wavelets_injected"), 0u) << workload;
+    EXPECT_EQ(num(r, "offered_rate"), 0.0) << workload;
+    EXPECT_EQ(num(r, "accepted_rate"), 0.0) << workload;
+    EXPECT_EQ(count(r, "cycles"), 6001u) << workload;
+  }
+}
+
 // Everything a run reports except host timings, which vary run to run.
 json deterministicPart(json r) {
   r.erase("host");

@@ -1,0 +1,118 @@
+#include "yaml/StrictYaml.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+namespace wsesim::yaml {
+namespace {
+
+std::string lineOf(const YAML::Mark& mark) { return std::to_string(mark.line + 1); }
+
+std::string keyText(const YAML::Node& key) { return key.IsScalar() ? key.Scalar() : "(a structure)"; }
+
+void rejectRepeatedKeys(const YAML::Node& node, const std::string& path, const std::string& origin) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) rejectRepeatedKeys(node[i], path + "[" + std::to_string(i) + "]", origin);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto& item : node) {
+    const std::string key = keyText(item.first);
+    const std::string dotted = path.empty() ? key : path + "." + key;
+    const auto [first, fresh] = seen.emplace(key, item.first.Mark());
+    if (!fresh)
+      throw YamlError(origin + ": key '" + dotted + "' is given twice (lines " + lineOf(first->second) + " and " +
+                      lineOf(item.first.Mark()) + "); give it once");
+    rejectRepeatedKeys(item.second, dotted, origin);
+  }
+}
+
+// 1-based line of byte `offset`.
+std::size_t lineAt(const std::string& text, std::size_t offset) {
+  return 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
+}
+
+// The line of the '---' that starts `document`: the last marker at or
+// before its first node (yaml-cpp marks the node, or for an empty document
+// the line after the marker, or nothing).
+std::string documentStartLine(const std::string& text, const YAML::Node& document) {
+  const int markLine = document.Mark().line;  // 0-based, -1: none
+  std::istringstream lines(text);
+  std::size_t line = 0, marker = 0;
+  for (std::string l; std::getline(lines, l);) {
+    if (markLine >= 0 && line > std::size_t(markLine)) break;
+    if (++line, l.compare(0, 3, "---") == 0) marker = line;
+  }
+  if (marker) return std::to_string(marker);
+  return markLine >= 0 ? lineOf(document.Mark()) : "?";
+}
+
+}  // namespace
+
+std::size_t firstNonUtf8Byte(const std::string& text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length;
+    std::uint32_t code;
+    if (c >= 0xC2 && c <= 0xDF) length = 2, code = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) length = 3, code = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) length = 4, code = c & 0x07;
+    else return i;
+    if (i + length > n) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return i;
+      code = (code << 6) | (s[i + k] & 0x3F);
+    }
+    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
+    if (overlong || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return i;
+    i += length;
+  }
+  return std::string::npos;
+}
+
+YAML::Node loadOneDocument(const std::string& text, const std::string& origin) {
+  if (const std::size_t bad = firstNonUtf8Byte(text); bad != std::string::npos)
+    throw YamlError(origin + ": line " + std::to_string(lineAt(text, bad)) + " is not UTF-8 text (byte " +
+                    std::to_string(bad) + ")");
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw YamlError(origin + ": not valid YAML: " + e.what());
+  }
+  if (documents.size() > 1)
+    throw YamlError(origin + ": a second YAML document starts at line " + documentStartLine(text, documents[1]) +
+                    "; a file holds one document (remove the '---' and what follows, or merge it into the first)");
+  const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+  rejectRepeatedKeys(root, "", origin);
+  return root;
+}
+
+std::string readTextFile(const std::filesystem::path& file, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw YamlError("cannot read " + what + " '" + file.string() + "': it is a directory");
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (!f) throw YamlError("cannot open " + what + " '" + file.string() + "': " + std::strerror(errno));
+  std::string text;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const bool failed = std::ferror(f);
+  std::fclose(f);
+  if (failed) throw YamlError("cannot read " + what + " '" + file.string() + "'");
+  return text;
+}
+
+}  // namespace wsesim::yaml

@@ -1,0 +1,36 @@
+#pragma once
+// YAML as a configuration language: yaml-cpp accepts a mapping that repeats
+// a key (the last one silently wins, so a second `arch:` section replaces the
+// first) and ignores every document after the first. Here both are errors,
+// and so are bytes that are not UTF-8 (which YAML requires and which the
+// result JSON could not hold).
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace wsesim::yaml {
+
+// The message names the origin (a file name, "--set KEY"), the line and what is wrong.
+class YamlError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Exactly one YAML document, with no key repeated in any mapping at any
+// depth (the message names the key's dotted path and both lines). `origin`
+// begins every message. Empty text is a null node.
+YAML::Node loadOneDocument(const std::string& text, const std::string& origin);
+
+// The whole file; a missing, unreadable or non-regular file (a directory)
+// is a YamlError naming `what` and the path.
+std::string readTextFile(const std::filesystem::path& file, const std::string& what);
+
+// Returns the 0-based byte offset of the first byte that does not belong to
+// well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF),
+// or std::string::npos when `text` is UTF-8.
+std::size_t firstNonUtf8Byte(const std::string& text);
+
+}  // namespace wsesim::yaml
