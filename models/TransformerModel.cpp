@@ -1,6 +1,6 @@
 #include "models/TransformerModel.h"
 
-#include "yaml/StrictYaml.h"
+#include "hw/config/StrictYaml.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "hw/config/ConfigError.h"
-#include "yaml/StrictYaml.h"
+#include "hw/config/StrictYaml.h"
 
 namespace wsesim::config {
 namespace {

@@ -1,4 +1,4 @@
-// yaml/StrictYaml: a key given twice at any depth, a second document and
+// hw/config/StrictYaml: a key given twice at any depth, a second document and
 // bytes that are not UTF-8 are errors naming where; what yaml-cpp accepts
 // otherwise is unchanged.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "testbench/tests/config/ConfigTestUtil.h"
-#include "yaml/StrictYaml.h"
+#include "hw/config/StrictYaml.h"
 
 namespace wsesim::yaml {
 namespace {

@@ -1,4 +1,4 @@
-#include "yaml/StrictYaml.h"
+#include "hw/config/StrictYaml.h"
 
 #include <algorithm>
 #include <cerrno>
