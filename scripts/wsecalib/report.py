@@ -29,7 +29,7 @@ def mape(rows, role=None):
 
 def markdown(rows, keys, values, data_path, provenance):
     out = io.StringIO()
-    out.write(f"Data: `{os.path.basename(data_path)}`" + (f" ({'; '.join(provenance)})" if provenance else "") + "\n\n")
+    out.write(f"Data: `{os.path.basename(data_path)}`" + (f" ({' '.join(provenance)})" if provenance else "") + "\n\n")
     out.write("| key | fitted value |\n|---|---|\n")
     for k in keys:
         out.write(f"| `{k.name}` | {values[k.name]} |\n")

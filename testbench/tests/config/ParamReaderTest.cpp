@@ -257,6 +257,7 @@ TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
       {"arch.fabric.queue_depth", {Kind::Integer, "8"}},
       {"arch.fabric.hop_latency_cycles", {Kind::Integer, "1"}},
       {"arch.fabric.ramp_latency_cycles", {Kind::Integer, "2"}},
+      {"arch.fabric.route_switch_cycles", {Kind::Integer, "420"}},
       {"arch.fabric.routing", {Kind::Text, "xy"}},
       {"arch.pe.sram_banks", {Kind::Integer, "8"}},
       {"arch.pe.sram_bank_word_bytes", {Kind::Integer, "2"}},
@@ -264,8 +265,9 @@ TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
       {"arch.pe.threads", {Kind::Integer, "8"}},
       {"arch.pe.tasks", {Kind::Integer, "64"}},
       {"arch.pe.data_tasks", {Kind::Integer, "24"}},
-      {"arch.pe.op_overhead_cycles", {Kind::Integer, "2"}},
+      {"arch.pe.op_overhead_cycles", {Kind::Integer, "16"}},
       {"arch.pe.task_start_cycles", {Kind::Integer, "2"}},
+      {"arch.pe.fabric_input_cycles", {Kind::Integer, "1"}},
       {"arch.pe.index_registers", {Kind::Integer, "16"}},
       {"arch.io.bandwidth_bytes_per_s", {Kind::Real, "150000000000"}},
       {"arch.io.channels_per_edge", {Kind::Integer, "60"}},
@@ -285,6 +287,13 @@ TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
   for (const auto& row : lanes)
     for (int op = 0; op < 4; ++op)
       expected[std::string("arch.pe.lanes.") + row[0] + "." + ops[op]] = {Kind::Integer, row[op + 1]};
+  // 1 / lanes, but the fp32 FMAC's fitted 2.4966 (docs/validation.md).
+  const char* cyclesPerElement[][5] = {{"fp16", "0.25", "0.25", "0.25", "0.25"},
+                                       {"mixed", "0.5", "0.5", "0.5", "0.5"},
+                                       {"fp32", "2.4965999999999999", "0.5", "1", "0.5"}};
+  for (const auto& row : cyclesPerElement)
+    for (int op = 0; op < 4; ++op)
+      expected[std::string("arch.pe.cycles_per_element.") + row[0] + "." + ops[op]] = {Kind::Real, row[op + 1]};
   std::map<std::string, std::pair<Kind, std::string>> actual;
   for (const auto& [key, param] : params.resolved()) actual[key] = {param.kind, param.text};
   EXPECT_EQ(actual, expected);

@@ -7,10 +7,10 @@
 namespace wsesim::pe::testing {
 namespace {
 
-constexpr unsigned kOpOverhead = FITTED_OP_OVERHEAD;      // arch.pe.op_overhead_cycles
+constexpr unsigned kOpOverhead = 16;      // arch.pe.op_overhead_cycles
 constexpr unsigned kTaskStart = 2;                        // arch.pe.task_start_cycles (a modelling choice)
-constexpr double kFmacFp32CyclesPerElement = FITTED_CPE;  // arch.pe.cycles_per_element.fp32.fmac
-constexpr unsigned kRouteSwitch = FITTED_ROUTE_SWITCH;    // arch.fabric.route_switch_cycles (RouteSwitch in GemmCliTest)
+constexpr double kFmacFp32CyclesPerElement = 2.4966;  // arch.pe.cycles_per_element.fp32.fmac
+constexpr unsigned kRouteSwitch = 420;    // arch.fabric.route_switch_cycles (RouteSwitch in GemmCliTest)
 
 // The preset's own timing: no mechanism overrides.
 PeTestBench presetBench() { return PeTestBench(1, 1, DataMode::Timing, {}, {}); }
@@ -24,7 +24,8 @@ TEST(CalibratedTiming, ThePresetHoldsTheFittedValues) {
 }
 
 // One fp32 FMAC of 46 elements (SUMMA's largest tile column): the task
-// starts, the op pays its overhead, then FITTED_FMAC_ELEMENTS cycles for the elements.
+// starts (2), the op pays its overhead (16), then ceil(46 x 2.4966) =
+// ceil(114.84) = 115 cycles for the elements: 133.
 TEST(CalibratedTiming, OneFp32FmacOp) {
   PeTestBench bench = presetBench();
   ProgramBuilder b("fmac");
@@ -34,7 +35,7 @@ TEST(CalibratedTiming, OneFp32FmacOp) {
   b.fmac(t, Precision::Fp32, memory(y, 46), memory(y, 46), memory(x, 46), scalar(2));
   bench.load(0, 0, b);
   bench.simulate();
-  EXPECT_EQ(bench.busy(0), FITTED_FMAC_BUSY);
+  EXPECT_EQ(bench.busy(0), 133u);
 }
 
 // A task that only activates a second: each pays the task start before its
