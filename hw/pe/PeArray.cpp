@@ -191,16 +191,24 @@ std::uint32_t PeArray::popInbox(fabric::RouterId r, unsigned color) {
   return payload;
 }
 
+PeCounters& PeCounters::operator+=(const PeCounters& o) {
+  opsCompleted += o.opsCompleted;
+  elements += o.elements;
+  flops += o.flops;
+  tasksRun += o.tasksRun;
+  busyCycles += o.busyCycles;
+  visits += o.visits;
+  for (unsigned p = 0; p < kPrecisionCount; ++p)
+    for (unsigned op = 0; op < kOpcodeCount; ++op) opElements[p][op] += o.opElements[p][op];
+  sramReadBytes += o.sramReadBytes;
+  sramWriteBytes += o.sramWriteBytes;
+  waveletsSent += o.waveletsSent;
+  return *this;
+}
+
 PeCounters PeArray::totals() const {
   PeCounters t;
-  for (const PeCounters& c : counters_) {
-    t.opsCompleted += c.opsCompleted;
-    t.elements += c.elements;
-    t.flops += c.flops;
-    t.tasksRun += c.tasksRun;
-    t.busyCycles += c.busyCycles;
-    t.visits += c.visits;
-  }
+  for (const PeCounters& c : counters_) t += c;
   return t;
 }
 

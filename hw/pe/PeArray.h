@@ -44,6 +44,13 @@ struct PeCounters {
   std::uint64_t tasksRun = 0;
   std::uint64_t busyCycles = 0;  // cycles with a task running or an op in flight
   std::uint64_t visits = 0;      // cycles the array attended to this PE (host work, not hardware)
+  // For the energy model (hw/energy), in closed form per completed op:
+  std::uint64_t opElements[kPrecisionCount][kOpcodeCount] = {};
+  std::uint64_t sramReadBytes = 0;   // memory operands' elements read
+  std::uint64_t sramWriteBytes = 0;  // memory destinations' elements written
+  std::uint64_t waveletsSent = 0;    // elements sent to the fabric through the RAMP
+
+  PeCounters& operator+=(const PeCounters& o);
 };
 
 // What the VCD tracer shows of one PE.
@@ -94,6 +101,12 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   void checkQuiescent() const;
 
   const PeCounters& counters(fabric::RouterId pe) const { return counters_[pe]; }
+  // The PE's busy cycles up to `now`, the current busy stretch included
+  // (its counters add a stretch when it ends).
+  std::uint64_t busyCyclesUntil(fabric::RouterId pe, std::uint64_t now) const {
+    const PeState& s = pes_[pe];
+    return counters_[pe].busyCycles + (s.busy && now > s.busySince ? now - s.busySince : 0);
+  }
   PeCounters totals() const;
   const SramAllocator& sram(fabric::RouterId pe) const { return sram_[pe]; }
   PeActivity activity(fabric::RouterId pe) const;
@@ -154,6 +167,8 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   enum class FabricStep { Moved, NoInput, Backpressure };
   FabricStep advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now);
   void finishOp(fabric::RouterId r, PeState& s, OpSlot& slot);
+  // What a completed op did, in closed form from its length and operands.
+  static void countActions(PeCounters& c, const TensorOp& op);
   void computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot);
   float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand, std::uint32_t index,
                    std::uint32_t element) const;
