@@ -50,12 +50,12 @@ ActionCounts waferActions(const fabric::FabricKernel& fabric, const pe::PeArray*
   a.queuePops = a.queuePushes - double(f.queued);
   const double peCycles = double(fabric.params().mesh.routers()) * double(cycles);
   if (pes) {
-    const pe::PeCounters t = pes->totals();
+    const pe::PeActions& t = pes->actionTotals();
     for (unsigned p = 0; p < pe::kPrecisionCount; ++p)
       for (unsigned op = 0; op < pe::kOpcodeCount; ++op) a.opElements[p][op] = double(t.opElements[p][op]);
     a.sramReadBytes = double(t.sramReadBytes);
     a.sramWriteBytes = double(t.sramWriteBytes);
-    a.peActiveCycles = std::min(peCycles, double(t.busyCycles));
+    a.peActiveCycles = std::min(peCycles, double(pes->totals().busyCycles));
   }
   a.peIdleCycles = peCycles - a.peActiveCycles;
   return a;

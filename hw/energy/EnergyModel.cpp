@@ -70,8 +70,8 @@ EnergyBreakdown energyOf(const ActionCounts& a, const config::ArchConfig& arch, 
   return b;
 }
 
-double peEnergyPj(const config::ArchConfig& arch, const ActionEnergies& per, const pe::PeCounters& c,
-                  std::uint64_t hopsOut, std::uint64_t delivered, std::uint64_t cycles) {
+double peEnergyPj(const config::ArchConfig& arch, const ActionEnergies& per, const pe::PeActions& c,
+                  std::uint64_t busyCycles, std::uint64_t hopsOut, std::uint64_t delivered, std::uint64_t cycles) {
   const EnergyParams& e = arch.energy;
   double pj = 0;
   for (unsigned p = 0; p < pe::kPrecisionCount; ++p)
@@ -81,7 +81,7 @@ double peEnergyPj(const config::ArchConfig& arch, const ActionEnergies& per, con
   pj += double(hopsOut) * (per.hopWire + e.fabric.queueReadPj + e.fabric.queueWritePj);
   pj += double(c.waveletsSent) * (e.fabric.rampPj + e.fabric.queueWritePj);
   pj += double(delivered) * (e.fabric.rampPj + e.fabric.queueReadPj);
-  const double busy = std::min(double(cycles), double(c.busyCycles));
+  const double busy = std::min(double(cycles), double(busyCycles));
   pj += busy * e.pe.activeCyclePj + (double(cycles) - busy) * e.pe.idleCyclePj;
   pj += per.leakagePerPeW * double(cycles) * arch.secondsPerCycle() / kPj;
   return pj;

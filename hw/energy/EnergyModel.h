@@ -63,11 +63,12 @@ ActionEnergies actionEnergies(const config::ArchConfig& arch);
 EnergyBreakdown energyOf(const ActionCounts& actions, const config::ArchConfig& arch, double seconds,
                          unsigned systems = 1);
 
-// One PE's energy (pJ) over `cycles`: its ops, SRAM and RAMP crossings
-// (`delivered` to it), its router's outgoing link transfers (`hopsOut`) and
-// queue writes and reads, its cycles and its leakage. For wafer heatmaps
-// and the timeline's power; the PE's busy cycles as its counters have them.
-double peEnergyPj(const config::ArchConfig& arch, const ActionEnergies& per, const pe::PeCounters& c,
-                  std::uint64_t hopsOut, std::uint64_t delivered, std::uint64_t cycles);
+// One PE's energy (pJ) over `cycles`, `busyCycles` of them busy: its ops
+// and SRAM (`actions`), its RAMP crossings (`delivered` to it), its
+// router's outgoing link transfers (`hopsOut`) with their queue reads and
+// the next router's writes, its cycles and its leakage. For wafer heatmaps
+// and the timeline's power.
+double peEnergyPj(const config::ArchConfig& arch, const ActionEnergies& per, const pe::PeActions& actions,
+                  std::uint64_t busyCycles, std::uint64_t hopsOut, std::uint64_t delivered, std::uint64_t cycles);
 
 }  // namespace wsesim::energy

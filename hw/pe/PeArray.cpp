@@ -191,24 +191,16 @@ std::uint32_t PeArray::popInbox(fabric::RouterId r, unsigned color) {
   return payload;
 }
 
-PeCounters& PeCounters::operator+=(const PeCounters& o) {
-  opsCompleted += o.opsCompleted;
-  elements += o.elements;
-  flops += o.flops;
-  tasksRun += o.tasksRun;
-  busyCycles += o.busyCycles;
-  visits += o.visits;
-  for (unsigned p = 0; p < kPrecisionCount; ++p)
-    for (unsigned op = 0; op < kOpcodeCount; ++op) opElements[p][op] += o.opElements[p][op];
-  sramReadBytes += o.sramReadBytes;
-  sramWriteBytes += o.sramWriteBytes;
-  waveletsSent += o.waveletsSent;
-  return *this;
-}
-
 PeCounters PeArray::totals() const {
   PeCounters t;
-  for (const PeCounters& c : counters_) t += c;
+  for (const PeCounters& c : counters_) {
+    t.opsCompleted += c.opsCompleted;
+    t.elements += c.elements;
+    t.flops += c.flops;
+    t.tasksRun += c.tasksRun;
+    t.busyCycles += c.busyCycles;
+    t.visits += c.visits;
+  }
   return t;
 }
 
@@ -220,6 +212,7 @@ PeActivity PeArray::activity(fabric::RouterId pe) const {
 
 std::size_t PeArray::hostBytes() const {
   std::size_t bytes = pes_.capacity() * sizeof(PeState) + counters_.capacity() * sizeof(PeCounters) +
+                      perPeActions_.capacity() * sizeof(PeActions) +
                       sram_.capacity() * sizeof(SramAllocator) + bufferBase_.capacity() * sizeof(bufferBase_[0]) +
                       slots_.bytes() + indexRegisters_.bytes() + inboxHeaders_.bytes() + inboxEntries_.bytes();
   for (const auto& bases : bufferBase_) bytes += bases.capacity() * sizeof(std::uint32_t);

@@ -44,13 +44,26 @@ struct PeCounters {
   std::uint64_t tasksRun = 0;
   std::uint64_t busyCycles = 0;  // cycles with a task running or an op in flight
   std::uint64_t visits = 0;      // cycles the array attended to this PE (host work, not hardware)
-  // For the energy model (hw/energy), in closed form per completed op:
+};
+
+// What completed ops did, for the energy model (hw/energy), in closed form
+// per op: elements by precision and opcode, SRAM bytes, wavelets sent.
+struct PeActions {
   std::uint64_t opElements[kPrecisionCount][kOpcodeCount] = {};
   std::uint64_t sramReadBytes = 0;   // memory operands' elements read
   std::uint64_t sramWriteBytes = 0;  // memory destinations' elements written
   std::uint64_t waveletsSent = 0;    // elements sent to the fabric through the RAMP
 
-  PeCounters& operator+=(const PeCounters& o);
+  // Adds what `op` did.
+  void add(const TensorOp& op) {
+    opElements[unsigned(op.precision)][unsigned(op.opcode)] += op.length;
+    for (unsigned i = 0; i < sourceCount(op.opcode); ++i)
+      if (op.src[i].kind == Descriptor::Kind::Memory)
+        sramReadBytes += std::uint64_t(op.length) * elementBytes(operandType(op.opcode, op.precision, int(i)));
+    if (op.dst.kind == Descriptor::Kind::Memory)
+      sramWriteBytes += std::uint64_t(op.length) * elementBytes(operandType(op.opcode, op.precision, -1));
+    if (op.dst.kind == Descriptor::Kind::FabricOut) waveletsSent += op.length;
+  }
 };
 
 // What the VCD tracer shows of one PE.
@@ -101,6 +114,15 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   void checkQuiescent() const;
 
   const PeCounters& counters(fabric::RouterId pe) const { return counters_[pe]; }
+  // Every PE's actions together, always kept.
+  const PeActions& actionTotals() const { return actionTotals_; }
+  // Keeps each PE's actions too, from now on (for wafer maps and timelines;
+  // off by default so the PEs' hot state stays small).
+  void keepPerPeActions() { perPeActions_.resize(peCount_); }
+  // One PE's actions, or null unless keepPerPeActions() was called.
+  const PeActions* actions(fabric::RouterId pe) const {
+    return perPeActions_.empty() ? nullptr : &perPeActions_[pe];
+  }
   // The PE's busy cycles up to `now`, the current busy stretch included
   // (its counters add a stretch when it ends).
   std::uint64_t busyCyclesUntil(fabric::RouterId pe, std::uint64_t now) const {
@@ -167,8 +189,6 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   enum class FabricStep { Moved, NoInput, Backpressure };
   FabricStep advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now);
   void finishOp(fabric::RouterId r, PeState& s, OpSlot& slot);
-  // What a completed op did, in closed form from its length and operands.
-  static void countActions(PeCounters& c, const TensorOp& op);
   void computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot);
   float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand, std::uint32_t index,
                    std::uint32_t element) const;
@@ -209,6 +229,8 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   std::vector<LoadedProgram> programs_;
   std::vector<PeState> pes_;
   std::vector<PeCounters> counters_;
+  PeActions actionTotals_;
+  std::vector<PeActions> perPeActions_;  // [pe] when kept, else empty
   std::vector<SramAllocator> sram_;
   std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
   // Buffers kept by unload() for a later program, with their data.

@@ -67,21 +67,12 @@ void PeArray::finishOp(fabric::RouterId r, PeState& s, OpSlot& slot) {
   ++c.opsCompleted;
   c.elements += op.length;
   c.flops += std::uint64_t(op.length) * (op.opcode == Opcode::Fmac ? 2 : op.opcode == Opcode::Fmov ? 0 : 1);
-  countActions(c, op);
+  actionTotals_.add(op);
+  if (!perPeActions_.empty()) perPeActions_[r].add(op);
   if (op.activateOnDone != kNoTask) s.activated |= std::uint64_t(1) << op.activateOnDone;
   if (op.unblockOnDone != kNoTask) s.blocked &= ~(std::uint64_t(1) << op.unblockOnDone);
   slot.op = nullptr;
   fabric_.noteProgress(now_);
-}
-
-void PeArray::countActions(PeCounters& c, const TensorOp& op) {
-  c.opElements[unsigned(op.precision)][unsigned(op.opcode)] += op.length;
-  for (unsigned i = 0; i < sourceCount(op.opcode); ++i)
-    if (op.src[i].kind == Descriptor::Kind::Memory)
-      c.sramReadBytes += std::uint64_t(op.length) * elementBytes(operandType(op.opcode, op.precision, int(i)));
-  const unsigned dstBytes = elementBytes(operandType(op.opcode, op.precision, -1));
-  if (op.dst.kind == Descriptor::Kind::Memory) c.sramWriteBytes += std::uint64_t(op.length) * dstBytes;
-  if (op.dst.kind == Descriptor::Kind::FabricOut) c.waveletsSent += op.length;
 }
 
 int PeArray::pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) const {

@@ -85,12 +85,10 @@ void TimelineRecorder::sampleLinks(std::uint64_t cycle) {
 }
 
 std::uint64_t TimelineRecorder::samplePower(TracedPe& pe, std::uint64_t cycle, std::uint64_t windowCycles) {
-  pe::PeCounters counters;
-  if (pes_) {
-    counters = pes_->counters(pe.id);
-    counters.busyCycles = pes_->busyCyclesUntil(pe.id, cycle);
-  }
-  const double energyPj = energy::peEnergyPj(arch_, perAction_, counters, pe.hopsOut, pe.delivered, cycle);
+  const pe::PeActions* actions = pes_ ? pes_->actions(pe.id) : nullptr;
+  const double energyPj = energy::peEnergyPj(arch_, perAction_, actions ? *actions : pe::PeActions{},
+                                             pes_ ? pes_->busyCyclesUntil(pe.id, cycle) : 0, pe.hopsOut,
+                                             pe.delivered, cycle);
   const double seconds = double(windowCycles) * secondsPerCycle_;
   const std::uint64_t milliwatts =
       seconds > 0 ? std::uint64_t(std::llround((energyPj - pe.energyPj) * 1e-12 / seconds * 1e3)) : 0;

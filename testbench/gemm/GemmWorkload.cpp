@@ -173,6 +173,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
         });
   }
 
+  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", simulatedArch, run_.vcdRegion, pes);

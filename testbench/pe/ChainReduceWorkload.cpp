@@ -65,6 +65,7 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
       }
     }
 
+  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);

@@ -38,8 +38,10 @@ nlohmann::json waferMap(const fabric::FabricKernel& fabric, const pe::PeArray* p
       std::uint64_t hopsOut = 0;
       for (fabric::Port o : {fabric::Port::North, fabric::Port::East, fabric::Port::South, fabric::Port::West})
         hopsOut += fabric.transfers(r, o);
-      energy[r] = std::uint64_t(energy::peEnergyPj(arch, per, pes->counters(r), hopsOut,
-                                                   fabric.transfers(r, fabric::Port::Ramp), cycles) + 0.5);
+      energy[r] = std::uint64_t(energy::peEnergyPj(arch, per, pes->actions(r) ? *pes->actions(r) : pe::PeActions{},
+                                                   pes->counters(r).busyCycles, hopsOut,
+                                                   fabric.transfers(r, fabric::Port::Ramp), cycles) +
+                                0.5);
     }
     map["pe_energy_pj"] = energy;
   }

@@ -227,6 +227,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     return wafers;
   });
 
+  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", simulatedArch, run_.vcdRegion, pes);

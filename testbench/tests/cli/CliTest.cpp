@@ -196,7 +196,7 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
                "ramp_pj": 0.3, "leakage_pw_per_bit": 200.0},
     "pe": {"active_cycle_pj": 6.0, "idle_cycle_pj": 3.0, "logic_leakage_w": 0.002},
     "system": {"io_ring_pj_per_byte": 80.0, "memoryx_pj_per_byte": 162.5, "optimizer_pj_per_parameter": 1000.0,
-               "swarmx_pj_per_byte": 80.0, "static_w": 0.2575}})");
+               "swarmx_pj_per_byte": 80.0, "static_w": 0.3434}})");
   expectedConfig["arch"]["area"] = json::parse(R"({
     "wafer_usable_mm2": 3.968, "spare_pe_fraction": 0.14017, "pe_logic_mm2": 0.029, "sram_bit_um2": 0.027,
     "sram_periphery_um2_per_sqrt_bit": 4.0, "router_base_mm2": 0.002, "router_bit_um2": 0.25})");

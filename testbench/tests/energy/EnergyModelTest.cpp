@@ -86,6 +86,7 @@ TEST(EnergyModel, OneHopBetweenNeighbours) {
   recv.fmov(r, Precision::Fp32, pe::memory(in, 1), pe::fabricIn(0, 1));
   bench.load(0, 0, send);
   bench.load(1, 0, recv);
+  bench.pes->keepPerPeActions();
   bench.simulate();
 
   const ActionCounts a = waferActions(bench.wafer->fabric(), bench.pes.get(), bench.wafer->cycles());
@@ -97,7 +98,12 @@ TEST(EnergyModel, OneHopBetweenNeighbours) {
   EXPECT_EQ(a.sramReadBytes, 4.0);
   EXPECT_EQ(a.sramWriteBytes, 4.0);
   EXPECT_EQ(a.elements(Opcode::Fmov, Precision::Fp32), 2.0);
-  EXPECT_EQ(bench.pes->counters(bench.pe(0)).waveletsSent, 1u);
+  EXPECT_EQ(bench.pes->actionTotals().waveletsSent, 1u);
+  ASSERT_NE(bench.pes->actions(bench.pe(0)), nullptr);
+  EXPECT_EQ(bench.pes->actions(bench.pe(0))->waveletsSent, 1u);  // each PE's, kept when asked
+  EXPECT_EQ(bench.pes->actions(bench.pe(0))->sramReadBytes, 4u);
+  EXPECT_EQ(bench.pes->actions(bench.pe(1))->sramWriteBytes, 4u);
+  EXPECT_EQ(bench.pes->actions(bench.pe(1))->waveletsSent, 0u);
 
   // The PE tile (area below) is 0.0532713 mm^2, so a link is its side,
   // 0.230806 mm: 38 bits x 0.230806 mm x 0.05 pJ/bit/mm = 0.438531 pJ of
