@@ -50,7 +50,7 @@ ActionCounts waferActions(const fabric::FabricKernel& fabric, const pe::PeArray*
   a.queuePops = a.queuePushes - double(f.queued);
   const double peCycles = double(fabric.params().mesh.routers()) * double(cycles);
   if (pes) {
-    const pe::PeActions& t = pes->actionTotals();
+    const pe::PeActions t = pes->actionTotals();
     for (unsigned p = 0; p < pe::kPrecisionCount; ++p)
       for (unsigned op = 0; op < pe::kOpcodeCount; ++op) a.opElements[p][op] = double(t.opElements[p][op]);
     a.sramReadBytes = double(t.sramReadBytes);

@@ -191,6 +191,23 @@ std::uint32_t PeArray::popInbox(fabric::RouterId r, unsigned color) {
   return payload;
 }
 
+void PeActions::add(unsigned cls, std::uint64_t elements) {
+  const Precision precision = Precision(cls >> 5 >> 2);
+  const Opcode opcode = Opcode(cls >> 5 & 3);
+  opElements[unsigned(precision)][unsigned(opcode)] += elements;
+  for (unsigned i = 0; i < 3; ++i)
+    if (cls & (1u << i)) sramReadBytes += elements * elementBytes(operandType(opcode, precision, int(i)));
+  if (cls & 8) sramWriteBytes += elements * elementBytes(operandType(opcode, precision, -1));
+  if (cls & 16) waveletsSent += elements;
+}
+
+PeActions PeArray::actionTotals() const {
+  PeActions t;
+  for (unsigned cls = 0; cls < kActionClasses; ++cls)
+    if (classElements_[cls]) t.add(cls, classElements_[cls]);
+  return t;
+}
+
 PeCounters PeArray::totals() const {
   PeCounters t;
   for (const PeCounters& c : counters_) {

@@ -46,6 +46,21 @@ struct PeCounters {
   std::uint64_t visits = 0;      // cycles the array attended to this PE (host work, not hardware)
 };
 
+// Ops alike for the energy model: precision, opcode, which sources are
+// in memory, whether the destination is memory or the fabric. An op's
+// elements are counted under its class; the bytes follow from the class.
+inline constexpr unsigned kActionClasses = kPrecisionCount * kOpcodeCount * 32;
+inline unsigned actionClass(const TensorOp& op) {
+  const unsigned sources = (1u << sourceCount(op.opcode)) - 1;
+  const unsigned memory = (unsigned(op.src[0].kind == Descriptor::Kind::Memory) |
+                           unsigned(op.src[1].kind == Descriptor::Kind::Memory) << 1 |
+                           unsigned(op.src[2].kind == Descriptor::Kind::Memory) << 2) &
+                          sources;
+  return (unsigned(op.precision) * kOpcodeCount + unsigned(op.opcode)) << 5 | memory |
+         unsigned(op.dst.kind == Descriptor::Kind::Memory) << 3 |
+         unsigned(op.dst.kind == Descriptor::Kind::FabricOut) << 4;
+}
+
 // What completed ops did, for the energy model (hw/energy), in closed form
 // per op: elements by precision and opcode, SRAM bytes, wavelets sent.
 struct PeActions {
@@ -54,16 +69,8 @@ struct PeActions {
   std::uint64_t sramWriteBytes = 0;  // memory destinations' elements written
   std::uint64_t waveletsSent = 0;    // elements sent to the fabric through the RAMP
 
-  // Adds what `op` did.
-  void add(const TensorOp& op) {
-    opElements[unsigned(op.precision)][unsigned(op.opcode)] += op.length;
-    for (unsigned i = 0; i < sourceCount(op.opcode); ++i)
-      if (op.src[i].kind == Descriptor::Kind::Memory)
-        sramReadBytes += std::uint64_t(op.length) * elementBytes(operandType(op.opcode, op.precision, int(i)));
-    if (op.dst.kind == Descriptor::Kind::Memory)
-      sramWriteBytes += std::uint64_t(op.length) * elementBytes(operandType(op.opcode, op.precision, -1));
-    if (op.dst.kind == Descriptor::Kind::FabricOut) waveletsSent += op.length;
-  }
+  // Adds `elements` of ops of class `cls` (actionClass).
+  void add(unsigned cls, std::uint64_t elements);
 };
 
 // What the VCD tracer shows of one PE.
@@ -115,9 +122,9 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
 
   const PeCounters& counters(fabric::RouterId pe) const { return counters_[pe]; }
   // Every PE's actions together, always kept.
-  const PeActions& actionTotals() const { return actionTotals_; }
+  PeActions actionTotals() const;
   // Keeps each PE's actions too, from now on (for wafer maps and timelines;
-  // off by default so the PEs' hot state stays small).
+  // off by default: the totals cost an add per op).
   void keepPerPeActions() { perPeActions_.resize(peCount_); }
   // One PE's actions, or null unless keepPerPeActions() was called.
   const PeActions* actions(fabric::RouterId pe) const {
@@ -189,6 +196,9 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   enum class FabricStep { Moved, NoInput, Backpressure };
   FabricStep advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now);
   void finishOp(fabric::RouterId r, PeState& s, OpSlot& slot);
+  // Counts a completed op's actions. Out of line: inlined, it made every
+  // visit that completes nothing dearer (measured with callgrind).
+  [[gnu::noinline]] void countActions(fabric::RouterId r, const TensorOp& op);
   void computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot);
   float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand, std::uint32_t index,
                    std::uint32_t element) const;
@@ -229,8 +239,8 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   std::vector<LoadedProgram> programs_;
   std::vector<PeState> pes_;
   std::vector<PeCounters> counters_;
-  PeActions actionTotals_;
-  std::vector<PeActions> perPeActions_;  // [pe] when kept, else empty
+  std::uint64_t classElements_[kActionClasses] = {};  // every PE's op elements, by actionClass
+  std::vector<PeActions> perPeActions_;                // [pe] when kept, else empty
   std::vector<SramAllocator> sram_;
   std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
   // Buffers kept by unload() for a later program, with their data.

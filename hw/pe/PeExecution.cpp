@@ -67,12 +67,17 @@ void PeArray::finishOp(fabric::RouterId r, PeState& s, OpSlot& slot) {
   ++c.opsCompleted;
   c.elements += op.length;
   c.flops += std::uint64_t(op.length) * (op.opcode == Opcode::Fmac ? 2 : op.opcode == Opcode::Fmov ? 0 : 1);
-  actionTotals_.add(op);
-  if (!perPeActions_.empty()) perPeActions_[r].add(op);
+  countActions(r, op);
   if (op.activateOnDone != kNoTask) s.activated |= std::uint64_t(1) << op.activateOnDone;
   if (op.unblockOnDone != kNoTask) s.blocked &= ~(std::uint64_t(1) << op.unblockOnDone);
   slot.op = nullptr;
   fabric_.noteProgress(now_);
+}
+
+void PeArray::countActions(fabric::RouterId r, const TensorOp& op) {
+  const unsigned cls = actionClass(op);
+  classElements_[cls] += op.length;
+  if (!perPeActions_.empty()) perPeActions_[r].add(cls, op.length);
 }
 
 int PeArray::pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) const {
