@@ -263,14 +263,15 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   scope.seconds = seconds;
   scope.flops = flops;
   scope.samples = config_.m;  // a row of the layer's input: a token
-  if (cluster) {
-    const energy::ActionCounts outside = results::clusterActions(*cluster);
-    actions.ioRingBytes = 0;  // the system model's ring carries them
-    actions += outside;
-    scope.seconds = r["system"]["seconds"].get<double>();
-  }
+  if (cluster) scope.seconds = r["system"]["seconds"].get<double>();
   // The whole mesh over the whole run: every PE-cycle not active was idle.
   actions.peIdleCycles = double(arch_.mesh.routers()) * scope.seconds * arch_.clockHz - actions.peActiveCycles;
+  if (cluster) {
+    // Every system's wafer runs the GEMM; the system model's rings carry the I/O.
+    actions.ioRingBytes = 0;
+    scope.systems = arch_.cluster.systems;
+    actions = actions * double(scope.systems) + results::clusterActions(*cluster);
+  }
   r.update(results::energyResults(actions, arch_, scope));
 }
 

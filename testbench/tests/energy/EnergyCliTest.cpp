@@ -92,6 +92,26 @@ TEST(EnergyResults, ComponentsSumToTheTotalAndPartsToTheWaferInATrainingStep) {
               w["energy"]["total_j"].get<double>(), 1e-12);
 }
 
+TEST(EnergyResults, AGemmFromMemoryxCountsEverySystemAndTheSystemAroundThem) {
+  const ScratchDir dir;
+  const std::vector<std::string> fromMemoryx = {"workload.weights=memoryx", "workload.pass=weight_grad"};
+  std::vector<std::string> two = fromMemoryx;
+  two.push_back("arch.cluster.systems=2");
+  const json one = wsesim(dir, "gemm_small.yaml", fromMemoryx).result.at("workload");
+  const json both = wsesim(dir, "gemm_small.yaml", two).result.at("workload");
+  expectConservation(one, one["system"]["seconds"].get<double>());
+  expectConservation(both, both["system"]["seconds"].get<double>());
+  const json& c1 = one["energy"]["components_j"];
+  const json& c2 = both["energy"]["components_j"];
+  EXPECT_GT(c1["memoryx"].get<double>(), 0.0);
+  EXPECT_GT(c1["optimizer"].get<double>(), 0.0);  // the weight gradient's update: k x n parameters
+  EXPECT_EQ(one["actions"]["optimizer_parameters"].get<double>(), 24.0 * 16);
+  // Each system's wafer does the same work: twice the compute and SRAM energy.
+  EXPECT_NEAR(c2["compute"].get<double>(), 2 * c1["compute"].get<double>(), 1e-9 * c1["compute"].get<double>());
+  EXPECT_NEAR(c2["sram"].get<double>(), 2 * c1["sram"].get<double>(), 1e-9 * c1["sram"].get<double>());
+  EXPECT_GT(c2["swarmx"].get<double>(), c1["swarmx"].get<double>());
+}
+
 TEST(EnergyResults, FunctionalAndTimingRunsCostTheSame) {
   const ScratchDir dir;
   for (const char* pass : {"forward", "weight_grad"}) {

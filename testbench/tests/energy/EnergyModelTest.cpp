@@ -135,13 +135,17 @@ TEST(EnergyModel, AreaOfAPeAndTheWafer) {
   EXPECT_DOUBLE_EQ(a.physicalPes, 1.14017);  // the 1 x 1 mesh and its spares
 }
 
-TEST(EnergyModel, TheFullWse2FitsItsWaferWithDoubleSramItDoesNot) {
+TEST(EnergyModel, TheFullWse2AndWse3FitTheirWafersWse2WithDoubleSramDoesNot) {
   const auto area = [](const std::string& sram) { return areaEstimate(archOf("wse2", {"arch.pe.sram_bytes=" + sram})); };
   const AreaEstimate wse2 = area("49152"), doubled = area("98304");
   EXPECT_TRUE(wse2.fits());
   EXPECT_NEAR(wse2.waferMm2 / wse2.usableMm2, 0.98, 0.01);  // 850,000 PEs of 0.0533 mm^2 on 46,225 mm^2
   EXPECT_FALSE(doubled.fits());
   EXPECT_GT(doubled.waferMm2, 1.2 * doubled.usableMm2);
+  // WSE-3's 893,064 PEs (900,000 with spares) fit its 46,225 mm^2 with 5 nm cells.
+  const AreaEstimate wse3 = areaEstimate(archOf("wse3"));
+  EXPECT_TRUE(wse3.fits());
+  EXPECT_NEAR(wse3.physicalPes, 900000, 10);
 }
 
 }  // namespace
