@@ -135,6 +135,22 @@ TEST(EnergyModel, AreaOfAPeAndTheWafer) {
   EXPECT_DOUBLE_EQ(a.physicalPes, 1.14017);  // the 1 x 1 mesh and its spares
 }
 
+TEST(EnergyModel, RouterAreaAndLeakageGrowWithColorsAndQueueDepth) {
+  const auto arch = [](unsigned colors, unsigned depth) {
+    return archOf("tiny", {"arch.fabric.colors=" + std::to_string(colors),
+                           "arch.fabric.queue_depth=" + std::to_string(depth)});
+  };
+  const config::ArchConfig base = arch(24, 4), deeper = arch(24, 8), fewer = arch(12, 4);
+  // 5 ports x 24 colors x 4 more slots x 38 bits: 0.25 um^2 and 200 pW each.
+  const double bits = 5 * 24 * 4 * 38;
+  EXPECT_NEAR(areaEstimate(deeper).routerMm2 - areaEstimate(base).routerMm2, bits * 0.25e-6, 1e-12);
+  EXPECT_NEAR(actionEnergies(deeper).leakagePerPeW - actionEnergies(base).leakagePerPeW, bits * 200e-12, 1e-15);
+  // 12 colors fewer at depth 4: half as many bits.
+  EXPECT_NEAR(areaEstimate(base).routerMm2 - areaEstimate(fewer).routerMm2, bits / 2 * 0.25e-6, 1e-12);
+  // A larger tile makes every link longer: the hop's wire grows with sqrt(tile).
+  EXPECT_GT(actionEnergies(deeper).hopWire, actionEnergies(base).hopWire);
+}
+
 TEST(EnergyModel, TheFullWse2AndWse3FitTheirWafersWse2WithDoubleSramDoesNot) {
   const auto area = [](const std::string& sram) { return areaEstimate(archOf("wse2", {"arch.pe.sram_bytes=" + sram})); };
   const AreaEstimate wse2 = area("49152"), doubled = area("98304");
