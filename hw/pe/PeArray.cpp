@@ -1,7 +1,9 @@
 #include "hw/pe/PeArray.h"
 
 #include <algorithm>
+#include <iterator>
 #include <sstream>
+#include <stdexcept>
 
 #include "hw/pe/ProgramError.h"
 #include "hw/pe/ProgramText.h"
@@ -39,6 +41,12 @@ ProgramId PeArray::addProgram(Program program) {
       timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, arch_.pe) : OpTiming{0, 0, 0});
     loaded.timing.push_back(std::move(timing));
     if (program.tasks[t].color != kUnbound) loaded.dataTasks |= std::uint64_t(1) << t;
+  }
+  for (const Task& task : program.tasks) {
+    std::vector<std::uint8_t> classes;
+    for (const Instruction& in : task.code)
+      classes.push_back(in.kind == Instruction::Kind::Op ? registerActionClass(actionClass(in.op)) : 0);
+    loaded.actionClasses.push_back(std::move(classes));
   }
   loaded.colors = colorUse(program);
   loaded.program = std::move(program);
@@ -201,10 +209,18 @@ void PeActions::add(unsigned cls, std::uint64_t elements) {
   if (cls & 16) waveletsSent += elements;
 }
 
+std::uint8_t PeArray::registerActionClass(unsigned cls) {
+  const auto found = std::find(registeredClasses_.begin(), registeredClasses_.end(), cls);
+  if (found != registeredClasses_.end()) return std::uint8_t(found - registeredClasses_.begin());
+  if (registeredClasses_.size() == std::size(classElements_))
+    throw std::logic_error("more than 256 action classes: actionClass grew beyond the 162 reachable ones");
+  registeredClasses_.push_back(cls);
+  return std::uint8_t(registeredClasses_.size() - 1);
+}
+
 PeActions PeArray::actionTotals() const {
   PeActions t;
-  for (unsigned cls = 0; cls < kActionClasses; ++cls)
-    if (classElements_[cls]) t.add(cls, classElements_[cls]);
+  for (std::size_t i = 0; i < registeredClasses_.size(); ++i) t.add(registeredClasses_[i], classElements_[i]);
   return t;
 }
 

@@ -49,7 +49,6 @@ struct PeCounters {
 // Ops alike for the energy model: precision, opcode, which sources are
 // in memory, whether the destination is memory or the fabric. An op's
 // elements are counted under its class; the bytes follow from the class.
-inline constexpr unsigned kActionClasses = kPrecisionCount * kOpcodeCount * 32;
 inline unsigned actionClass(const TensorOp& op) {
   const unsigned sources = (1u << sourceCount(op.opcode)) - 1;
   const unsigned memory = (unsigned(op.src[0].kind == Descriptor::Kind::Memory) |
@@ -150,6 +149,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   struct LoadedProgram {
     Program program;
     std::vector<std::vector<OpTiming>> timing;  // [task][instruction]
+    std::vector<std::vector<std::uint8_t>> actionClasses;  // [task][instruction]: registered action class
     std::uint64_t dataTasks = 0;                // tasks bound to a color
     ColorUse colors;
     bool checked = false;  // against the architecture, on the first PE it was loaded on
@@ -161,6 +161,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
     std::uint32_t done;  // fabric op: elements moved
     std::uint16_t passes;
     bool fabric;  // has a fabric operand
+    std::uint8_t actionClass;  // its registered action class (registerActionClass)
     std::uint32_t index[4];  // per operand (destination, sources): its index register when the op issued
   };
   struct PeState {
@@ -190,15 +191,15 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   void runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now);
   int pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) const;
   void issue(fabric::RouterId r, PeState& s, unsigned slot, const TensorOp& op, const OpTiming& timing,
-             std::uint64_t now);
+             std::uint8_t actionClass, std::uint64_t now);
   // Moves one element of a fabric op if its inputs have arrived and the
   // router takes its output.
   enum class FabricStep { Moved, NoInput, Backpressure };
   FabricStep advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now);
   void finishOp(fabric::RouterId r, PeState& s, OpSlot& slot);
-  // Counts a completed op's actions. Out of line: inlined, it made every
-  // visit that completes nothing dearer (measured with callgrind).
-  [[gnu::noinline]] void countActions(fabric::RouterId r, const TensorOp& op);
+  // The small number standing for action class `cls` (actionClass) in op
+  // slots and classElements_, registered on first use.
+  std::uint8_t registerActionClass(unsigned cls);
   void computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot);
   float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand, std::uint32_t index,
                    std::uint32_t element) const;
@@ -239,7 +240,12 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   std::vector<LoadedProgram> programs_;
   std::vector<PeState> pes_;
   std::vector<PeCounters> counters_;
-  std::uint64_t classElements_[kActionClasses] = {};  // every PE's op elements, by actionClass
+  // Every PE's op elements by registered action class: an op slot's byte
+  // indexes them, so a completed op costs one add. Classes reachable from
+  // the opcodes' sources and destinations: 3 precisions x (8 + 4 + 4 + 2
+  // source patterns) x 3 destinations = 162.
+  std::vector<unsigned> registeredClasses_;  // registered number -> actionClass
+  std::uint64_t classElements_[256] = {};
   std::vector<PeActions> perPeActions_;                // [pe] when kept, else empty
   std::vector<SramAllocator> sram_;
   std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
