@@ -246,7 +246,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   // source patterns) x 3 destinations = 162.
   std::vector<unsigned> registeredClasses_;  // registered number -> actionClass
   std::uint64_t classElements_[256] = {};
-  std::vector<PeActions> perPeActions_;                // [pe] when kept, else empty
+  std::vector<PeActions> perPeActions_;      // [pe] when kept, else empty
   std::vector<SramAllocator> sram_;
   std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
   // Buffers kept by unload() for a later program, with their data.
