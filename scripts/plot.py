@@ -6,7 +6,7 @@ extension.
 
   scripts/plot.py OUT/results.json --x KEY --y METRIC [--y METRIC]... [--lines KEY]
                   [--where KEY=VALUE]... [--logx] [--logy] [--title TEXT] --out FILE.png [--out FILE.svg]
-  scripts/plot.py --map MAP.json --metric pe_busy|sram|link_load[:N|E|S|W|RAMP]
+  scripts/plot.py --map MAP.json --metric pe_busy|sram|energy|link_load[:N|E|S|W|RAMP]
                   [--region X0,Y0,X1,Y1] [--title TEXT] --out FILE.png [--out FILE.svg]
 
 Every other swept key must be fixed with --where or have one value."""

@@ -66,6 +66,8 @@ ArchConfig ArchConfig::read(ParamReader& p) {
 
   // The largest advertised cluster: 2048 CS-3 (WSE-FACTS "MemoryX and SwarmX").
   a.cluster.systems = unsigned(p.integer("arch.cluster.systems", 1, 2048));
+  a.energy = energy::EnergyParams::read(p);
+  a.area = energy::AreaParams::read(p);
   return a;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "hw/config/ParamReader.h"
+#include "hw/energy/EnergyParams.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/pe/OpKind.h"
 
@@ -68,6 +69,10 @@ struct ArchConfig {
   struct Cluster {
     unsigned systems = 0;  // CS systems, data parallel
   } cluster;
+
+  // The cost side: energy per action, leakage, area (hw/energy, docs/energy-model.md).
+  energy::EnergyParams energy;
+  energy::AreaParams area;
 
   static ArchConfig read(ParamReader& params);
 

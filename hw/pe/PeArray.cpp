@@ -1,7 +1,9 @@
 #include "hw/pe/PeArray.h"
 
 #include <algorithm>
+#include <iterator>
 #include <sstream>
+#include <stdexcept>
 
 #include "hw/pe/ProgramError.h"
 #include "hw/pe/ProgramText.h"
@@ -39,6 +41,12 @@ ProgramId PeArray::addProgram(Program program) {
       timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, arch_.pe) : OpTiming{0, 0, 0, 0});
     loaded.timing.push_back(std::move(timing));
     if (program.tasks[t].color != kUnbound) loaded.dataTasks |= std::uint64_t(1) << t;
+  }
+  for (const Task& task : program.tasks) {
+    std::vector<std::uint8_t> classes;
+    for (const Instruction& in : task.code)
+      classes.push_back(in.kind == Instruction::Kind::Op ? registerActionClass(actionClass(in.op)) : 0);
+    loaded.actionClasses.push_back(std::move(classes));
   }
   loaded.colors = colorUse(program);
   loaded.program = std::move(program);
@@ -193,6 +201,31 @@ std::uint32_t PeArray::popInbox(fabric::RouterId r, unsigned color) {
   return payload;
 }
 
+void PeActions::add(unsigned cls, std::uint64_t elements) {
+  const Precision precision = Precision(cls >> 5 >> 2);
+  const Opcode opcode = Opcode(cls >> 5 & 3);
+  opElements[unsigned(precision)][unsigned(opcode)] += elements;
+  for (unsigned i = 0; i < 3; ++i)
+    if (cls & (1u << i)) sramReadBytes += elements * elementBytes(operandType(opcode, precision, int(i)));
+  if (cls & 8) sramWriteBytes += elements * elementBytes(operandType(opcode, precision, -1));
+  if (cls & 16) waveletsSent += elements;
+}
+
+std::uint8_t PeArray::registerActionClass(unsigned cls) {
+  const auto found = std::find(registeredClasses_.begin(), registeredClasses_.end(), cls);
+  if (found != registeredClasses_.end()) return std::uint8_t(found - registeredClasses_.begin());
+  if (registeredClasses_.size() == std::size(classElements_))
+    throw std::logic_error("more than 256 action classes: actionClass grew beyond the 162 reachable ones");
+  registeredClasses_.push_back(cls);
+  return std::uint8_t(registeredClasses_.size() - 1);
+}
+
+PeActions PeArray::actionTotals() const {
+  PeActions t;
+  for (std::size_t i = 0; i < registeredClasses_.size(); ++i) t.add(registeredClasses_[i], classElements_[i]);
+  return t;
+}
+
 PeCounters PeArray::totals() const {
   PeCounters t;
   for (const PeCounters& c : counters_) {
@@ -224,6 +257,7 @@ std::size_t PeArray::plannedHostBytes(const config::ArchConfig& arch, DataMode m
 
 std::size_t PeArray::hostBytes() const {
   std::size_t bytes = pes_.capacity() * sizeof(PeState) + counters_.capacity() * sizeof(PeCounters) +
+                      perPeActions_.capacity() * sizeof(PeActions) +
                       sram_.capacity() * sizeof(SramAllocator) + bufferBase_.capacity() * sizeof(bufferBase_[0]) +
                       kept_.capacity() * sizeof(kept_[0]) + slots_.bytes() + indexRegisters_.bytes() +
                       inboxHeaders_.bytes() + inboxEntries_.bytes();

@@ -47,6 +47,32 @@ struct PeCounters {
   std::uint64_t visits = 0;      // cycles the array attended to this PE (host work, not hardware)
 };
 
+// Ops alike for the energy model: precision, opcode, which sources are
+// in memory, whether the destination is memory or the fabric. An op's
+// elements are counted under its class; the bytes follow from the class.
+inline unsigned actionClass(const TensorOp& op) {
+  const unsigned sources = (1u << sourceCount(op.opcode)) - 1;
+  const unsigned memory = (unsigned(op.src[0].kind == Descriptor::Kind::Memory) |
+                           unsigned(op.src[1].kind == Descriptor::Kind::Memory) << 1 |
+                           unsigned(op.src[2].kind == Descriptor::Kind::Memory) << 2) &
+                          sources;
+  return (unsigned(op.precision) * kOpcodeCount + unsigned(op.opcode)) << 5 | memory |
+         unsigned(op.dst.kind == Descriptor::Kind::Memory) << 3 |
+         unsigned(op.dst.kind == Descriptor::Kind::FabricOut) << 4;
+}
+
+// What completed ops did, for the energy model (hw/energy), in closed form
+// per op: elements by precision and opcode, SRAM bytes, wavelets sent.
+struct PeActions {
+  std::uint64_t opElements[kPrecisionCount][kOpcodeCount] = {};
+  std::uint64_t sramReadBytes = 0;   // memory operands' elements read
+  std::uint64_t sramWriteBytes = 0;  // memory destinations' elements written
+  std::uint64_t waveletsSent = 0;    // elements sent to the fabric through the RAMP
+
+  // Adds `elements` of ops of class `cls` (actionClass).
+  void add(unsigned cls, std::uint64_t elements);
+};
+
 // What the VCD tracer shows of one PE.
 struct PeActivity {
   bool busy;
@@ -99,6 +125,21 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   void checkQuiescent() const;
 
   const PeCounters& counters(fabric::RouterId pe) const { return counters_[pe]; }
+  // Every PE's actions together, always kept.
+  PeActions actionTotals() const;
+  // Keeps each PE's actions too, from now on (for wafer maps and timelines;
+  // off by default: the totals cost an add per op).
+  void keepPerPeActions() { perPeActions_.resize(peCount_); }
+  // One PE's actions, or null unless keepPerPeActions() was called.
+  const PeActions* actions(fabric::RouterId pe) const {
+    return perPeActions_.empty() ? nullptr : &perPeActions_[pe];
+  }
+  // The PE's busy cycles up to `now`, the current busy stretch included
+  // (its counters add a stretch when it ends).
+  std::uint64_t busyCyclesUntil(fabric::RouterId pe, std::uint64_t now) const {
+    const PeState& s = pes_[pe];
+    return counters_[pe].busyCycles + (s.busy && now > s.busySince ? now - s.busySince : 0);
+  }
   PeCounters totals() const;
   const SramAllocator& sram(fabric::RouterId pe) const { return sram_[pe]; }
   PeActivity activity(fabric::RouterId pe) const;
@@ -117,6 +158,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   struct LoadedProgram {
     Program program;
     std::vector<std::vector<OpTiming>> timing;  // [task][instruction]
+    std::vector<std::vector<std::uint8_t>> actionClasses;  // [task][instruction]: registered action class
     std::uint64_t dataTasks = 0;                // tasks bound to a color
     ColorUse colors;
     bool checked = false;  // against the architecture, on the first PE it was loaded on
@@ -129,6 +171,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
     std::uint32_t interval;  // fabric op: OpTiming::fabricInterval
     std::uint16_t carry;     // fabric op: the fraction of a cycle the elements so far are ahead of `at`
     bool fabric;  // has a fabric operand
+    std::uint8_t actionClass;  // its registered action class (registerActionClass)
     std::uint32_t index[4];  // per operand (destination, sources): its index register when the op issued
   };
   struct PeState {
@@ -158,12 +201,15 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   void runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now);
   int pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) const;
   void issue(fabric::RouterId r, PeState& s, unsigned slot, const TensorOp& op, const OpTiming& timing,
-             std::uint64_t now);
+             std::uint8_t actionClass, std::uint64_t now);
   // Moves one element of a fabric op if its inputs have arrived and the
   // router takes its output.
   enum class FabricStep { Moved, NoInput, Backpressure };
   FabricStep advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now);
   void finishOp(fabric::RouterId r, PeState& s, OpSlot& slot);
+  // The small number standing for action class `cls` (actionClass) in op
+  // slots and classElements_, registered on first use.
+  std::uint8_t registerActionClass(unsigned cls);
   void computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot);
   float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand, std::uint32_t index,
                    std::uint32_t element) const;
@@ -204,6 +250,13 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   std::vector<LoadedProgram> programs_;
   std::vector<PeState> pes_;
   std::vector<PeCounters> counters_;
+  // Every PE's op elements by registered action class: an op slot's byte
+  // indexes them, so a completed op costs one add. Classes reachable from
+  // the opcodes' sources and destinations: 3 precisions x (8 + 4 + 4 + 2
+  // source patterns) x 3 destinations = 162.
+  std::vector<unsigned> registeredClasses_;  // registered number -> actionClass
+  std::uint64_t classElements_[256] = {};
+  std::vector<PeActions> perPeActions_;      // [pe] when kept, else empty
   std::vector<SramAllocator> sram_;
   std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
   // Buffers kept by unload() for a later program, with their data.

@@ -74,6 +74,8 @@ void PeArray::finishOp(fabric::RouterId r, PeState& s, OpSlot& slot) {
   ++c.opsCompleted;
   c.elements += op.length;
   c.flops += std::uint64_t(op.length) * (op.opcode == Opcode::Fmac ? 2 : op.opcode == Opcode::Fmov ? 0 : 1);
+  classElements_[slot.actionClass] += op.length;
+  if (!perPeActions_.empty()) perPeActions_[r].add(registeredClasses_[slot.actionClass], op.length);
   if (op.activateOnDone != kNoTask) s.activated |= std::uint64_t(1) << op.activateOnDone;
   if (op.unblockOnDone != kNoTask) s.blocked &= ~(std::uint64_t(1) << op.unblockOnDone);
   slot.op = nullptr;
@@ -128,7 +130,7 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
       case Instruction::Kind::Op: {
         const unsigned target = in.op.thread == kSynchronous ? mainSlot() : unsigned(in.op.thread);
         if (s.busySlots & (1u << target)) return;  // the thread is still busy: wait for it
-        issue(r, s, target, in.op, lp.timing[s.task][s.pc], now);
+        issue(r, s, target, in.op, lp.timing[s.task][s.pc], lp.actionClasses[s.task][s.pc], now);
         break;
       }
     }
@@ -137,7 +139,7 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
 }
 
 void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const TensorOp& op, const OpTiming& timing,
-                    std::uint64_t now) {
+                    std::uint8_t actionClass, std::uint64_t now) {
   OpSlot& slot = slots(r)[slotIndex];
   s.busySlots |= 1u << slotIndex;
   slot.op = &op;
@@ -145,6 +147,7 @@ void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const Te
   slot.interval = timing.fabricInterval;
   slot.carry = 0;
   slot.fabric = op.usesFabric();
+  slot.actionClass = actionClass;
   slot.index[0] = op.dst.index >= 0 ? indexRegister(r, unsigned(op.dst.index)) : 0;
   for (unsigned i = 0; i < 3; ++i) slot.index[i + 1] = op.src[i].index >= 0 ? indexRegister(r, unsigned(op.src[i].index)) : 0;
   if (slot.fabric) {

@@ -1,6 +1,7 @@
 #include "hw/trace/TimelineRecorder.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <cstdio>
 
@@ -26,7 +27,9 @@ std::string jsonString(const std::string& text) {
 TimelineRecorder::TimelineRecorder(const config::ArchConfig& arch, const config::Region& region,
                                    const fabric::FabricKernel& fabric, const pe::PeArray* pes,
                                    std::uint64_t linkWindow)
-    : fabric_(fabric),
+    : arch_(arch),
+      perAction_(energy::actionEnergies(arch)),
+      fabric_(fabric),
       pes_(pes),
       mesh_(arch.mesh),
       secondsPerCycle_(arch.secondsPerCycle()),
@@ -64,15 +67,34 @@ void TimelineRecorder::sample(std::uint64_t cycle) {
 }
 
 void TimelineRecorder::sampleLinks(std::uint64_t cycle) {
-  for (TracedPe& pe : traced_)
+  const std::uint64_t window = cycle - (nextLinkSample_ - linkWindow_);
+  std::uint64_t regionMilliwatts = 0;
+  for (TracedPe& pe : traced_) {
     for (unsigned o = 0; o < fabric::kPortCount; ++o) {
       const std::uint32_t sent = fabric_.transfers(pe.id, fabric::Port(o));
       // Modulo 2^32, exact over any window shorter than that.
-      counters_.push_back(Counter{kLinkCounter[o], unsigned(&pe - traced_.data()) + 1, cycle,
-                                  std::uint32_t(sent - pe.sent[o])});
+      const std::uint32_t inWindow = sent - pe.sent[o];
+      counters_.push_back(Counter{kLinkCounter[o], unsigned(&pe - traced_.data()) + 1, cycle, inWindow});
+      (fabric::Port(o) == fabric::Port::Ramp ? pe.delivered : pe.hopsOut) += inWindow;
       pe.sent[o] = sent;
     }
+    regionMilliwatts += samplePower(pe, cycle, window);
+  }
+  counters_.push_back(Counter{"region power mW", 0, cycle, regionMilliwatts});
   nextLinkSample_ = cycle + linkWindow_;
+}
+
+std::uint64_t TimelineRecorder::samplePower(TracedPe& pe, std::uint64_t cycle, std::uint64_t windowCycles) {
+  const pe::PeActions* actions = pes_ ? pes_->actions(pe.id) : nullptr;
+  const double energyPj = energy::peEnergyPj(arch_, perAction_, actions ? *actions : pe::PeActions{},
+                                             pes_ ? pes_->busyCyclesUntil(pe.id, cycle) : 0, pe.hopsOut,
+                                             pe.delivered, cycle);
+  const double seconds = double(windowCycles) * secondsPerCycle_;
+  const std::uint64_t milliwatts =
+      seconds > 0 ? std::uint64_t(std::llround((energyPj - pe.energyPj) * 1e-12 / seconds * 1e3)) : 0;
+  pe.energyPj = energyPj;
+  counters_.push_back(Counter{"power mW", unsigned(&pe - traced_.data()) + 1, cycle, milliwatts});
+  return milliwatts;
 }
 
 void TimelineRecorder::addSpan(const std::string& name, std::uint64_t begin, std::uint64_t end,

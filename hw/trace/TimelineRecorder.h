@@ -3,8 +3,11 @@
 // (ui.perfetto.dev) and chrome://tracing open, for runs too long to read as
 // a waveform. Per PE of a region of interest: a track of the tasks it ran
 // and a counter of the hardware threads holding an op; per router of the
-// region: counters of the wavelets each output sent per window of cycles;
-// and the spans the workload adds (its phases). Times are the simulated
+// region: counters of the wavelets each output sent per window of cycles
+// and of its PE's power (mW, energy::peEnergyPj over the window; its ops
+// and SRAM when the PE array keeps each PE's actions), with the
+// region's total power on the workload's track; and the spans the workload
+// adds (its phases). Times are the simulated
 // times of the cycles (the clock from the architecture); each event also
 // carries its cycle.
 
@@ -15,6 +18,7 @@
 
 #include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
+#include "hw/energy/EnergyModel.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/pe/PeArray.h"
 #include "hw/wafer/CycleDriver.h"
@@ -42,6 +46,8 @@ class TimelineRecorder : public wafer::CycleObserver {
     std::uint64_t tasksRun = 0;  // the PE's count, to tell back-to-back runs of one task apart
     unsigned threads = 0;
     std::uint32_t sent[fabric::kPortCount] = {};  // transfers at the last link sample
+    std::uint64_t hopsOut = 0, delivered = 0;     // since the start, to the last link sample
+    double energyPj = 0;                          // likewise
   };
   struct Span {
     std::string name;
@@ -58,8 +64,13 @@ class TimelineRecorder : public wafer::CycleObserver {
 
   void endTask(TracedPe& pe, std::uint64_t cycle);
   void sampleLinks(std::uint64_t cycle);
+  // Adds the PE's power over the window that ends at `cycle` (its
+  // counters already advanced to it) to its track; returns it in mW.
+  std::uint64_t samplePower(TracedPe& pe, std::uint64_t cycle, std::uint64_t windowCycles);
   double micros(std::uint64_t cycle) const { return double(cycle) * secondsPerCycle_ * 1e6; }
 
+  config::ArchConfig arch_;
+  energy::ActionEnergies perAction_;
   const fabric::FabricKernel& fabric_;
   const pe::PeArray* pes_;
   fabric::MeshGeometry mesh_;

@@ -1,7 +1,7 @@
 """Wafer heatmaps from the per-PE and per-link statistics of one run
-(`wsesim run --map MAP.json`): PE busy fraction, SRAM high-water mark, or
-link load (one output direction, or the busiest of the four mesh links of
-each router)."""
+(`wsesim run --map MAP.json`): PE busy fraction, SRAM high-water mark, PE
+energy, or link load (one output direction, or the busiest of the four mesh
+links of each router)."""
 import json
 
 import matplotlib.pyplot as plt
@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 from .plotting import PlotError, save
 
 MESH_PORTS = ("N", "E", "S", "W")
-METRICS = ("pe_busy", "sram", "link_load", "link_load:N", "link_load:E", "link_load:S", "link_load:W",
+METRICS = ("pe_busy", "sram", "energy", "link_load", "link_load:N", "link_load:E", "link_load:S", "link_load:W",
            "link_load:RAMP")
 
 
@@ -23,13 +23,14 @@ def load_map(path):
 
 def values(wafer_map, metric):
     """The metric per router, row-major, with its label."""
-    if metric == "pe_busy" or metric == "sram":
-        field = "pe_busy_permille" if metric == "pe_busy" else "sram_high_water_bytes"
+    pe_fields = {"pe_busy": ("pe_busy_permille", 10, "PE busy (% of cycles)"),
+                 "sram": ("sram_high_water_bytes", 1024, "SRAM high-water (KiB)"),
+                 "energy": ("pe_energy_pj", 1e6, "PE energy (uJ)")}
+    if metric in pe_fields:
+        field, scale, label = pe_fields[metric]
         if field not in wafer_map:
             raise PlotError(f"{metric}: this run has no PEs (only link loads)")
-        if metric == "pe_busy":
-            return [v / 10 for v in wafer_map[field]], "PE busy (% of cycles)"
-        return [v / 1024 for v in wafer_map[field]], "SRAM high-water (KiB)"
+        return [v / scale for v in wafer_map[field]], label
     if metric == "link_load":
         loads = [wafer_map["link_load_permille"][p] for p in MESH_PORTS]
         return [max(column) / 10 for column in zip(*loads)], "busiest mesh link (% of cycles)"

@@ -21,6 +21,7 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (!last() && current_->finished(now, fabric)) {
     current_->unload({});
     done_.push_back(LastRound{current_->roundPhaseCycles(now), current_->roundInputEnd()});
+    actionsAtEnd_.push_back(energy::waferActions(fabric, &pes_, now));
     start(index_ + 1, now);
   }
   current_->beginCycle(now, fabric);
@@ -32,6 +33,14 @@ GemmTime GemmSequence::fullTime(std::size_t index, std::uint64_t end, const conf
     return gemms_[index]->fullTime(done_[index].phaseCycles, done_[index].inputEnd, arch, meshColumns);
   if (index == index_) return current_->fullTime(end, arch, meshColumns);
   throw std::out_of_range("GEMM " + std::to_string(index) + " of the sequence has not run");
+}
+
+energy::ActionCounts GemmSequence::actions(std::size_t index, const fabric::FabricKernel& fabric,
+                                          std::uint64_t end) const {
+  if (index > done_.size()) throw std::out_of_range("GEMM " + std::to_string(index) + " of the sequence has not run");
+  const energy::ActionCounts atEnd =
+      index < actionsAtEnd_.size() ? actionsAtEnd_[index] : energy::waferActions(fabric, &pes_, end);
+  return index == 0 ? atEnd : atEnd - actionsAtEnd_[index - 1];
 }
 
 std::uint64_t GemmSequence::nextActivity(std::uint64_t now) const {

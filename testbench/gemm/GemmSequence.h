@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "hw/energy/ActionCounts.h"
 #include "hw/pe/PeArray.h"
 #include "hw/wafer/CycleDriver.h"
 #include "testbench/gemm/GemmPhases.h"
@@ -34,6 +35,9 @@ class GemmSequence : public wafer::CycleDriver {
   // last one ends at `end`.
   GemmTime fullTime(std::size_t index, std::uint64_t end, const config::ArchConfig& arch,
                     std::uint32_t meshColumns) const;
+  // The wafer's actions while GEMM `index` ran (all its rounds), once it is
+  // done; the last one ends at `end`, `fabric` being the wafer's.
+  energy::ActionCounts actions(std::size_t index, const fabric::FabricKernel& fabric, std::uint64_t end) const;
 
  private:
   void start(std::size_t index, std::uint64_t now);
@@ -54,6 +58,7 @@ class GemmSequence : public wafer::CycleDriver {
   std::unique_ptr<GemmPhases> current_;
   std::vector<std::uint64_t> starts_;
   std::vector<LastRound> done_;  // of the GEMMs done
+  std::vector<energy::ActionCounts> actionsAtEnd_;  // the wafer's, as each GEMM done ended
 };
 
 }  // namespace wsesim::gemm

@@ -18,6 +18,7 @@
 #include "testbench/gemm/GemmPhases.h"
 #include "testbench/gemm/SimulatedGemm.h"
 #include "testbench/results/ClusterReport.h"
+#include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
@@ -190,6 +191,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
         });
   }
 
+  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", simulatedArch, run_.vcdRegion, pes);
@@ -197,7 +199,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   }, &pes);
   pes.checkQuiescent();
   // Of the simulated rows (all of them unless representative).
-  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
+  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles(), simulatedArch);
   if (times.timeline) {
     const std::vector<std::uint64_t>& starts = phases.phaseStarts();
     for (std::size_t p = 0; p < starts.size(); ++p)
@@ -270,6 +272,26 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                {"simulation_seconds", times.simulationSeconds},
                {"pe_bytes", pes.hostBytes()},
                {"fabric_bytes", wafer.fabric().hostBytes()}};
+
+  energy::ActionCounts actions = gemm_->fullActions(energy::waferActions(wafer.fabric(), &pes, wafer.cycles()));
+  // The whole GEMM's weights in and, for the weight gradient, its outputs out.
+  actions.ioRingBytes = double(gemm_->streamedWavelets(arch_.mesh)) * pe::elementBytes(inputType) +
+                        (config_.pass == GemmPass::WeightGrad ? double(s.m) * double(s.n) * pe::elementBytes(outputType)
+                                                              : 0.0);
+  results::EnergyScope scope;
+  scope.seconds = seconds;
+  scope.flops = flops;
+  scope.samples = config_.m;  // a row of the layer's input: a token
+  if (cluster) scope.seconds = r["system"]["seconds"].get<double>();
+  // The whole mesh over the whole run: every PE-cycle not active was idle.
+  actions.peIdleCycles = double(arch_.mesh.routers()) * scope.seconds * arch_.clockHz - actions.peActiveCycles;
+  if (cluster) {
+    // Every system's wafer runs the GEMM; the system model's rings carry the I/O.
+    actions.ioRingBytes = 0;
+    scope.systems = arch_.cluster.systems;
+    actions = actions * double(scope.systems) + results::clusterActions(*cluster);
+  }
+  r.update(results::energyResults(actions, arch_, scope));
 }
 
 void GemmWorkload::check(const Matrix& got, const Matrix& want, nlohmann::json& r) const {
@@ -325,6 +347,7 @@ std::string GemmWorkload::summary() const {
   else
     std::snprintf(line, sizeof line, "  result    not checked (run.mode: timing keeps no data)\n");
   out << line;
+  out << results::energySummary(r);
   return out.str();
 }
 

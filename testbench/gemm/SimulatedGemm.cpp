@@ -170,6 +170,13 @@ std::uint64_t SimulatedGemm::streamedWavelets(const fabric::MeshGeometry& mesh) 
   return wavelets;
 }
 
+energy::ActionCounts SimulatedGemm::fullActions(const energy::ActionCounts& simulated) const {
+  const firmware::GemmShape& s = full_->shape();
+  const double macs = simulated.elements(pe::Opcode::Fmac, s.precision);
+  if ((!sampling_.representativeRows && !sampling_.steadyStateOutputs) || macs == 0) return simulated;
+  return simulated * (double(s.m) * double(s.k) * double(s.n) / macs);
+}
+
 config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t columns) {
   config::ArchConfig a = arch;
   a.mesh.width = columns;

@@ -34,6 +34,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"
+#include "hw/energy/ActionCounts.h"
 
 namespace wsesim::gemm {
 
@@ -99,6 +100,11 @@ class SimulatedGemm {
                     const config::ArchConfig& arch, std::uint32_t meshColumns) const;
   // Wavelets the whole GEMM takes in at the edge, over all its phases.
   std::uint64_t streamedWavelets(const fabric::MeshGeometry& mesh) const;
+  // The whole GEMM's actions from those of its simulation (every round):
+  // as they are unless sampled; sampled, scaled by the whole GEMM's
+  // multiply-adds over those simulated, since every action of a
+  // weight-streamed GEMM recurs per weight and row as its multiply-adds do.
+  energy::ActionCounts fullActions(const energy::ActionCounts& simulated) const;
 
  private:
   // A phase of the GEMM: its n's and the cycles of the cuts run so far.

@@ -11,6 +11,7 @@
 #include "testbench/noc/BroadcastRoutes.h"
 #include "testbench/noc/NocConfig.h"
 #include "testbench/noc/NocTraffic.h"
+#include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
@@ -80,7 +81,7 @@ void NocWorkload::run(const workload::RunOptions& options) {
   const workload::SimulationTimes times = workload::simulate(wafer, options, start);
 
   cycles_ = wafer.cycles();
-  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), nullptr, wafer.cycles());
+  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), nullptr, wafer.cycles(), arch_);
   if (times.timeline) {
     times.timeline->addSpan("warm-up", 0, traffic.measureStart());
     times.timeline->addSpan("measurement", traffic.measureStart(), traffic.measureEnd());
@@ -121,6 +122,10 @@ void NocWorkload::run(const workload::RunOptions& options) {
                {"fabric_bytes", wafer.fabric().hostBytes()}};
   r["link_utilisation"] = {{"mean", links.mean}, {"p99", links.p99}, {"max", links.max}, {"busiest", links.busiest}};
   r["ramp_utilisation"] = {{"mean", ramps.mean}, {"p99", ramps.p99}, {"max", ramps.max}, {"busiest", ramps.busiest}};
+  // The whole run's traffic; the PEs are traffic sources, idle as compute engines.
+  results::EnergyScope scope;
+  scope.seconds = double(cycles_) * arch_.secondsPerCycle();
+  r.update(results::energyResults(energy::waferActions(wafer.fabric(), nullptr, cycles_), arch_, scope));
 }
 
 LinkLoad NocWorkload::linkLoad(const NocTraffic& traffic, bool ramps) const {
@@ -180,6 +185,7 @@ std::string NocWorkload::summary() const {
   std::snprintf(line, sizeof line, "  host      %.1f M router-cycles/s, %.1f M wavelet-hops/s\n",
                 r["router_cycles_per_second"].get<double>() / 1e6, r["wavelet_hops_per_second"].get<double>() / 1e6);
   out << line;
+  out << results::energySummary(r);
   return out.str();
 }
 

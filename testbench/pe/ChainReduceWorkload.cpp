@@ -10,6 +10,7 @@
 #include "hw/trace/PeVcdTracer.h"
 #include "hw/wafer/Wafer.h"
 #include "testbench/pe/ChainReduce.h"
+#include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
@@ -68,6 +69,7 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
       }
     }
 
+  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
@@ -75,7 +77,7 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   }, &pes);
   pes.checkQuiescent();
   cycles_ = wafer.cycles();
-  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
+  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles(), arch_);
   if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
 
   const pe::PeCounters totals = pes.totals();
@@ -115,6 +117,10 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
                {"pe_bytes_per_pe", double(pes.hostBytes()) / double(arch_.mesh.routers())},
                {"fabric_bytes", wafer.fabric().hostBytes()},
                {"pe_visits", totals.visits}};
+  results::EnergyScope scope;
+  scope.seconds = double(cycles_) * arch_.secondsPerCycle();
+  scope.flops = double(totals.flops);
+  r.update(results::energyResults(energy::waferActions(wafer.fabric(), &pes, cycles_), arch_, scope));
 }
 
 void ChainReduceWorkload::check(const pe::PeArray& pes, nlohmann::json& r) const {
@@ -165,6 +171,7 @@ std::string ChainReduceWorkload::summary() const {
   std::snprintf(line, sizeof line, "  host      %.2f M PE ops/s, %.0f bytes per PE\n",
                 r["pe_ops_per_second"].get<double>() / 1e6, r["host"]["pe_bytes_per_pe"].get<double>());
   out << line;
+  out << results::energySummary(r);
   return out.str();
 }
 

@@ -29,6 +29,17 @@ nlohmann::json clusterTraffic(const system::Cluster& cluster) {
           {"io_ring_egress", linkJson(egress)}};
 }
 
+energy::ActionCounts clusterActions(const system::Cluster& cluster) {
+  energy::ActionCounts a;
+  a.memoryxBytes = double(cluster.memoryx.storageStats().bytes);
+  for (const system::OptimizerUpdate& u : cluster.memoryx.updates())
+    a.optimizerParameters += double(cluster.memoryx.model().layers[u.layer].parameters);
+  a.swarmxBytes = double(cluster.swarmx.broadcastStats().bytes + cluster.swarmx.reduceStats().bytes);
+  for (const system::CsSystem& cs : cluster.systems)
+    a.ioRingBytes += double(cs.ioRing().ingressStats().bytes + cs.ioRing().egressStats().bytes);
+  return a;
+}
+
 nlohmann::json memoryxFigures(const system::Cluster& cluster) {
   double exposed = 0, optimizerBusy = 0;
   for (const system::LayerStream& l : cluster.memoryx.streams()) exposed += l.exposed.to_seconds();

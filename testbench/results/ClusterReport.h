@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hw/config/ArchConfig.h"
+#include "hw/energy/ActionCounts.h"
 #include "hw/system/Cluster.h"
 
 namespace wsesim::results {
@@ -23,6 +24,11 @@ std::string streamBound(const system::TaskRecord& record, const system::LayerStr
 // Bytes, transfers and busy seconds of memoryx_storage, swarmx_broadcast,
 // swarmx_reduce, io_ring_ingress and io_ring_egress (the rings summed over systems).
 nlohmann::json clusterTraffic(const system::Cluster& cluster);
+
+// The actions outside the wafers for the energy model: MemoryX's storage
+// bytes and the parameters its optimizer updated, the bytes SwarmX carried
+// (broadcast and reduce), and the I/O rings' bytes (every system's).
+energy::ActionCounts clusterActions(const system::Cluster& cluster);
 
 // exposed_fetch_seconds, optimizer_busy_seconds, updates.
 nlohmann::json memoryxFigures(const system::Cluster& cluster);

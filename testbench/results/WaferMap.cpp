@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "hw/energy/EnergyModel.h"
+
 namespace wsesim::results {
 namespace {
 
@@ -12,7 +14,8 @@ std::uint32_t permille(std::uint64_t part, std::uint64_t whole) {
 
 }  // namespace
 
-nlohmann::json waferMap(const fabric::FabricKernel& fabric, const pe::PeArray* pes, std::uint64_t cycles) {
+nlohmann::json waferMap(const fabric::FabricKernel& fabric, const pe::PeArray* pes, std::uint64_t cycles,
+                        const config::ArchConfig& arch) {
   const fabric::MeshGeometry& mesh = fabric.params().mesh;
   const fabric::RouterId routers = mesh.routers();
   nlohmann::json map = {{"format", "wsesim-wafer-map-1"},
@@ -29,6 +32,18 @@ nlohmann::json waferMap(const fabric::FabricKernel& fabric, const pe::PeArray* p
     map["pe_busy_permille"] = values;
     for (fabric::RouterId r = 0; r < routers; ++r) values[r] = std::uint32_t(pes->sram(r).highWater());
     map["sram_high_water_bytes"] = values;
+    const energy::ActionEnergies per = energy::actionEnergies(arch);
+    std::vector<std::uint64_t> energy(routers);
+    for (fabric::RouterId r = 0; r < routers; ++r) {
+      std::uint64_t hopsOut = 0;
+      for (fabric::Port o : {fabric::Port::North, fabric::Port::East, fabric::Port::South, fabric::Port::West})
+        hopsOut += fabric.transfers(r, o);
+      energy[r] = std::uint64_t(energy::peEnergyPj(arch, per, pes->actions(r) ? *pes->actions(r) : pe::PeActions{},
+                                                   pes->counters(r).busyCycles, hopsOut,
+                                                   fabric.transfers(r, fabric::Port::Ramp), cycles) +
+                                0.5);
+    }
+    map["pe_energy_pj"] = energy;
   }
   return map;
 }

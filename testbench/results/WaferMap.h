@@ -7,7 +7,10 @@
 //   link_load_permille.{N,E,S,W,RAMP}: wavelets sent through that output
 //     per 1000 cycles (1000: the link busy every cycle);
 //   pe_busy_permille: cycles with a task running or an op in flight, per 1000;
-//   sram_high_water_bytes: the PE's SRAM high-water mark.
+//   sram_high_water_bytes: the PE's SRAM high-water mark;
+//   pe_energy_pj: the PE's energy over the run (energy::peEnergyPj: its ops,
+//     SRAM, RAMP crossings, outgoing hops, cycles and leakage; its ops and
+//     SRAM only if the PE array kept each PE's actions).
 //
 // The PE fields are present when the run has PEs.
 
@@ -15,11 +18,14 @@
 
 #include <cstdint>
 
+#include "hw/config/ArchConfig.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/pe/PeArray.h"
 
 namespace wsesim::results {
 
-nlohmann::json waferMap(const fabric::FabricKernel& fabric, const pe::PeArray* pes, std::uint64_t cycles);
+// `arch`: the architecture simulated (its mesh the fabric's), for the energy.
+nlohmann::json waferMap(const fabric::FabricKernel& fabric, const pe::PeArray* pes, std::uint64_t cycles,
+                        const config::ArchConfig& arch);
 
 }  // namespace wsesim::results

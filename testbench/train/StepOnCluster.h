@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hw/config/ArchConfig.h"
+#include "hw/energy/ActionCounts.h"
 #include "hw/pe/OpKind.h"
 #include "hw/system/MemoryX.h"
 #include "hw/system/WaferWork.h"
@@ -22,6 +23,7 @@ struct GemmTiming {
   std::uint64_t cycles = 0;         // the whole GEMM
   std::uint64_t inputEnd = 0;       // from its start to its last weight in
   std::uint64_t streamedBytes = 0;  // weights that entered at the edge (several passes may re-stream them)
+  energy::ActionCounts actions;     // the whole GEMM's on the wafer (SimulatedGemm::fullActions)
 };
 
 class StepOnCluster {

@@ -1,5 +1,6 @@
 #include "testbench/train/TrainWorkload.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "testbench/gemm/GemmSequence.h"
 #include "testbench/gemm/SimulatedGemm.h"
 #include "testbench/results/ClusterReport.h"
+#include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
@@ -59,6 +61,7 @@ struct StepGemm {
   firmware::GemmShape shape;
   std::unique_ptr<gemm::SimulatedGemm> plan;
   std::uint64_t cycles = 0;
+  energy::ActionCounts actions{};  // the whole GEMM's on the wafer
   std::uint64_t occurrences = 0;  // in the step
 };
 
@@ -81,8 +84,12 @@ class TrainWorkload : public workload::Workload {
  private:
   // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshColumns`
   // rows (`end`: the wafer's last cycle).
-  std::vector<GemmTiming> gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end, unsigned wafer,
-                                      std::uint32_t meshColumns, const std::vector<std::uint64_t>& streamedBytes) const;
+  std::vector<GemmTiming> gemmTimings(const gemm::GemmSequence& driver, const fabric::FabricKernel& fabric,
+                                      std::uint64_t end, unsigned wafer, std::uint32_t meshColumns,
+                                      const std::vector<std::uint64_t>& streamedBytes) const;
+  // The cost side of a step (results: actions, energy, power, area, efficiency).
+  void reportEnergy(const system::Cluster& cluster, const std::map<std::string, std::uint64_t>& gemmCyclesByPass,
+                    std::uint64_t opCycles);
   // The step on the system model, after the GEMMs the wafer model ran (it
   // starts where they end, in the one simulation), on lanes of their own.
   void addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const;
@@ -173,7 +180,10 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }
   if (cached) {
     // The wafer's timing from an earlier run: only the system model runs.
-    for (std::size_t i = 0; i < gemms_.size(); ++i) gemms_[i].cycles = cached->gemms.at(i).cycles;
+    for (std::size_t i = 0; i < gemms_.size(); ++i) {
+      gemms_[i].cycles = cached->gemms.at(i).cycles;
+      gemms_[i].actions = cached->gemms.at(i).actions;
+    }
     makeClusters(nullptr, [&] { return std::vector<std::vector<GemmTiming>>{cached->gemms}; });
     const auto elaborated = std::chrono::steady_clock::now();
     sc_core::sc_start();
@@ -220,10 +230,12 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan->streamedWavelets(arch_.mesh) * pe::elementBytes(inputType));
   makeClusters(&wafer.finishedEvent(), [&] {
     std::vector<std::vector<GemmTiming>> wafers;
-    for (unsigned w = 0; w < wafersSimulated; ++w) wafers.push_back(gemmTimings(driver, wafer.cycles(), w, meshColumns_, streamedBytes));
+    for (unsigned w = 0; w < wafersSimulated; ++w)
+      wafers.push_back(gemmTimings(driver, wafer.fabric(), wafer.cycles(), w, meshColumns_, streamedBytes));
     return wafers;
   });
 
+  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
   std::unique_ptr<trace::PeVcdTracer> peTracer;
   workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
     peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", simulatedArch, run_.vcdRegion, pes);
@@ -231,16 +243,17 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }, &pes);
   pes.checkQuiescent();
 
-  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, meshColumns_, streamedBytes), wafer.cycles(),
+  WaferTiming simulated{gemmTimings(driver, wafer.fabric(), wafer.cycles(), 0, meshColumns_, streamedBytes), wafer.cycles(),
                         wafer.fabric().counters().fromEdge, egress.received()};
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
     gemms_[i].cycles = simulated.gemms[i].cycles;
+    gemms_[i].actions = simulated.gemms[i].actions;
     if (times.timeline)
       times.timeline->addSpan(gemms_[i].plan->full().describe(), driver.starts()[i],
                               i + 1 < driver.starts().size() ? driver.starts()[i + 1] : wafer.cycles(),
                               "wafer model: each distinct GEMM");
   }
-  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles());
+  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles(), simulatedArch);
   if (times.timeline) {
     addSystemSpans(*times.timeline, *cluster);
     timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
@@ -256,14 +269,16 @@ void TrainWorkload::run(const workload::RunOptions& options) {
                       {"simulated_gemm_cycles", simulated.simulatedCycles}};
 }
 
-std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver, std::uint64_t end,
+std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver,
+                                                   const fabric::FabricKernel& fabric, std::uint64_t end,
                                                    unsigned wafer, std::uint32_t meshColumns,
                                                    const std::vector<std::uint64_t>& streamedBytes) const {
   std::vector<GemmTiming> perGemm;
   for (std::size_t j = 0; j < gemms_.size(); ++j) {
     const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
     const gemm::GemmTime t = driver.fullTime(k, end, arch_, meshColumns);
-    perGemm.push_back(GemmTiming{t.cycles, t.inputEnd, streamedBytes[j]});
+    perGemm.push_back(GemmTiming{t.cycles, t.inputEnd, streamedBytes[j],
+                                 gemms_[j].plan->fullActions(driver.actions(k, fabric, end))});
   }
   return perGemm;
 }
@@ -373,6 +388,50 @@ void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster
   r["gemms"] = gemmRows;
   r["gemm_count"] = step_.gemms.size();
   r["op_count"] = step_.ops.size();
+  reportEnergy(cluster, byPass, opTotal);
+}
+
+void TrainWorkload::reportEnergy(const system::Cluster& cluster,
+                                 const std::map<std::string, std::uint64_t>& gemmCyclesByPass, std::uint64_t opCycles) {
+  const double routers = double(arch_.mesh.routers());
+  // One system's wafer in a step, by part: its GEMMs by pass, the ops.
+  std::map<std::string, std::pair<energy::ActionCounts, std::uint64_t>> parts;  // actions, cycles
+  for (std::size_t i = 0; i < step_.gemms.size(); ++i) {
+    const std::string pass = std::string("gemms_") + models::passName(step_.gemms[i].pass);
+    parts[pass].first += gemms_[gemmOfStep_[i]].actions;
+    parts[pass].second = gemmCyclesByPass.at(models::passName(step_.gemms[i].pass));
+  }
+  for (const models::WaferOp& op : step_.ops) parts["ops"].first += waferOpActions(op, arch_, config_.precision);
+  parts["ops"].second = opCycles;
+  const auto withIdle = [&](energy::ActionCounts a, double cycles) {
+    a.peIdleCycles = std::max(0.0, routers * cycles - a.peActiveCycles);  // every other PE-cycle of the mesh
+    return a;
+  };
+  energy::ActionCounts wafer;
+  nlohmann::json byPart = nlohmann::json::object();
+  double partsJoules = 0;
+  for (const auto& [name, part] : parts) {
+    wafer += part.first;
+    const double joules =
+        energy::energyOf(withIdle(part.first, double(part.second)), arch_, double(part.second) * arch_.secondsPerCycle())
+            .total();
+    byPart[name] = joules;
+    partsJoules += joules;
+  }
+  wafer = withIdle(wafer, double(stepCycles_));
+  // The rest of one system's step: its wafer waiting for weights and for the optimizer.
+  byPart["waiting"] = energy::energyOf(wafer, arch_, results_["step_seconds"].get<double>()).total() - partsJoules;
+
+  const unsigned systems = arch_.cluster.systems;
+  const energy::ActionCounts step = wafer * double(systems) + results::clusterActions(cluster) * (1.0 / config_.steps);
+  results::EnergyScope scope;
+  scope.seconds = results_["step_seconds"].get<double>();
+  scope.systems = systems;
+  scope.flops = step_.modelFlops * systems;
+  scope.samples = double(config_.batch) * systems;
+  scope.tokens = double(step_.tokens) * systems;
+  results_.update(results::energyResults(step, arch_, scope));
+  results_["energy"]["per_system_by_part_j"] = byPart;
 }
 
 std::string TrainWorkload::summary() const {
@@ -416,6 +475,7 @@ std::string TrainWorkload::summary() const {
                 step_.gemms.size(), config_.everyLayer ? "every layer" : "identical layers reuse their timing",
                 config_.everyWafer ? "every system's wafer" : "one wafer");
   out << line;
+  out << results::energySummary(r);
   return out.str();
 }
 

@@ -17,11 +17,18 @@
 #include <cstdint>
 
 #include "hw/config/ArchConfig.h"
+#include "hw/energy/ActionCounts.h"
 #include "hw/pe/OpKind.h"
 #include "models/TrainingStep.h"
 
 namespace wsesim::train {
 
 std::uint64_t waferOpCycles(const models::WaferOp& op, const config::ArchConfig& arch, pe::Precision precision);
+
+// The op's actions in the same model: its FLOPs as FMAC (2 FLOPs) or FADD
+// (1 FLOP) elements, each reading its sources from and writing its result
+// to SRAM, every PE active for waferOpCycles; no data moves between PEs.
+energy::ActionCounts waferOpActions(const models::WaferOp& op, const config::ArchConfig& arch,
+                                    pe::Precision precision);
 
 }  // namespace wsesim::train

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "testbench/results/AtomicFile.h"
+#include "testbench/results/EnergyReport.h"
 
 namespace wsesim::train {
 namespace {
@@ -31,7 +32,7 @@ std::string executableHash() {
 }
 
 bool excluded(const std::string& key) {
-  for (const char* prefix : {"arch.memoryx.", "arch.swarmx.", "arch.cluster.", "run."})
+  for (const char* prefix : {"arch.memoryx.", "arch.swarmx.", "arch.cluster.", "arch.energy.", "arch.area.", "run."})
     if (key.rfind(prefix, 0) == 0) return true;
   for (const char* exact : {"workload.steps", "workload.optimizer", "workload.wafers"})
     if (key == exact) return true;
@@ -58,7 +59,8 @@ std::optional<WaferTiming> WaferTimingCache::load() const {
   if (doc.is_discarded() || !doc.is_object() || doc.value("key", "") != key_) return std::nullopt;
   WaferTiming t;
   for (const nlohmann::json& g : doc.at("gemms"))
-    t.gemms.push_back(GemmTiming{g.at(0).get<std::uint64_t>(), g.at(1).get<std::uint64_t>(), g.at(2).get<std::uint64_t>()});
+    t.gemms.push_back(GemmTiming{g.at(0).get<std::uint64_t>(), g.at(1).get<std::uint64_t>(), g.at(2).get<std::uint64_t>(),
+                                 results::actionsFromJson(g.at(3))});
   t.simulatedCycles = doc.at("simulated_cycles").get<std::uint64_t>();
   t.weightsIn = doc.at("weights_in").get<std::uint64_t>();
   t.gradientsOut = doc.at("gradients_out").get<std::uint64_t>();
@@ -67,7 +69,8 @@ std::optional<WaferTiming> WaferTimingCache::load() const {
 
 void WaferTimingCache::store(const WaferTiming& timing) const {
   nlohmann::json gemms = nlohmann::json::array();
-  for (const GemmTiming& g : timing.gemms) gemms.push_back({g.cycles, g.inputEnd, g.streamedBytes});
+  for (const GemmTiming& g : timing.gemms)
+    gemms.push_back({g.cycles, g.inputEnd, g.streamedBytes, results::actionsJson(g.actions)});
   const nlohmann::json doc = {{"key", key_},
                               {"gemms", gemms},
                               {"simulated_cycles", timing.simulatedCycles},

@@ -26,7 +26,8 @@ struct WaferTiming {
 
 // The configuration values the wafer's timing depends on, one `key=value`
 // line each: everything resolved except the system around the wafer
-// (arch.memoryx, arch.swarmx, arch.cluster; the I/O ring's channels feed
+// (arch.memoryx, arch.swarmx, arch.cluster; the cost coefficients arch.energy
+// and arch.area, applied to the stored action counts; the I/O ring's channels feed
 // the wafer, so arch.io counts), how the run is observed (run.*), and the workload's steps, optimizer and
 // wafers.
 std::string waferTimingKey(const std::map<std::string, config::ResolvedParam>& resolved);

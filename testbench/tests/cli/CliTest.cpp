@@ -164,7 +164,7 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
 
   // The fully resolved configuration, nested, typed: the file's values, the
   // tiny and wse2 presets' values, and every default the run used.
-  const json expectedConfig = json::parse(R"({
+  json expectedConfig = json::parse(R"({
     "arch": {"preset": "tiny", "description": "8x8 WSE-2 fabric for tests",
              "mesh": {"width": 8, "height": 8}, "clock_hz": 1.1e9,
              "io": {"bandwidth_bytes_per_s": 1.5e11, "channels_per_edge": 60},
@@ -189,6 +189,21 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
     "workload": {"type": "noc", "pattern": "uniform_random", "injection_rate": 0.01, "packet_wavelets": 1,
                  "warmup_cycles": 100, "measure_cycles": 2000, "drain_cycles": 100000, "seed": 1,
                  "colors": 1}})");
+  // The cost side as presets/wse2.yaml gives it, but tiny's share of the system power and wafer area.
+  expectedConfig["arch"]["energy"] = json::parse(R"({
+    "op_pj": {"fp16": {"fmac": 0.375, "fadd": 0.1, "fmul": 0.275, "fmov": 0.025},
+              "mixed": {"fmac": 0.5, "fadd": 0.225, "fmul": 0.275, "fmov": 0.025},
+              "fp32": {"fmac": 1.15, "fadd": 0.225, "fmul": 0.925, "fmov": 0.05}},
+    "sram": {"read_pj_per_byte": 0.3125, "write_pj_per_byte": 0.3125, "reference_bank_bytes": 8192.0,
+             "leakage_pw_per_bit": 50.0},
+    "fabric": {"wire_bits": 38, "wire_pj_per_bit_mm": 0.05, "queue_write_pj": 0.3, "queue_read_pj": 0.3,
+               "ramp_pj": 0.3, "leakage_pw_per_bit": 200.0},
+    "pe": {"active_cycle_pj": 6.0, "idle_cycle_pj": 3.0, "logic_leakage_w": 0.002},
+    "system": {"io_ring_pj_per_byte": 80.0, "memoryx_pj_per_byte": 162.5, "optimizer_pj_per_parameter": 1000.0,
+               "swarmx_pj_per_byte": 80.0, "static_w": 0.3434}})");
+  expectedConfig["arch"]["area"] = json::parse(R"({
+    "wafer_usable_mm2": 3.968, "spare_pe_fraction": 0.14017, "pe_logic_mm2": 0.029, "sram_bit_um2": 0.027,
+    "sram_periphery_um2_per_sqrt_bit": 4.0, "router_base_mm2": 0.002, "router_bit_um2": 0.25})");
   EXPECT_EQ(r.at("config"), expectedConfig) << r.at("config").dump(2);
   EXPECT_TRUE(r["config"]["arch"]["mesh"]["width"].is_number_integer());
   EXPECT_TRUE(r["config"]["workload"]["injection_rate"].is_number_float());

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A run's wafer map (wsesim run --map) drawn by plot.py --map as PNG and
-SVG heatmaps of PE busy fraction, SRAM and link load, over the whole mesh
+SVG heatmaps of PE busy fraction, SRAM, PE energy and link load, over the whole mesh
 and a region; bad metrics, regions and files are refused with exit 2."""
 import os
 
@@ -23,7 +23,8 @@ run = subprocess.run([ctx.wsesim, "run", config, "--map", wafer_map], capture_ou
 check(run.returncode == 0, f"wsesim run --map failed: {run.stderr}")
 check(load_json(wafer_map)["format"] == "wsesim-wafer-map-1", "map format")
 
-for metric, label in [("pe_busy", "PE busy"), ("sram", "SRAM high-water"), ("link_load", "busiest mesh link"),
+for metric, label in [("pe_busy", "PE busy"), ("sram", "SRAM high-water"), ("energy", "PE energy"),
+                      ("link_load", "busiest mesh link"),
                       ("link_load:S", "link S load")]:
     png, svg = ctx.path(f"{metric}.png"), ctx.path(f"{metric}.svg")
     check_exit(ctx.script("plot.py", "--map", wafer_map, "--metric", metric, "--out", png, "--out", svg), 0, metric)

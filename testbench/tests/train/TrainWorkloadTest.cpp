@@ -140,8 +140,9 @@ TEST(TrainStep, EveryWaferSimulatedGivesTheSameStepAsOne) {
 }
 
 // run.wafer_timing_cache: the first run simulates the wafer and keeps its
-// timing; a run that changes only the cluster reads it back and gives the
-// step the simulation gives; a change to the wafer misses the entry.
+// timing and action counts; a run that changes only the cluster (or the
+// energy coefficients) reads it back and gives the step and energy the
+// simulation gives; a change to the wafer misses the entry.
 TEST(TrainStep, CachedWaferTimingGivesTheSimulatedStep) {
   const std::string cache = "--set run.wafer_timing_cache='" + ::testing::TempDir() + "/wafer_timing_" +
                             std::to_string(::getpid()) + "' ";
@@ -156,6 +157,14 @@ TEST(TrainStep, CachedWaferTimingGivesTheSimulatedStep) {
   EXPECT_EQ(reused["workload"]["step_cycles"], simulated["workload"]["step_cycles"]);
   EXPECT_EQ(reused["workload"]["gemms"], simulated["workload"]["gemms"]);
   EXPECT_EQ(reused["workload"]["breakdown_cycles"], simulated["workload"]["breakdown_cycles"]);
+  // The entry keeps the GEMMs' action counts: the same energy.
+  EXPECT_EQ(reused["workload"]["actions"], simulated["workload"]["actions"]);
+  EXPECT_EQ(reused["workload"]["energy"], simulated["workload"]["energy"]);
+  // Energy coefficients change no timing: a run with others reuses the entry.
+  const nlohmann::json cheaper = runCli("cache_cheaper", cache + "--set arch.energy.pe.idle_cycle_pj=1");
+  ASSERT_FALSE(cheaper.empty());
+  EXPECT_EQ(cheaper["workload"]["wafer_timing"].get<std::string>().rfind("from ", 0), 0u);
+  EXPECT_LT(cheaper["workload"]["energy"]["total_j"].get<double>(), first["workload"]["energy"]["total_j"].get<double>());
 }
 
 // --vcd also writes the system's waveform, --timeline lanes for the step:
