@@ -266,10 +266,18 @@ std::size_t PeArray::hostBytes() const {
 }
 
 void PeArray::checkQuiescent() const {
+  // Runs at every phase end over the whole mesh: first the cheap question
+  // (a color's inboxes are one contiguous slice), then words only for the
+  // PEs that have something left.
+  std::vector<bool> inboxLeft(peCount_, false);
+  for (unsigned c = 0; c < arch_.fabric.colors; ++c)
+    for (fabric::RouterId r = 0; r < peCount_; ++r)
+      if (inboxHeader(r, c).count) inboxLeft[r] = true;
   std::ostringstream out;
   std::size_t stuck = 0;
   for (fabric::RouterId r = 0; r < peCount_; ++r) {
     const PeState& s = pes_[r];
+    if (s.task == kNoTask && !s.busySlots && !(s.activated & s.blocked) && !inboxLeft[r]) continue;
     std::ostringstream pe;
     if (s.task != kNoTask) {
       const Program& p = programs_[s.program].program;
