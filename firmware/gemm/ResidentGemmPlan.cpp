@@ -102,13 +102,14 @@ ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const Gemm
     p.bBuffers = b.b;
     return p.busiestPeBytes();
   };
-  const ResidentBuffers* smallest = &tried.front();
-  bool fits = false;
+  const ResidentBuffers* smallest = nullptr;
+  std::uint64_t smallestBytes = 0;
   for (const ResidentBuffers& b : tried) {
-    if (b.a.size() + b.b.size() < smallest->a.size() + smallest->b.size()) smallest = &b;
-    if ((fits = use(b) <= arch.pe.sramBytes)) break;
+    const std::uint64_t bytes = use(b);
+    if (bytes <= arch.pe.sramBytes) return p;
+    if (!smallest || bytes < smallestBytes) smallest = &b, smallestBytes = bytes;
   }
-  if (!fits) use(*smallest);
+  use(*smallest);
   p.checkSram(arch, requested == Buffering::Auto ? "" : std::string(", as workload.buffering=") + bufferingName(requested) + " asks");
   return p;
 }

@@ -100,8 +100,7 @@ def fit(model, points, keys, log, max_rounds=4):
                         "mape_at_start": float(np.mean(np.abs(base - measured) / measured)),
                         "slopes": slopes.tolist()})
         log(f"round {round_number}: MAPE {history[-1]['mape_at_start']:.2%} at "
-            + ", ".join(f"{k.name.split('.')[-1] if 'cycles_per' not in k.name else 'fmac_cpe'}={k.format(v)}"
-                        for k, v in zip(keys, theta)))
+            + ", ".join(f"{k.name}={k.format(v)}" for k, v in zip(keys, theta)))
         if np.allclose(new, theta, rtol=1e-4, atol=1e-6):
             break
         theta = new

@@ -65,27 +65,28 @@ TEST(ResidentBuffering, SummaAutoIsTheSdkScheduleAndDoubleFitsUpToTile41) {
   EXPECT_EQ(square("summa", 4, 42, Buffering::Auto)->phases(), 8u);    // 2P: broadcast, then product
 }
 
-TEST(ResidentBuffering, DoubleThatDoesNotFitNamesThePeTheBuffersAndTheLimit) {
+// The message of the PlanError planning SUMMA on p x p PEs with square tiles throws; a test failure if none.
+std::string planErrorOf(std::uint32_t p, std::uint32_t tile, Buffering buffering) {
   try {
-    square("summa", 32, 46, Buffering::Double);
-    ADD_FAILURE() << "expected a PlanError";
+    square("summa", p, tile, buffering);
   } catch (const firmware::PlanError& e) {
-    const std::string msg = e.what();
-    for (const char* part : {"as workload.buffering=double asks", "PE (31,31) needs 59248 bytes of SRAM",
-                             "more than arch.pe.sram_bytes=49152", "ap1 2116 f32 = 8464 B"})
-      EXPECT_NE(msg.find(part), std::string::npos) << part << " missing: " << msg;
+    return e.what();
   }
+  ADD_FAILURE() << "expected a PlanError";
+  return "";
+}
+
+TEST(ResidentBuffering, DoubleThatDoesNotFitNamesThePeTheBuffersAndTheLimit) {
+  const std::string msg = planErrorOf(32, 46, Buffering::Double);
+  for (const char* part : {"as workload.buffering=double asks", "PE (31,31) needs 59248 bytes of SRAM",
+                           "more than arch.pe.sram_bytes=49152", "ap1 2116 f32 = 8464 B"})
+    EXPECT_NE(msg.find(part), std::string::npos) << part << " missing: " << msg;
 }
 
 // Tile 50: single-buffered SUMMA needs 5 x 10,000 B; auto says so.
 TEST(ResidentBuffering, NothingFitsNamesTheSmallestLayout) {
-  try {
-    square("summa", 4, 50, Buffering::Auto);
-    ADD_FAILURE() << "expected a PlanError";
-  } catch (const firmware::PlanError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("single-buffered: PE (3,3) needs 50000 bytes"), std::string::npos) << msg;
-  }
+  const std::string msg = planErrorOf(4, 50, Buffering::Auto);
+  EXPECT_NE(msg.find("single-buffered: PE (3,3) needs 50000 bytes"), std::string::npos) << msg;
 }
 
 TEST(ResidentBuffering, RingShiftsAndWeightStreamingRefuseWhatTheyDoNotOffer) {
