@@ -85,7 +85,7 @@ class GemmMapping {
   virtual std::uint32_t phaseOutputs(std::uint32_t /*phase*/) const { return 0; }
   // The same mapping with its phase i being phase cuts[i].phase cut to its
   // first cuts[i].outputs n's: what timing mode simulates to extrapolate a
-  // long phase from its steady state (testbench/gemm/SimulatedGemm.h). Null
+  // long phase from its steady state (firmware/runtime/SimulatedGemm.h). Null
   // when phaseOutputs is 0; its results are not the GEMM's.
   virtual std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& /*cuts*/) const { return nullptr; }
 };

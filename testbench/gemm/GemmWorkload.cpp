@@ -15,8 +15,8 @@
 #include "hw/trace/SystemVcd.h"
 #include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/Wafer.h"
-#include "testbench/gemm/GemmPhases.h"
-#include "testbench/gemm/SimulatedGemm.h"
+#include "firmware/runtime/GemmPhases.h"
+#include "firmware/runtime/SimulatedGemm.h"
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
@@ -28,6 +28,13 @@ namespace {
 using firmware::Matrix;
 
 using firmware::GemmPass;
+using runtime::GemmPhases;
+using runtime::GemmSampling;
+using runtime::GemmTime;
+using runtime::SimulatedGemm;
+using runtime::passShape;
+using runtime::readSampling;
+using runtime::withMeshColumns;
 
 struct GemmConfig {
   std::uint32_t m = 0, k = 0, n = 0;

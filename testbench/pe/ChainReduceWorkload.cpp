@@ -9,12 +9,12 @@
 #include "hw/pe/PeArray.h"
 #include "hw/trace/PeVcdTracer.h"
 #include "hw/wafer/Wafer.h"
-#include "testbench/pe/ChainReduce.h"
+#include "firmware/kernels/ChainReduce.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
 
-namespace wsesim::pe_kernels {
+namespace wsesim::kernels {
 namespace {
 
 class ChainReduceWorkload : public workload::Workload {
@@ -183,4 +183,4 @@ std::unique_ptr<workload::Workload> makeChainReduceWorkload(config::ParamReader&
   return std::make_unique<ChainReduceWorkload>(ChainReduceConfig::read(params, arch), arch, run);
 }
 
-}  // namespace wsesim::pe_kernels
+}  // namespace wsesim::kernels

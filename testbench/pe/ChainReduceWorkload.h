@@ -5,10 +5,10 @@
 
 #include "testbench/workload/Workload.h"
 
-namespace wsesim::pe_kernels {
+namespace wsesim::kernels {
 
 std::unique_ptr<workload::Workload> makeChainReduceWorkload(config::ParamReader& params,
                                                             const config::ArchConfig& arch,
                                                             const config::RunConfig& run);
 
-}  // namespace wsesim::pe_kernels
+}  // namespace wsesim::kernels

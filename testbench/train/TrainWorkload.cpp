@@ -19,8 +19,8 @@
 #include "hw/wafer/Wafer.h"
 #include "models/TrainingStep.h"
 #include "models/TransformerModel.h"
-#include "testbench/gemm/GemmSequence.h"
-#include "testbench/gemm/SimulatedGemm.h"
+#include "firmware/runtime/GemmSequence.h"
+#include "firmware/runtime/SimulatedGemm.h"
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
@@ -40,7 +40,7 @@ struct TrainConfig {
   bool everyWafer = false;          // simulate every system's wafer, not one for all
   std::string waferTimingCache;     // run.wafer_timing_cache: a directory, or empty
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
-  gemm::GemmSampling sampling{true, 8, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
+  runtime::GemmSampling sampling{true, 8, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
 };
 
@@ -59,7 +59,7 @@ struct StepGemm {
   std::string name;  // of its first use in the step
   models::GemmPass pass;
   firmware::GemmShape shape;
-  std::unique_ptr<gemm::SimulatedGemm> plan;
+  std::unique_ptr<runtime::SimulatedGemm> plan;
   std::uint64_t cycles = 0;
   energy::ActionCounts actions{};  // the whole GEMM's on the wafer
   std::uint64_t occurrences = 0;  // in the step
@@ -73,7 +73,7 @@ class TrainWorkload : public workload::Workload {
   std::uint64_t cycles() const override { return totalCycles_; }
   // The widest mesh any of its GEMMs simulates (always in timing mode: no operands).
   std::uint64_t plannedHostBytes() const override {
-    const config::ArchConfig simulatedArch = gemm::withMeshColumns(arch_, meshColumns_);
+    const config::ArchConfig simulatedArch = runtime::withMeshColumns(arch_, meshColumns_);
     return wafer::Wafer::plannedHostBytes(simulatedArch, run_) +
            pe::PeArray::plannedHostBytes(simulatedArch, run_.mode) +
            fabric::ColorRouteTable::plannedHostBytes(simulatedArch.mesh, arch_.fabric.colors);
@@ -84,7 +84,7 @@ class TrainWorkload : public workload::Workload {
  private:
   // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshColumns`
   // rows (`end`: the wafer's last cycle).
-  std::vector<GemmTiming> gemmTimings(const gemm::GemmSequence& driver, const fabric::FabricKernel& fabric,
+  std::vector<GemmTiming> gemmTimings(const runtime::GemmSequence& driver, const fabric::FabricKernel& fabric,
                                       std::uint64_t end, unsigned wafer, std::uint32_t meshColumns,
                                       const std::vector<std::uint64_t>& streamedBytes) const;
   // The cost side of a step (results: actions, energy, power, area, efficiency).
@@ -121,10 +121,10 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     if (it == distinct.end() || config_.everyLayer) {
       const firmware::GemmPass pass = firmwarePass(g.pass);
       const firmware::GemmShape shape =
-          gemm::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, pass);
+          runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, pass);
       try {
         gemms_.push_back(
-            StepGemm{g.name, g.pass, shape, std::make_unique<gemm::SimulatedGemm>("weight_stream", shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
+            StepGemm{g.name, g.pass, shape, std::make_unique<runtime::SimulatedGemm>("weight_stream", shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
       } catch (const firmware::PlanError& e) {
         throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + models::passName(g.pass) + ": " +
                                   e.what());
@@ -135,7 +135,7 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     gemmOfStep_.push_back(it->second);
   }
   for (const StepGemm& g : gemms_) meshColumns_ = std::max(meshColumns_, g.plan->meshColumns(arch_));
-  run_ = gemm::withMeshColumns(run_, meshColumns_);
+  run_ = runtime::withMeshColumns(run_, meshColumns_);
 }
 
 void TrainWorkload::run(const workload::RunOptions& options) {
@@ -198,7 +198,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     return;
   }
 
-  const config::ArchConfig simulatedArch = gemm::withMeshColumns(arch_, meshColumns_);
+  const config::ArchConfig simulatedArch = runtime::withMeshColumns(arch_, meshColumns_);
   fabric::ColorRouteTable routes(simulatedArch.mesh, arch_.fabric.colors);
   wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
   pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
@@ -206,18 +206,18 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   // (the systems share nothing but the weights' arrival, which the system
   // model places in time afterwards).
   const unsigned wafersSimulated = config_.everyWafer ? arch_.cluster.systems : 1;
-  std::vector<gemm::SimulatedGemm*> sequence;
+  std::vector<runtime::SimulatedGemm*> sequence;
   for (const StepGemm& g : gemms_) sequence.push_back(g.plan.get());
   // Each further wafer runs GEMMs of its own (a GEMM sampled in rounds keeps their state).
-  std::vector<std::unique_ptr<gemm::SimulatedGemm>> otherWafers;
+  std::vector<std::unique_ptr<runtime::SimulatedGemm>> otherWafers;
   for (unsigned w = 1; w < wafersSimulated; ++w)
     for (const StepGemm& g : gemms_) {
-      otherWafers.push_back(std::make_unique<gemm::SimulatedGemm>("weight_stream", g.shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
+      otherWafers.push_back(std::make_unique<runtime::SimulatedGemm>("weight_stream", g.shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
       sequence.push_back(otherWafers.back().get());
     }
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, config_.precision, -1);
-  gemm::GemmSequence driver(sequence, pes, routes, wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType)),
+  runtime::GemmSequence driver(sequence, pes, routes, wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType)),
                             arch_.fabric.routeSwitchCycles);
   wafer::EdgeCollector egress(wafer::IoRingEdge::of(arch_, pe::elementBytes(outputType)), simulatedArch.mesh, false);
   wafer.fabric().setEdgeSink(&egress);
@@ -269,14 +269,14 @@ void TrainWorkload::run(const workload::RunOptions& options) {
                       {"simulated_gemm_cycles", simulated.simulatedCycles}};
 }
 
-std::vector<GemmTiming> TrainWorkload::gemmTimings(const gemm::GemmSequence& driver,
+std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& driver,
                                                    const fabric::FabricKernel& fabric, std::uint64_t end,
                                                    unsigned wafer, std::uint32_t meshColumns,
                                                    const std::vector<std::uint64_t>& streamedBytes) const {
   std::vector<GemmTiming> perGemm;
   for (std::size_t j = 0; j < gemms_.size(); ++j) {
     const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
-    const gemm::GemmTime t = driver.fullTime(k, end, arch_, meshColumns);
+    const runtime::GemmTime t = driver.fullTime(k, end, arch_, meshColumns);
     perGemm.push_back(GemmTiming{t.cycles, t.inputEnd, streamedBytes[j],
                                  gemms_[j].plan->fullActions(driver.actions(k, fabric, end))});
   }
@@ -498,7 +498,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
-  c.sampling = gemm::readSampling(p, c.sampling);
+  c.sampling = runtime::readSampling(p, c.sampling);
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("mixed"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
   // A run option only this workload has, so it is read here, not in RunConfig.

@@ -12,7 +12,7 @@ const std::map<std::string, WorkloadFactory>& workloadTypes() {
   static const std::map<std::string, WorkloadFactory> types = {
       {"gemm", gemm::makeGemmWorkload},
       {"noc", noc::makeNocWorkload},
-      {"chain_reduce", pe_kernels::makeChainReduceWorkload},
+      {"chain_reduce", kernels::makeChainReduceWorkload},
       {"train", train::makeTrainWorkload},
   };
   return types;

@@ -3,11 +3,11 @@
 // in both data modes (one simulation per test process).
 #include <gtest/gtest.h>
 
-#include "testbench/pe/ChainReduce.h"
+#include "firmware/kernels/ChainReduce.h"
 #include "testbench/tests/MechanismTiming.h"
 #include "testbench/tests/pe_kernels/ChainRun.h"
 
-namespace wsesim::pe_kernels {
+namespace wsesim::kernels {
 namespace {
 
 // The tiny preset with the mechanism timing (MechanismTiming.h).
@@ -52,4 +52,4 @@ TEST(ChainReduce, Fp16RepeatedLocalOpsRoundLikeTheHardware) {
 }
 
 }  // namespace
-}  // namespace wsesim::pe_kernels
+}  // namespace wsesim::kernels

@@ -10,7 +10,7 @@
 #include "hw/config/ConfigTree.h"
 #include "testbench/workload/Workload.h"
 
-namespace wsesim::pe_kernels::testing {
+namespace wsesim::kernels::testing {
 
 struct ChainRun {
   config::ArchConfig arch;
@@ -33,4 +33,4 @@ inline ChainRun runChain(const std::string& runYaml, const std::vector<std::stri
   return run;
 }
 
-}  // namespace wsesim::pe_kernels::testing
+}  // namespace wsesim::kernels::testing

@@ -8,7 +8,7 @@
 #include "hw/pe/OpTiming.h"
 #include "testbench/tests/pe_kernels/ChainRun.h"
 
-namespace wsesim::pe_kernels {
+namespace wsesim::kernels {
 namespace {
 
 class ChainOnWse2 : public ::testing::TestWithParam<std::uint32_t> {};
@@ -38,4 +38,4 @@ TEST_P(ChainOnWse2, CostsHpdcFormulaPlusTheLocalOp) {
 INSTANTIATE_TEST_SUITE_P(Pes, ChainOnWse2, ::testing::Values(2u, 16u, 128u, 512u));
 
 }  // namespace
-}  // namespace wsesim::pe_kernels
+}  // namespace wsesim::kernels

@@ -18,7 +18,7 @@
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/Isa.h"
 
-namespace wsesim::pe_kernels {
+namespace wsesim::kernels {
 
 struct ChainReduceConfig {
   std::uint32_t pes = 0;      // PEs per chain, from x = 0
@@ -57,4 +57,4 @@ std::vector<float> chainInput(const ChainReduceConfig& c, std::uint32_t row, std
 // hardware's order and rounding.
 std::vector<float> chainReference(const ChainReduceConfig& c, std::uint32_t row);
 
-}  // namespace wsesim::pe_kernels
+}  // namespace wsesim::kernels

@@ -1,6 +1,6 @@
-#include "testbench/gemm/GemmPhases.h"
+#include "firmware/runtime/GemmPhases.h"
 
-namespace wsesim::gemm {
+namespace wsesim::runtime {
 
 GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes,
                        const firmware::Matrix* b, const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles,
@@ -93,4 +93,4 @@ bool GemmPhases::finished(std::uint64_t now, const fabric::FabricKernel& fabric)
   return roundDone(now, fabric) && !gemm_.anotherRound(roundPhaseCycles(now));
 }
 
-}  // namespace wsesim::gemm
+}  // namespace wsesim::runtime

@@ -12,10 +12,10 @@
 #include "hw/energy/ActionCounts.h"
 #include "hw/pe/PeArray.h"
 #include "hw/wafer/CycleDriver.h"
-#include "testbench/gemm/GemmPhases.h"
-#include "testbench/gemm/SimulatedGemm.h"
+#include "firmware/runtime/GemmPhases.h"
+#include "firmware/runtime/SimulatedGemm.h"
 
-namespace wsesim::gemm {
+namespace wsesim::runtime {
 
 class GemmSequence : public wafer::CycleDriver {
  public:
@@ -61,4 +61,4 @@ class GemmSequence : public wafer::CycleDriver {
   std::vector<energy::ActionCounts> actionsAtEnd_;  // the wafer's, as each GEMM done ended
 };
 
-}  // namespace wsesim::gemm
+}  // namespace wsesim::runtime

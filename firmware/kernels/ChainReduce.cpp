@@ -1,4 +1,4 @@
-#include "testbench/pe/ChainReduce.h"
+#include "firmware/kernels/ChainReduce.h"
 
 #include <algorithm>
 #include <random>
@@ -8,7 +8,7 @@
 #include "hw/pe/OpTiming.h"
 #include "hw/pe/ProgramBuilder.h"
 
-namespace wsesim::pe_kernels {
+namespace wsesim::kernels {
 
 using namespace wsesim::pe;
 
@@ -91,4 +91,4 @@ std::vector<float> chainReference(const ChainReduceConfig& c, std::uint32_t row)
   return sum;
 }
 
-}  // namespace wsesim::pe_kernels
+}  // namespace wsesim::kernels

@@ -1,4 +1,4 @@
-#include "testbench/gemm/SimulatedGemm.h"
+#include "firmware/runtime/SimulatedGemm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "firmware/gemm/WeightStreamPlan.h"
 #include "hw/config/ConfigError.h"
 
-namespace wsesim::gemm {
+namespace wsesim::runtime {
 
 firmware::GemmShape passShape(std::uint32_t m, std::uint32_t k, std::uint32_t n, pe::Precision precision,
                               firmware::GemmPass pass) {
@@ -194,4 +194,4 @@ config::RunConfig withMeshColumns(const config::RunConfig& run, std::uint32_t co
   return r;
 }
 
-}  // namespace wsesim::gemm
+}  // namespace wsesim::runtime

@@ -36,7 +36,7 @@
 #include "hw/config/RunConfig.h"
 #include "hw/energy/ActionCounts.h"
 
-namespace wsesim::gemm {
+namespace wsesim::runtime {
 
 // The product a pass computes for the layer Y[m x n] = X[m x k] . W[k x n]:
 // forward Y = X . W; backward-data dX = dY . W^T (m x n x k); weight-gradient
@@ -140,4 +140,4 @@ config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t
 // throws ConfigError when it lies wholly in columns not simulated.
 config::RunConfig withMeshColumns(const config::RunConfig& run, std::uint32_t columns);
 
-}  // namespace wsesim::gemm
+}  // namespace wsesim::runtime

@@ -19,9 +19,9 @@
 #include "hw/pe/PeArray.h"
 #include "hw/wafer/CycleDriver.h"
 #include "hw/wafer/EdgeInjector.h"
-#include "testbench/gemm/SimulatedGemm.h"
+#include "firmware/runtime/SimulatedGemm.h"
 
-namespace wsesim::gemm {
+namespace wsesim::runtime {
 
 class GemmPhases : public wafer::CycleDriver {
  public:
@@ -85,4 +85,4 @@ class GemmPhases : public wafer::CycleDriver {
   std::optional<std::uint64_t> inputEnd_;  // of the current round
 };
 
-}  // namespace wsesim::gemm
+}  // namespace wsesim::runtime

@@ -1,8 +1,8 @@
-#include "testbench/gemm/GemmSequence.h"
+#include "firmware/runtime/GemmSequence.h"
 
 #include <stdexcept>
 
-namespace wsesim::gemm {
+namespace wsesim::runtime {
 
 GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeArray& pes, fabric::ColorRouteTable& routes,
                            const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles)
@@ -59,4 +59,4 @@ double GemmSequence::progress(std::uint64_t now) const {
   return (double(index_) + std::max(0.0, current_->progress(now))) / double(gemms_.size());
 }
 
-}  // namespace wsesim::gemm
+}  // namespace wsesim::runtime
