@@ -24,9 +24,9 @@
 #include "firmware/gemm/Matrix.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
-#include "hw/pe/PeArray.h"
+#include "hw/pe/PeGrid.h"
 #include "hw/wafer/EdgeCollector.h"
-#include "hw/wafer/EdgeInjector.h"
+#include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::firmware {
 
@@ -64,9 +64,9 @@ class GemmMapping {
   // programs are loaded (the hardware would advance switch positions with
   // control wavelets). The fabric is idle when they change.
   virtual void programPhaseRoutes(fabric::ColorRouteTable&, std::uint32_t /*phase*/) const {}
-  virtual void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const = 0;
+  virtual void load(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const = 0;
   // Places the resident operands (functional mode) after phase 0 is loaded; `b` only if it is resident.
-  virtual void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+  virtual void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                              const Matrix& b) const = 0;
   // A phase's streams entering at the edge; payloads from `b` (null in
   // timing mode). None by default: mappings whose operands all stay on the
@@ -76,7 +76,7 @@ class GemmMapping {
     return {};
   }
   // The result, from the PEs' SRAM or from what left the wafer (`egress`).
-  virtual Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+  virtual Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
                             const wafer::EdgeCollector& egress) const = 0;
   virtual GemmBounds bounds(const config::ArchConfig& arch) const = 0;
 

@@ -69,7 +69,7 @@ Program ResidentGemm::build(std::uint32_t i, std::uint32_t j, const ResidentStep
   return b.build();
 }
 
-void ResidentGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const {
+void ResidentGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const {
   // PEs with the same step and block shape share one program.
   std::map<std::tuple<ResidentStep, std::uint32_t, std::uint32_t>, ProgramId> programs;
   for (std::uint32_t i = 0; i < plan_.grid; ++i)
@@ -82,7 +82,7 @@ void ResidentGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std::uin
     }
 }
 
-void ResidentGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+void ResidentGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                                  const Matrix& b) const {
   for (std::uint32_t i = 0; i < plan_.grid; ++i)
     for (std::uint32_t j = 0; j < plan_.grid; ++j) {
@@ -96,7 +96,7 @@ void ResidentGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mesh,
     }
 }
 
-Matrix ResidentGemm::readOutput(const PeArray& pes, const fabric::MeshGeometry& mesh,
+Matrix ResidentGemm::readOutput(const PeGrid& pes, const fabric::MeshGeometry& mesh,
                                const wafer::EdgeCollector&) const {
   Matrix c(plan_.shape.m, plan_.shape.n);
   for (std::uint32_t i = 0; i < plan_.grid; ++i)

@@ -60,11 +60,11 @@ class ResidentGemm : public GemmMapping {
   // Every buffer: the operands stay where the steps leave them.
   std::vector<std::string> keptBuffers() const override;
 
-  void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const override;
+  void load(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const override;
   // A's block (i, j) into the first A buffer of the PE at logical (i, j), B's into the first B buffer.
-  void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+  void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
-  Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+  Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeCollector& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
 

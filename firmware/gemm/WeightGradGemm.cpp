@@ -138,7 +138,7 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   return b.build();
 }
 
-void WeightGradGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
+void WeightGradGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
   // PEs alike in role and buffers share one program.
   std::map<std::tuple<bool, bool, unsigned, std::uint32_t, std::uint32_t, std::uint64_t>, ProgramId> programs;
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
@@ -151,7 +151,7 @@ void WeightGradGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std::u
     }
 }
 
-void WeightGradGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& xt,
+void WeightGradGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& xt,
                                    const Matrix& dy) const {
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
     for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
@@ -170,7 +170,7 @@ void WeightGradGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mes
     }
 }
 
-Matrix WeightGradGemm::readOutput(const PeArray&, const fabric::MeshGeometry& mesh,
+Matrix WeightGradGemm::readOutput(const PeGrid&, const fabric::MeshGeometry& mesh,
                                   const wafer::EdgeCollector& egress) const {
   // Column c's gradients leave an end of its mesh row: for each pass in
   // order, each n of the pass, its ks k's.

@@ -49,11 +49,11 @@ class WeightGradGemm : public GemmMapping {
   }
   void programRoutes(fabric::ColorRouteTable& routes) const override;
   void programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const override;
-  void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
+  void load(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
   // A is X^T (K x M), B is dY (M x N).
-  void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+  void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
-  Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+  Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeCollector& egress) const override;
   // compute: the busiest PE's FMACs at full lanes; bandwidth: K x N
   // gradients through the busiest ring feed (or a column's through its

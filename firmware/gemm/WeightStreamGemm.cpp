@@ -116,7 +116,7 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
   return b.build();
 }
 
-void WeightStreamGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
+void WeightStreamGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
   // PEs with the same role and block shape share one program.
   std::map<std::tuple<Role, std::uint32_t, std::uint32_t>, ProgramId> programs;
   for (std::uint32_t r = 0; r < plan_.gridY; ++r)
@@ -128,7 +128,7 @@ void WeightStreamGemm::load(PeArray& pes, const fabric::MeshGeometry& mesh, std:
     }
 }
 
-void WeightStreamGemm::writeOperands(PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& x,
+void WeightStreamGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& x,
                                      const Matrix&) const {
   // PE (c, r) holds its X block k-major: the column of each k is contiguous.
   for (std::uint32_t r = 0; r < plan_.gridY; ++r)
@@ -164,7 +164,7 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
   return streams;
 }
 
-Matrix WeightStreamGemm::readOutput(const PeArray& pes, const fabric::MeshGeometry& mesh,
+Matrix WeightStreamGemm::readOutput(const PeGrid& pes, const fabric::MeshGeometry& mesh,
                                     const wafer::EdgeCollector&) const {
   Matrix y(plan_.shape.m, plan_.shape.n);
   for (std::uint32_t p = 0; p < plan_.passes(); ++p)

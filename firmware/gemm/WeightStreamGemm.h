@@ -26,8 +26,8 @@
 #include "firmware/gemm/WeightStreamPlan.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/Isa.h"
-#include "hw/pe/PeArray.h"
-#include "hw/wafer/EdgeInjector.h"
+#include "hw/pe/PeGrid.h"
+#include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::firmware {
 
@@ -54,16 +54,16 @@ class WeightStreamGemm : public GemmMapping {
   }
   void programRoutes(fabric::ColorRouteTable& routes) const override;
   // Adds one program per distinct PE role and shape, and loads the grid's PEs.
-  void load(pe::PeArray& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
+  void load(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
   // Places A (the activations X); B streams in.
-  void writeOperands(pe::PeArray& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+  void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
   // One stream per column, entering its mesh row from the West or East
   // edge: the column's k's for the pass's first n, then for its next n, ...; payloads
   // from `b` (K x N), or zero when `b` is null (timing mode).
   std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                          std::uint32_t pass) const override;
-  Matrix readOutput(const pe::PeArray& pes, const fabric::MeshGeometry& mesh,
+  Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeCollector& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
   std::uint32_t phaseOutputs(std::uint32_t pass) const override { return plan_.ns(pass); }

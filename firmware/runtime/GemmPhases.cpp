@@ -2,16 +2,17 @@
 
 namespace wsesim::runtime {
 
-GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-                       const firmware::Matrix* b, const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles,
+GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
+                       wafer::EdgeIngress& ingress, const firmware::Matrix* b, std::uint32_t routeSwitchCycles,
                        std::uint64_t start)
     : gemm_(gemm),
       pes_(pes),
       routes_(routes),
+      ingress_(ingress),
       mesh_(routes.mesh()),
       b_(b),
-      ring_(ring),
-      routeSwitchCycles_(routeSwitchCycles) {
+      routeSwitchCycles_(routeSwitchCycles),
+      stallsBefore_(ingress.stalls()) {
   startRound(start);
 }
 
@@ -19,24 +20,22 @@ void GemmPhases::startRound(std::uint64_t now) {
   routes_.clear();
   mapping().programRoutes(routes_);
   roundStart_ = phaseStarts_.size();
-  inputEnd_.reset();
   startPhase(0, now, false);
 }
 
 void GemmPhases::startPhase(std::uint32_t phase, std::uint64_t now, bool switching) {
-  if (injector_) edgeStalls_ += injector_->stalls();
   phase_ = phase;
   const std::uint64_t revision = routes_.revision();
   mapping().programPhaseRoutes(routes_, phase);
   runsAt_ = now + (switching && routes_.revision() != revision ? routeSwitchCycles_ : 0);
   loaded_ = false;
-  if (runsAt_ == now) loadPrograms();
-  injector_ = std::make_unique<wafer::EdgeInjector>(mapping().streams(mesh_, b_, phase), ring_, mesh_);
+  if (runsAt_ == now) loadPhase(now);
   phaseStarts_.push_back(now);
 }
 
-void GemmPhases::loadPrograms() {
+void GemmPhases::loadPhase(std::uint64_t now) {
   mapping().load(pes_, mesh_, phase_);
+  ingress_.stream(mapping().streams(mesh_, b_, phase_), now);
   loaded_ = true;
 }
 
@@ -56,7 +55,7 @@ std::vector<std::uint64_t> GemmPhases::roundPhaseCycles(std::uint64_t end) const
 void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (!loaded_ && now >= runsAt_) {
     pes_.skipTo(now);
-    loadPrograms();
+    loadPhase(now);
   }
   if (phase_ + 1 < mapping().phases() && phaseDone(now, fabric)) {
     unload(mapping().keptBuffers());
@@ -66,26 +65,20 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     gemm_.nextRound(roundPhaseCycles(now), roundInputEnd());
     startRound(now);
   }
-  if (!loaded_) return pes_.beginCycle(now, fabric);  // the routers are still switching
-  if (!inputEnd_ && streamsIn()) inputEnd_ = now;
-  injector_->beginCycle(now, fabric);
-  if (!inputEnd_ && streamsIn()) inputEnd_ = now + 1;
-  pes_.beginCycle(now, fabric);
 }
 
+// The chip takes the earliest of this, the ingress's and the PEs' next activity.
 std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
-  if (!loaded_) return runsAt_;
-  const std::uint64_t next = std::min(injector_->nextActivity(now), pes_.nextActivity(now));
+  if (!loaded_) return runsAt_;  // the ingress and the PEs are idle while the routers switch
   // Asked only while the fabric is idle: nothing left to do in this phase
   // means the next phase (or round) starts now.
-  if (next == wafer::kNever &&
-      (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhaseCycles(now))))
+  if (nothingScheduled(now) && (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhaseCycles(now))))
     return now;
-  return next;
+  return wafer::kNever;
 }
 
 double GemmPhases::progress(std::uint64_t) const {
-  const double phase = injector_->total() ? double(injector_->sent()) / double(injector_->total()) : 0.0;
+  const double phase = loaded_ && ingress_.total() ? double(ingress_.sent()) / double(ingress_.total()) : 0.0;
   return (phase_ + phase) / mapping().phases();
 }
 

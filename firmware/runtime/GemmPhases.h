@@ -9,27 +9,30 @@
 // the program, for free). A GEMM sampled in rounds
 // (SimulatedGemm: steady-state outputs) runs each round's mapping in turn,
 // from an empty mesh: the PEs unloaded, the routes cleared.
+//
+// It is the chip's controller (hw/chip/WaferChip): called first in every
+// cycle, before the chip steps the ingress edge and the PEs, it sees them
+// through their interfaces (EdgeIngress, PeGrid) only.
 
 #include <cstdint>
-#include <memory>
-#include <optional>
 #include <vector>
 
 #include "firmware/gemm/GemmMapping.h"
-#include "hw/pe/PeArray.h"
-#include "hw/wafer/CycleDriver.h"
-#include "hw/wafer/EdgeInjector.h"
 #include "firmware/runtime/SimulatedGemm.h"
+#include "hw/pe/PeGrid.h"
+#include "hw/wafer/CycleDriver.h"
+#include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::runtime {
 
 class GemmPhases : public wafer::CycleDriver {
  public:
   // Programs the routes and loads phase 0, which starts in cycle `start`;
-  // `b` gives the streamed payloads (null in timing mode); `gemm`, `b` and
-  // `routes` (the fabric's, reprogrammed per phase) must outlive the run.
-  GemmPhases(SimulatedGemm& gemm, pe::PeArray& pes, fabric::ColorRouteTable& routes, const firmware::Matrix* b,
-             const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles, std::uint64_t start = 0);
+  // `b` gives the streamed payloads (null in timing mode); `gemm`, `b`,
+  // the PEs, `routes` (the fabric's, reprogrammed per phase) and `ingress`
+  // (whose streams must all be in) must outlive the run.
+  GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes, wafer::EdgeIngress& ingress,
+             const firmware::Matrix* b, std::uint32_t routeSwitchCycles, std::uint64_t start = 0);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -42,22 +45,31 @@ class GemmPhases : public wafer::CycleDriver {
   // The current round's phases' cycles, its last phase ending at `end`.
   std::vector<std::uint64_t> roundPhaseCycles(std::uint64_t end) const;
   // The cycle after the current round's last streamed wavelet entered the
-  // mesh, from the round's start (0 when it streams nothing or has not yet).
-  std::uint64_t roundInputEnd() const { return inputEnd_ ? *inputEnd_ - phaseStarts_[roundStart_] : 0; }
+  // mesh, from the round's start (0 until its last phase's streams are all
+  // in; that phase's start when it streams nothing).
+  std::uint64_t roundInputEnd() const { return streamsIn() ? ingress_.inputEnd() - phaseStarts_[roundStart_] : 0; }
   // The whole GEMM's time once the run is done, its last cycle `end`.
   GemmTime fullTime(std::uint64_t end, const config::ArchConfig& arch, std::uint32_t meshColumns) const {
     return gemm_.fullTime(roundPhaseCycles(end), roundInputEnd(), arch, meshColumns);
   }
-  std::uint64_t edgeStalls() const { return edgeStalls_ + injector_->stalls(); }
+  std::uint64_t edgeStalls() const { return ingress_.stalls() - stallsBefore_; }
+  // Neither the ingress nor the PEs have anything left to do, now or later
+  // (asked while the fabric is idle: the phase's work is all done).
+  bool nothingScheduled(std::uint64_t now) const {
+    return ingress_.nextActivity(now) == wafer::kNever && pes_.nextActivity(now) == wafer::kNever;
+  }
   // Unloads every PE of the current mapping's grid, keeping `kept` (all
   // PEs must be idle): between phases, rounds, and GEMMs of a sequence.
   void unload(const std::vector<std::string>& kept);
 
  private:
   const firmware::GemmMapping& mapping() const { return gemm_.round(); }
-  bool streamsIn() const { return phase_ + 1 == mapping().phases() && injector_->sent() == injector_->total(); }
+  // The last phase's streams are handed over (with its programs) and all in.
+  bool streamsIn() const {
+    return loaded_ && phase_ + 1 == mapping().phases() && ingress_.sent() == ingress_.total();
+  }
   bool phaseDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
-    return loaded_ && injector_->finished(now, fabric) && pes_.finished(now, fabric);
+    return loaded_ && ingress_.sent() == ingress_.total() && pes_.finished(now, fabric);
   }
   bool roundDone(std::uint64_t now, const fabric::FabricKernel& fabric) const {
     return phase_ + 1 == mapping().phases() && phaseDone(now, fabric);
@@ -67,22 +79,21 @@ class GemmPhases : public wafer::CycleDriver {
   // Programs phase `phase`'s routes; its programs load and its streams
   // start once the routers have switched (`switching`: between phases).
   void startPhase(std::uint32_t phase, std::uint64_t now, bool switching);
-  void loadPrograms();
+  // Loads the current phase's programs and hands over its streams, in cycle `now`.
+  void loadPhase(std::uint64_t now);
   SimulatedGemm& gemm_;
-  pe::PeArray& pes_;
+  pe::PeGrid& pes_;
   fabric::ColorRouteTable& routes_;
+  wafer::EdgeIngress& ingress_;
   fabric::MeshGeometry mesh_;
   const firmware::Matrix* b_;
-  wafer::IoRingEdge ring_;
   std::uint32_t routeSwitchCycles_;
+  std::uint64_t stallsBefore_;  // the ingress's, before this GEMM
   std::uint32_t phase_ = 0;  // of the current round
   std::uint64_t runsAt_ = 0;  // the current phase's programs load and streams start in this cycle
   bool loaded_ = false;       // the current phase's programs are loaded
-  std::unique_ptr<wafer::EdgeInjector> injector_;
   std::vector<std::uint64_t> phaseStarts_;
   std::size_t roundStart_ = 0;  // the current round's first phase in phaseStarts_
-  std::uint64_t edgeStalls_ = 0;  // of finished phases
-  std::optional<std::uint64_t> inputEnd_;  // of the current round
 };
 
 }  // namespace wsesim::runtime

@@ -4,16 +4,22 @@
 
 namespace wsesim::runtime {
 
-GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-                           const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles)
-    : gemms_(std::move(gemms)), pes_(pes), routes_(routes), ring_(ring), routeSwitchCycles_(routeSwitchCycles) {
+GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
+                           wafer::EdgeIngress& ingress, const energy::ActionMeter& meter,
+                           std::uint32_t routeSwitchCycles)
+    : gemms_(std::move(gemms)),
+      pes_(pes),
+      routes_(routes),
+      ingress_(ingress),
+      meter_(meter),
+      routeSwitchCycles_(routeSwitchCycles) {
   if (gemms_.empty()) throw std::invalid_argument("a GEMM sequence needs at least one GEMM");
   start(0, 0);
 }
 
 void GemmSequence::start(std::size_t index, std::uint64_t now) {
   index_ = index;
-  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, nullptr, ring_, routeSwitchCycles_, now);
+  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, ingress_, nullptr, routeSwitchCycles_, now);
   starts_.push_back(now);
 }
 
@@ -21,7 +27,7 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (!last() && current_->finished(now, fabric)) {
     current_->unload({});
     done_.push_back(LastRound{current_->roundPhaseCycles(now), current_->roundInputEnd()});
-    actionsAtEnd_.push_back(energy::waferActions(fabric, &pes_, now));
+    actionsAtEnd_.push_back(meter_.actionsUntil(now));
     start(index_ + 1, now);
   }
   current_->beginCycle(now, fabric);
@@ -35,19 +41,19 @@ GemmTime GemmSequence::fullTime(std::size_t index, std::uint64_t end, const conf
   throw std::out_of_range("GEMM " + std::to_string(index) + " of the sequence has not run");
 }
 
-energy::ActionCounts GemmSequence::actions(std::size_t index, const fabric::FabricKernel& fabric,
-                                          std::uint64_t end) const {
+energy::ActionCounts GemmSequence::actions(std::size_t index, std::uint64_t end) const {
   if (index > done_.size()) throw std::out_of_range("GEMM " + std::to_string(index) + " of the sequence has not run");
   const energy::ActionCounts atEnd =
-      index < actionsAtEnd_.size() ? actionsAtEnd_[index] : energy::waferActions(fabric, &pes_, end);
+      index < actionsAtEnd_.size() ? actionsAtEnd_[index] : meter_.actionsUntil(end);
   return index == 0 ? atEnd : atEnd - actionsAtEnd_[index - 1];
 }
 
 std::uint64_t GemmSequence::nextActivity(std::uint64_t now) const {
+  // The chip takes the earliest of this, the ingress's and the PEs'.
   const std::uint64_t next = current_->nextActivity(now);
   // Asked only while the fabric is idle: the current GEMM has nothing left
   // to do, so the next one starts now.
-  if (next == wafer::kNever && !last()) return now;
+  if (next == wafer::kNever && !last() && current_->nothingScheduled(now)) return now;
   return next;
 }
 

@@ -9,20 +9,23 @@
 #include <memory>
 #include <vector>
 
-#include "hw/energy/ActionCounts.h"
-#include "hw/pe/PeArray.h"
-#include "hw/wafer/CycleDriver.h"
 #include "firmware/runtime/GemmPhases.h"
 #include "firmware/runtime/SimulatedGemm.h"
+#include "hw/energy/ActionCounts.h"
+#include "hw/energy/ActionMeter.h"
+#include "hw/pe/PeGrid.h"
+#include "hw/wafer/CycleDriver.h"
+#include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::runtime {
 
 class GemmSequence : public wafer::CycleDriver {
  public:
-  // Timing mode: streams carry no payloads. `gemms` (each run once) and
-  // `routes` must outlive the run.
-  GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeArray& pes, fabric::ColorRouteTable& routes,
-               const wafer::IoRingEdge& ring, std::uint32_t routeSwitchCycles);
+  // Timing mode: streams carry no payloads. `gemms` (each run once), the
+  // PEs, `routes`, `ingress` and `meter` (the wafer's actions, read as each
+  // GEMM ends) must outlive the run.
+  GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
+               wafer::EdgeIngress& ingress, const energy::ActionMeter& meter, std::uint32_t routeSwitchCycles);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -36,8 +39,8 @@ class GemmSequence : public wafer::CycleDriver {
   GemmTime fullTime(std::size_t index, std::uint64_t end, const config::ArchConfig& arch,
                     std::uint32_t meshColumns) const;
   // The wafer's actions while GEMM `index` ran (all its rounds), once it is
-  // done; the last one ends at `end`, `fabric` being the wafer's.
-  energy::ActionCounts actions(std::size_t index, const fabric::FabricKernel& fabric, std::uint64_t end) const;
+  // done; the last one ends at `end`.
+  energy::ActionCounts actions(std::size_t index, std::uint64_t end) const;
 
  private:
   void start(std::size_t index, std::uint64_t now);
@@ -50,9 +53,10 @@ class GemmSequence : public wafer::CycleDriver {
   };
 
   std::vector<SimulatedGemm*> gemms_;
-  pe::PeArray& pes_;
+  pe::PeGrid& pes_;
   fabric::ColorRouteTable& routes_;
-  wafer::IoRingEdge ring_;
+  wafer::EdgeIngress& ingress_;
+  const energy::ActionMeter& meter_;
   std::uint32_t routeSwitchCycles_;
   std::size_t index_ = 0;
   std::unique_ptr<GemmPhases> current_;

@@ -25,6 +25,7 @@
 #include "hw/fabric/ZeroedArray.h"
 #include "hw/pe/Isa.h"
 #include "hw/pe/OpTiming.h"
+#include "hw/pe/PeGrid.h"
 #include "hw/pe/ProgramCheck.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/pe/SramData.h"
@@ -34,9 +35,6 @@
 namespace wsesim::pe {
 
 using config::DataMode;
-
-using ProgramId = std::uint32_t;
-inline constexpr ProgramId kNoProgram = ~ProgramId(0);
 
 struct PeCounters {
   std::uint64_t opsCompleted = 0;
@@ -81,7 +79,7 @@ struct PeActivity {
   std::uint64_t sramUsed;
 };
 
-class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
+class PeArray : public wafer::CycleDriver, public fabric::WaveletSink, public PeGrid {
  public:
   // `routes` (color routing) lets load() check that every color a program
   // receives reaches the PE and every color it sends leaves it.
@@ -89,7 +87,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
           const fabric::ColorRouteTable* routes);
   ~PeArray() override;
 
-  ProgramId addProgram(Program program);
+  ProgramId addProgram(Program program) override;
   const Program& program(ProgramId id) const { return programs_[id].program; }
   // Allocates the program's buffers in the PE's SRAM, zeroed like a loaded
   // program image's (a buffer of the same name and size kept from the
@@ -97,22 +95,23 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   // checks the program against the architecture and the routes, and
   // activates its start tasks. Throws ProgramError naming the PE and the
   // offending item.
-  void load(fabric::RouterId pe, ProgramId id);
+  void load(fabric::RouterId pe, ProgramId id) override;
   // Removes an idle PE's program and frees its buffers, and those kept from
   // earlier programs, except those named in `keep`, so the next program can
   // find them (e.g. resident activations across the passes of a GEMM).
-  void unload(fabric::RouterId pe, const std::vector<std::string>& keep = {});
+  void unload(fabric::RouterId pe, const std::vector<std::string>& keep = {}) override;
   // Whether the PE has nothing to do: no task running or activated, no op, no wavelet waiting.
   bool idle(fabric::RouterId pe) const;
 
   // Host access to a PE's buffers, its program's or kept ones (functional mode only).
-  void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset, const std::vector<float>& values);
+  void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
+             const std::vector<float>& values) override;
   std::vector<float> read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
-                          std::uint32_t count) const;
+                          std::uint32_t count) const override;
 
   // The wafer skipped to cycle `now` without a visit (nothing was due):
   // programs loaded from now on start in `now`, not in a cycle gone by.
-  void skipTo(std::uint64_t now) { undrained_ = std::max(undrained_, now); }
+  void skipTo(std::uint64_t now) override { undrained_ = std::max(undrained_, now); }
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -122,7 +121,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   // Throws ProgramError listing PEs that still have work they can never
   // finish (a task waiting for wavelets that did not come, wavelets nobody
   // consumes), for the end of a run.
-  void checkQuiescent() const;
+  void checkQuiescent() const override;
 
   const PeCounters& counters(fabric::RouterId pe) const { return counters_[pe]; }
   // Every PE's actions together, always kept.

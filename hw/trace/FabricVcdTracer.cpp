@@ -3,8 +3,9 @@
 namespace wsesim::trace {
 
 FabricVcdTracer::FabricVcdTracer(sc_core::sc_trace_file* file, const std::string& prefix,
-                                 const config::ArchConfig& arch, const config::Region& region)
-    : mesh_(arch.mesh), region_(region), colorBits_(arch.fabric.colorBits) {
+                                 const config::ArchConfig& arch, const config::Region& region,
+                                 const fabric::FabricKernel& fabric)
+    : fabric_(fabric), mesh_(arch.mesh), region_(region), colorBits_(arch.fabric.colorBits) {
   routers_.reserve(std::size_t(region.x1 - region.x0 + 1) * (region.y1 - region.y0 + 1));
   for (std::uint32_t y = region.y0; y <= region.y1; ++y)
     for (std::uint32_t x = region.x0; x <= region.x1; ++x) {
@@ -41,9 +42,9 @@ void FabricVcdTracer::onTransfer(fabric::RouterId from, fabric::Port output, uns
   if (TracedRouter* t = find(from)) t->linkColor[unsigned(output)] = color;
 }
 
-void FabricVcdTracer::sample(const fabric::FabricKernel& fabric) {
+void FabricVcdTracer::sample(std::uint64_t) {
   for (TracedRouter& t : routers_)
-    for (unsigned p = 0; p < fabric::kPortCount; ++p) t.occupancy[p] = fabric.occupancy(t.id, fabric::Port(p));
+    for (unsigned p = 0; p < fabric::kPortCount; ++p) t.occupancy[p] = fabric_.occupancy(t.id, fabric::Port(p));
 }
 
 }  // namespace wsesim::trace

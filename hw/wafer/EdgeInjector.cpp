@@ -2,26 +2,42 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "hw/fabric/FabricError.h"
 
 namespace wsesim::wafer {
 
+EdgeInjector::EdgeInjector(const IoRingEdge& ring, const fabric::MeshGeometry& mesh) : ring_(ring), mesh_(mesh) {}
+
 EdgeInjector::EdgeInjector(std::vector<EdgeStream> streams, const IoRingEdge& ring, const fabric::MeshGeometry& mesh)
-    : streams_(std::move(streams)), next_(streams_.size(), 0) {
+    : EdgeInjector(ring, mesh) {
+  stream(std::move(streams), 0);
+}
+
+void EdgeInjector::stream(std::vector<EdgeStream> streams, std::uint64_t now) {
+  if (openFeeds_ != 0)
+    throw std::logic_error("edge streams handed over while " + std::to_string(total_ - sent_) +
+                           " wavelets of the streams before are still to enter");
+  for (const EdgeStream& stream : streams)
+    if (stream.router >= mesh_.routers() || mesh_.neighbour(stream.router, stream.side) != fabric::kNoRouter)
+      throw fabric::FabricError("a stream enters router " + mesh_.name(stream.router) + " from its " +
+                                fabric::portName(stream.side) + " side, which is not an edge of the mesh");
+  streams_ = std::move(streams);
+  next_.assign(streams_.size(), 0);
+  feeds_.clear();
+  sent_ = total_ = 0;
+  inputEnd_ = now;
   std::map<unsigned, std::size_t> feedIndex;  // ring feed -> feeds_
   for (std::size_t s = 0; s < streams_.size(); ++s) {
     const EdgeStream& stream = streams_[s];
-    if (stream.router >= mesh.routers() || mesh.neighbour(stream.router, stream.side) != fabric::kNoRouter)
-      throw fabric::FabricError("a stream enters router " + mesh.name(stream.router) + " from its " +
-                                fabric::portName(stream.side) + " side, which is not an edge of the mesh");
     total_ += stream.count;
     if (stream.count == 0) continue;
-    const unsigned f = ring.feed(stream.side, mesh.yOf(stream.router));
+    const unsigned f = ring_.feed(stream.side, mesh_.yOf(stream.router));
     auto it = feedIndex.find(f);
     if (it == feedIndex.end()) {
       it = feedIndex.emplace(f, feeds_.size()).first;
-      feeds_.push_back(Feed{IoBandwidth(ring.waveletsPerCycle(f)), {}});
+      feeds_.push_back(Feed{IoBandwidth(ring_.waveletsPerCycle(f)), {}});
     }
     feeds_[it->second].open.push_back(s);
   }
@@ -60,7 +76,7 @@ void EdgeInjector::serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fa
     feed.open.erase(std::remove_if(feed.open.begin(), feed.open.end(),
                                    [&](std::size_t s) { return next_[s] == streams_[s].count; }),
                     feed.open.end());
-    if (feed.open.empty()) --openFeeds_;
+    if (feed.open.empty() && --openFeeds_ == 0) inputEnd_ = now + 1;
   }
   // Streams waiting for the ring's bandwidth, not for the fabric: a slow
   // ring is not a deadlock. (Those held back by a full queue are blocked.)

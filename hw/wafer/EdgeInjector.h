@@ -4,44 +4,39 @@
 // edge router on its edge port, at most one wavelet per cycle (the link
 // rate), in order; the streams of one feed (the rows of a channel's band)
 // share its bandwidth round-robin. A stream held back by a full queue
-// retries next cycle: backpressure from the fabric to the ring.
+// retries next cycle: backpressure from the fabric to the ring. A mapping's
+// phases hand over their streams one after another (EdgeIngress::stream).
 
 #include <cstdint>
 #include <cstddef>
-#include <functional>
 #include <vector>
 
 #include "hw/fabric/FabricKernel.h"
 #include "hw/wafer/CycleDriver.h"
+#include "hw/wafer/EdgeIngress.h"
 #include "hw/wafer/IoBandwidth.h"
 #include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::wafer {
 
-struct EdgeStream {
-  fabric::RouterId router = 0;
-  fabric::Port side = fabric::Port::West;
-  unsigned color = 0;
-  std::uint64_t count = 0;                         // wavelets in the stream
-  std::function<std::uint32_t(std::uint64_t)> payload;  // of wavelet i (unset: 0)
-};
-
-class EdgeInjector : public CycleDriver {
+class EdgeInjector : public CycleDriver, public EdgeIngress {
  public:
-  // Throws FabricError for a stream that does not enter from the West or
-  // East edge of `mesh`.
+  // Without streams until stream() hands some over.
+  EdgeInjector(const IoRingEdge& ring, const fabric::MeshGeometry& mesh);
+  // With `streams` from cycle 0; throws FabricError for a stream that does
+  // not enter from the West or East edge of `mesh`.
   EdgeInjector(std::vector<EdgeStream> streams, const IoRingEdge& ring, const fabric::MeshGeometry& mesh);
 
+  void stream(std::vector<EdgeStream> streams, std::uint64_t now) override;
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
 
-  std::uint64_t sent() const { return sent_; }
-  // Wavelets in all streams.
-  std::uint64_t total() const { return total_; }
-  // Cycles in which a stream had bandwidth for a wavelet but its edge queue was full.
-  std::uint64_t stalls() const { return stalls_; }
-  // Feeds the streams use.
+  std::uint64_t sent() const override { return sent_; }
+  std::uint64_t total() const override { return total_; }
+  std::uint64_t inputEnd() const override { return inputEnd_; }
+  std::uint64_t stalls() const override { return stalls_; }
+  // Feeds the current streams use.
   std::size_t feedsUsed() const { return feeds_.size(); }
 
  private:
@@ -53,11 +48,13 @@ class EdgeInjector : public CycleDriver {
   };
   void serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fabric);
 
+  IoRingEdge ring_;
+  fabric::MeshGeometry mesh_;
   std::vector<EdgeStream> streams_;
   std::vector<std::uint64_t> next_;  // per stream: index of its next wavelet
   std::vector<Feed> feeds_;          // those with streams
   std::size_t openFeeds_ = 0;
-  std::uint64_t sent_ = 0, stalls_ = 0, total_ = 0;
+  std::uint64_t sent_ = 0, stalls_ = 0, total_ = 0, inputEnd_ = 0;
 };
 
 }  // namespace wsesim::wafer

@@ -4,8 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "hw/trace/FabricVcdTracer.h"
-
 namespace wsesim::wafer {
 namespace {
 
@@ -33,20 +31,17 @@ Wafer::Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const
   SC_THREAD(run);
 }
 
-Wafer::~Wafer() = default;
-
 std::size_t Wafer::plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run) {
   return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(fabricParams(arch, run));
 }
 
-void Wafer::traceTo(sc_core::sc_trace_file* file) {
-  tracer_ = std::make_unique<trace::FabricVcdTracer>(file, std::string(name()), arch_, runConfig_.vcdRegion);
-  fabric_.setObserver(tracer_.get());
+void Wafer::sample(std::uint64_t cycle) {
+  for (WaveformObserver* w : waveforms_) w->sample(cycle);
+  for (CycleObserver* o : observers_) o->sample(cycle);
 }
 
-void Wafer::sample(std::uint64_t cycle) {
-  if (tracer_) tracer_->sample(fabric_);
-  for (CycleObserver* o : observers_) o->sample(cycle);
+void Wafer::beginWaveformCycle() {
+  for (WaveformObserver* w : waveforms_) w->beginCycle();
 }
 
 void Wafer::reportProgress() {
@@ -64,7 +59,8 @@ void Wafer::run() {
       if (cycle > synced) wait(period_ * double(cycle - synced));
       synced = cycle;
     };
-    const bool sampling = tracer_ || !observers_.empty();
+    const bool tracing = !waveforms_.empty();
+    const bool sampling = tracing || !observers_.empty();
     while (driver_ && !driver_->finished(now_, fabric_)) {
       if (fabric_.idle()) {
         const std::uint64_t next = driver_->nextActivity(now_);
@@ -72,18 +68,18 @@ void Wafer::run() {
         if (next > now_) {
           // The waveform shows the mesh going quiet right after its last
           // busy cycle, not the last transfers held across the gap.
-          if (tracer_ && now_ > synced) {
+          if (tracing && now_ > synced) {
             advanceTo(now_);
-            tracer_->beginCycle();
+            beginWaveformCycle();
             sample(now_);
           }
           now_ = next;
           advanceTo(now_);
         }
       }
-      if (tracer_) {
+      if (tracing) {
         advanceTo(now_);
-        tracer_->beginCycle();
+        beginWaveformCycle();
       }
       if (runConfig_.maxCycles && now_ >= *runConfig_.maxCycles)
         throw std::runtime_error("the wafer had not finished by cycle " + std::to_string(now_) +

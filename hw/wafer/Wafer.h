@@ -10,17 +10,13 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
-#include <memory>
 #include <vector>
 
 #include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/wafer/CycleDriver.h"
-
-namespace wsesim::trace {
-class FabricVcdTracer;
-}
+#include "hw/wafer/WaveformObserver.h"
 
 namespace wsesim::wafer {
 
@@ -31,17 +27,17 @@ class Wafer : public sc_core::sc_module {
   // `routes` is needed in color routing mode and must outlive the wafer.
   Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const config::RunConfig& run,
         const fabric::ColorRouteTable* routes);
-  ~Wafer() override;
   // The most host memory a wafer of `arch` takes, before building it (the
   // fabric kernel's arrays; FabricKernel::plannedHostBytes).
   static std::size_t plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run);
 
   void setDriver(CycleDriver* driver) { driver_ = driver; }
-  // Traces the routers of run.vcd.region into `file`, one sample per cycle.
-  void traceTo(sc_core::sc_trace_file* file);
-  // Samples `observer` at the end of every cycle stepped (a waveform's
-  // routers are sampled too, and idle stretches as well).
+  // Samples `observer` at the end of every cycle stepped (and, while a
+  // waveform is attached, of the last busy cycle before an idle stretch).
   void addTraceObserver(CycleObserver* observer) { observers_.push_back(observer); }
+  // Attaches a waveform: from then on SystemC time follows every cycle
+  // stepped, and the waveform hears each cycle begin and is sampled at its end.
+  void addWaveform(WaveformObserver* waveform) { waveforms_.push_back(waveform); }
   void setProgressObserver(ProgressObserver* observer) { progress_ = observer; }
   // When the driver is done the wafer notifies finishedEvent() and, unless
   // told not to, stops the simulation; a model that runs on after the wafer
@@ -64,6 +60,7 @@ class Wafer : public sc_core::sc_module {
  private:
   void run();
   void sample(std::uint64_t cycle);
+  void beginWaveformCycle();
   // Tells the progress observer, if a second of wall time has passed since it last heard.
   void reportProgress();
 
@@ -71,7 +68,7 @@ class Wafer : public sc_core::sc_module {
   config::RunConfig runConfig_;
   fabric::FabricKernel fabric_;
   CycleDriver* driver_ = nullptr;
-  std::unique_ptr<trace::FabricVcdTracer> tracer_;
+  std::vector<WaveformObserver*> waveforms_;
   std::vector<CycleObserver*> observers_;
   ProgressObserver* progress_ = nullptr;
   std::chrono::steady_clock::time_point lastReport_;

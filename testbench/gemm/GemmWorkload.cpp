@@ -8,15 +8,13 @@
 
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/Matrix.h"
+#include "firmware/runtime/GemmPhases.h"
+#include "firmware/runtime/SimulatedGemm.h"
+#include "hw/chip/WaferChip.h"
 #include "hw/config/ConfigError.h"
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
-#include "hw/trace/PeVcdTracer.h"
 #include "hw/trace/SystemVcd.h"
-#include "hw/wafer/EdgeCollector.h"
-#include "hw/wafer/Wafer.h"
-#include "firmware/runtime/GemmPhases.h"
-#include "firmware/runtime/SimulatedGemm.h"
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
@@ -110,6 +108,7 @@ class GemmWorkload : public workload::Workload {
                             : firmware::uniformMatrix(rows, cols, type, config_.seed * 7919 + salt);
   }
   void check(const Matrix& got, const Matrix& want, nlohmann::json& r) const;
+  chip::ChipParts chipParts() const;
 
   GemmConfig config_;
   std::unique_ptr<SimulatedGemm> gemm_;
@@ -120,15 +119,25 @@ class GemmWorkload : public workload::Workload {
   nlohmann::json results_;
 };
 
-// The mesh as simulated; in functional mode the operands, the result and
+// The chip as simulated; in functional mode the operands, the result and
 // the reference, each of them once more while being built or compared.
 std::uint64_t GemmWorkload::plannedHostBytes() const {
   const config::ArchConfig simulatedArch = withMeshColumns(arch_, gemm_->meshColumns(arch_));
   const firmware::GemmShape& s = full_.shape();
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
-  return wafer::Wafer::plannedHostBytes(simulatedArch, run_) + pe::PeArray::plannedHostBytes(simulatedArch, run_.mode) +
-         fabric::ColorRouteTable::plannedHostBytes(simulatedArch.mesh, arch_.fabric.colors) +
+  return chip::WaferChip::plannedHostBytes(simulatedArch, run_, chipParts()) +
          (run_.mode == config::DataMode::Functional ? 2 * elements * sizeof(float) : 0);
+}
+
+// The ingress edge carries the operands' type; the egress (the weight
+// gradients leaving the wafer) the accumulator's.
+chip::ChipParts GemmWorkload::chipParts() const {
+  const firmware::GemmShape& s = full_.shape();
+  chip::ChipParts parts;
+  parts.ingress = wafer::IoRingEdge::of(arch_, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, s.precision, 1)));
+  parts.egress = wafer::IoRingEdge::of(arch_, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, s.precision, -1)));
+  parts.egressKeepsPayloads = run_.mode == config::DataMode::Functional;
+  return parts;
 }
 
 void GemmWorkload::run(const workload::RunOptions& options) {
@@ -140,10 +149,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   const config::ArchConfig simulatedArch = withMeshColumns(arch_, meshColumns);
   const fabric::MeshGeometry mesh = simulatedArch.mesh;
   const bool functional = run_.mode == config::DataMode::Functional;
-
-  fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
-  wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
-  pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
+  chip::WaferChip chip(simulatedArch, run_, chipParts(), start);
+  wafer::Wafer& wafer = chip.wafer();
+  pe::PeArray& pes = chip.pes();
 
   // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
   // and W^T (W drawn as K x N of the layer, then transposed); weight-gradient
@@ -156,16 +164,12 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     b = config_.pass == GemmPass::BackwardData ? operand(s.n, s.k, inputType, 2).transposed()
                                                : operand(s.k, s.n, inputType, 2);
   }
-  const wafer::IoRingEdge ingress = wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType));
-  GemmPhases phases(*gemm_, pes, routes, functional ? &b : nullptr, ingress, arch_.fabric.routeSwitchCycles);
+  GemmPhases phases(*gemm_, pes, chip.routes(), chip.ingress(), functional ? &b : nullptr,
+                    arch_.fabric.routeSwitchCycles);
   const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, meshColumns); };
-  // Results leaving the wafer (the weight gradients) in the accumulator's type.
   const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, s.precision, -1);
-  wafer::EdgeCollector egress(wafer::IoRingEdge::of(arch_, pe::elementBytes(outputType)), mesh, functional);
-  wafer.fabric().setEdgeSink(&egress);
   if (functional) mapping.writeOperands(pes, mesh, a, b);
-  wafer.setDriver(&phases);
-  wafer.fabric().setSink(&pes);
+  chip.setController(&phases);
 
   // Weights from MemoryX: once the wafer has timed the GEMM, the cluster
   // places it against the weights' way in (and the gradients' way out).
@@ -198,13 +202,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
         });
   }
 
-  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
-  std::unique_ptr<trace::PeVcdTracer> peTracer;
-  const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
-    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", simulatedArch, run_.vcdRegion, pes);
-    wafer.addTraceObserver(peTracer.get());
-  }, &pes);
-  pes.checkQuiescent();
+  const chip::SimulationTimes times = chip.simulate(options);
   // Of the simulated rows (all of them unless representative).
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles(), simulatedArch);
   if (times.timeline) {
@@ -253,6 +251,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                        {"latency", bounds.latency},
                        {"max", bounds.max()}};
   r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
+  const wafer::IoRingEdge& ingress = *chipParts().ingress;
   r["weights_per_cycle"] = ingress.waveletsPerChannelCycle() * ingress.channels();
   r["breakdown"] = {{"pe_busy_fraction",
                      double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * wafer.cycles())},
@@ -274,13 +273,13 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                    {"per_system", results::perSystemTiming(*cluster)}};
   }
   r["checked"] = functional;
-  if (functional) check(mapping.readOutput(pes, mesh, egress), firmware::referenceProduct(a, b), r);
+  if (functional) check(mapping.readOutput(pes, mesh, chip.egress()), firmware::referenceProduct(a, b), r);
   r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
                {"simulation_seconds", times.simulationSeconds},
                {"pe_bytes", pes.hostBytes()},
                {"fabric_bytes", wafer.fabric().hostBytes()}};
 
-  energy::ActionCounts actions = gemm_->fullActions(energy::waferActions(wafer.fabric(), &pes, wafer.cycles()));
+  energy::ActionCounts actions = gemm_->fullActions(chip.actionsUntil(wafer.cycles()));
   // The whole GEMM's weights in and, for the weight gradient, its outputs out.
   actions.ioRingBytes = double(gemm_->streamedWavelets(arch_.mesh)) * pe::elementBytes(inputType) +
                         (config_.pass == GemmPass::WeightGrad ? double(s.m) * double(s.n) * pe::elementBytes(outputType)

@@ -4,10 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <numeric>
-#include <optional>
 #include <sstream>
 
-#include "hw/wafer/Wafer.h"
+#include "hw/chip/WaferChip.h"
 #include "testbench/noc/BroadcastRoutes.h"
 #include "testbench/noc/NocConfig.h"
 #include "testbench/noc/NocTraffic.h"
@@ -37,6 +36,7 @@ class NocWorkload : public workload::Workload {
  private:
   // Utilisation (wavelets per cycle) over the window, of mesh links (ramps: false) or of the RAMP outputs.
   LinkLoad linkLoad(const NocTraffic& traffic, bool ramps) const;
+  chip::ChipParts chipParts() const;
 
   NocConfig config_;
   config::ArchConfig arch_;
@@ -51,20 +51,26 @@ std::uint64_t NocWorkload::plannedHostBytes() const {
   const std::uint64_t pes = arch_.mesh.routers();
   const std::uint64_t perSource = sizeof(fabric::RouterId) + sizeof(std::uint8_t) + sizeof(TrafficSource) +
                                   sizeof(std::uint32_t) + sizeof(std::uint64_t) + sizeof(std::uint32_t);
-  return wafer::Wafer::plannedHostBytes(arch_, run_) + pes * perSource +
-         2 * pes * fabric::kPortCount * sizeof(std::uint64_t) +
-         (isBroadcast(config_.pattern) ? fabric::ColorRouteTable::plannedHostBytes(arch_.mesh, arch_.fabric.colors) : 0);
+  return chip::WaferChip::plannedHostBytes(arch_, run_, chipParts()) + pes * perSource +
+         2 * pes * fabric::kPortCount * sizeof(std::uint64_t);
+}
+
+// The traffic drives the fabric itself (no PEs); the broadcast patterns route by color.
+chip::ChipParts NocWorkload::chipParts() const {
+  chip::ChipParts parts;
+  parts.pes = false;
+  parts.routes = isBroadcast(config_.pattern);
+  return parts;
 }
 
 void NocWorkload::run(const workload::RunOptions& options) {
   const fabric::MeshGeometry mesh = arch_.mesh;
-  std::optional<fabric::ColorRouteTable> routes;
+  chip::WaferChip chip(arch_, run_, chipParts());
   std::vector<fabric::RouterId> sources;
   std::vector<std::uint8_t> colors;
   std::uint32_t fanout = 1;
   if (isBroadcast(config_.pattern)) {
-    routes.emplace(mesh, arch_.fabric.colors);
-    BroadcastPlan plan = programBroadcastRoutes(config_.pattern, config_.broadcastSources, *routes);
+    BroadcastPlan plan = programBroadcastRoutes(config_.pattern, config_.broadcastSources, chip.routes());
     sources = std::move(plan.sources);
     colors = std::move(plan.colors);
     fanout = plan.fanout;
@@ -73,12 +79,11 @@ void NocWorkload::run(const workload::RunOptions& options) {
     std::iota(sources.begin(), sources.end(), 0);
   }
 
-  const auto start = std::chrono::steady_clock::now();
-  wafer::Wafer wafer("wafer", arch_, run_, routes ? &*routes : nullptr);
   NocTraffic traffic(config_, mesh, sources, colors, fanout);
-  wafer.setDriver(&traffic);
-  wafer.fabric().setSink(&traffic);
-  const workload::SimulationTimes times = workload::simulate(wafer, options, start);
+  chip.setController(&traffic);
+  chip.setSink(&traffic);
+  const chip::SimulationTimes times = chip.simulate(options);
+  const wafer::Wafer& wafer = chip.wafer();
 
   cycles_ = wafer.cycles();
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), nullptr, wafer.cycles(), arch_);
@@ -125,7 +130,7 @@ void NocWorkload::run(const workload::RunOptions& options) {
   // The whole run's traffic; the PEs are traffic sources, idle as compute engines.
   results::EnergyScope scope;
   scope.seconds = double(cycles_) * arch_.secondsPerCycle();
-  r.update(results::energyResults(energy::waferActions(wafer.fabric(), nullptr, cycles_), arch_, scope));
+  r.update(results::energyResults(chip.actionsUntil(cycles_), arch_, scope));
 }
 
 LinkLoad NocWorkload::linkLoad(const NocTraffic& traffic, bool ramps) const {

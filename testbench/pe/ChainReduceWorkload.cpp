@@ -6,10 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "hw/pe/PeArray.h"
-#include "hw/trace/PeVcdTracer.h"
-#include "hw/wafer/Wafer.h"
 #include "firmware/kernels/ChainReduce.h"
+#include "hw/chip/WaferChip.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/workload/Simulation.h"
@@ -25,8 +23,7 @@ class ChainReduceWorkload : public workload::Workload {
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
   std::uint64_t plannedHostBytes() const override {
-    return wafer::Wafer::plannedHostBytes(arch_, run_) + pe::PeArray::plannedHostBytes(arch_, run_.mode) +
-           fabric::ColorRouteTable::plannedHostBytes(arch_.mesh, arch_.fabric.colors);
+    return chip::WaferChip::plannedHostBytes(arch_, run_, chip::ChipParts{});
   }
   nlohmann::json results() const override { return results_; }
   std::string summary() const override;
@@ -46,12 +43,9 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (arch_.fabric.routing != fabric::RoutingMode::Color)
     throw std::runtime_error("chain_reduce programs route by color; set arch.fabric.routing: color");
-  fabric::ColorRouteTable routes(arch_.mesh, arch_.fabric.colors);
-  programChainRoutes(config_, routes);
-  wafer::Wafer wafer("wafer", arch_, run_, &routes);
-  pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
-  wafer.setDriver(&pes);
-  wafer.fabric().setSink(&pes);
+  chip::WaferChip chip(arch_, run_, chip::ChipParts{}, start);
+  programChainRoutes(config_, chip.routes());
+  pe::PeArray& pes = chip.pes();
 
   const auto programFor = [&](std::uint32_t x, ChainRole role) {
     return pes.addProgram(chainReduceProgram(config_, role, config_.color + x % 2, config_.color + (x + 1) % 2));
@@ -69,16 +63,10 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
       }
     }
 
-  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
-  std::unique_ptr<trace::PeVcdTracer> peTracer;
-  const workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
-    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", arch_, run_.vcdRegion, pes);
-    wafer.addTraceObserver(peTracer.get());
-  }, &pes);
-  pes.checkQuiescent();
-  cycles_ = wafer.cycles();
-  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles(), arch_);
-  if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
+  const chip::SimulationTimes times = chip.simulate(options);
+  cycles_ = chip.cycles();
+  if (options.waferMap) waferMap_ = results::waferMap(chip.fabric(), &pes, cycles_, arch_);
+  if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, cycles_);
 
   const pe::PeCounters totals = pes.totals();
   std::uint64_t busiest = 0, sramHighWater = 0;
@@ -108,19 +96,19 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   r["flop_utilisation"] = double(totals.flops) / (double(chainPes) * double(cycles_) * peakFlops);
   r["sram_high_water_bytes"] = sramHighWater;
   r["sram_bytes"] = arch_.pe.sramBytes;
-  r["wavelets_delivered"] = wafer.fabric().counters().delivered;
+  r["wavelets_delivered"] = chip.fabric().counters().delivered;
   check(pes, r);
   r["pe_ops_per_second"] = times.simulationSeconds > 0 ? double(totals.opsCompleted) / times.simulationSeconds : 0.0;
   r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
                {"simulation_seconds", times.simulationSeconds},
                {"pe_bytes", pes.hostBytes()},
                {"pe_bytes_per_pe", double(pes.hostBytes()) / double(arch_.mesh.routers())},
-               {"fabric_bytes", wafer.fabric().hostBytes()},
+               {"fabric_bytes", chip.fabric().hostBytes()},
                {"pe_visits", totals.visits}};
   results::EnergyScope scope;
   scope.seconds = double(cycles_) * arch_.secondsPerCycle();
   scope.flops = double(totals.flops);
-  r.update(results::energyResults(energy::waferActions(wafer.fabric(), &pes, cycles_), arch_, scope));
+  r.update(results::energyResults(chip.actionsUntil(cycles_), arch_, scope));
 }
 
 void ChainReduceWorkload::check(const pe::PeArray& pes, nlohmann::json& r) const {

@@ -10,17 +10,15 @@
 #include <tuple>
 
 #include "firmware/gemm/GemmShape.h"
+#include "firmware/runtime/GemmSequence.h"
+#include "firmware/runtime/SimulatedGemm.h"
+#include "hw/chip/WaferChip.h"
 #include "hw/config/ConfigError.h"
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
-#include "hw/trace/PeVcdTracer.h"
 #include "hw/trace/SystemVcd.h"
-#include "hw/wafer/EdgeCollector.h"
-#include "hw/wafer/Wafer.h"
 #include "models/TrainingStep.h"
 #include "models/TransformerModel.h"
-#include "firmware/runtime/GemmSequence.h"
-#include "firmware/runtime/SimulatedGemm.h"
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
@@ -73,20 +71,17 @@ class TrainWorkload : public workload::Workload {
   std::uint64_t cycles() const override { return totalCycles_; }
   // The widest mesh any of its GEMMs simulates (always in timing mode: no operands).
   std::uint64_t plannedHostBytes() const override {
-    const config::ArchConfig simulatedArch = runtime::withMeshColumns(arch_, meshColumns_);
-    return wafer::Wafer::plannedHostBytes(simulatedArch, run_) +
-           pe::PeArray::plannedHostBytes(simulatedArch, run_.mode) +
-           fabric::ColorRouteTable::plannedHostBytes(simulatedArch.mesh, arch_.fabric.colors);
+    return chip::WaferChip::plannedHostBytes(runtime::withMeshColumns(arch_, meshColumns_), run_, chipParts());
   }
   nlohmann::json results() const override { return results_; }
   std::string summary() const override;
 
  private:
+  chip::ChipParts chipParts() const;
   // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshColumns`
   // rows (`end`: the wafer's last cycle).
-  std::vector<GemmTiming> gemmTimings(const runtime::GemmSequence& driver, const fabric::FabricKernel& fabric,
-                                      std::uint64_t end, unsigned wafer, std::uint32_t meshColumns,
-                                      const std::vector<std::uint64_t>& streamedBytes) const;
+  std::vector<GemmTiming> gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end, unsigned wafer,
+                                      std::uint32_t meshColumns, const std::vector<std::uint64_t>& streamedBytes) const;
   // The cost side of a step (results: actions, energy, power, area, efficiency).
   void reportEnergy(const system::Cluster& cluster, const std::map<std::string, std::uint64_t>& gemmCyclesByPass,
                     std::uint64_t opCycles);
@@ -199,9 +194,8 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }
 
   const config::ArchConfig simulatedArch = runtime::withMeshColumns(arch_, meshColumns_);
-  fabric::ColorRouteTable routes(simulatedArch.mesh, arch_.fabric.colors);
-  wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
-  pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
+  chip::WaferChip chip(simulatedArch, run_, chipParts(), start);
+  wafer::Wafer& wafer = chip.wafer();
   // Every wafer simulated: each system's GEMMs in turn on the wafer model
   // (the systems share nothing but the weights' arrival, which the system
   // model places in time afterwards).
@@ -216,13 +210,9 @@ void TrainWorkload::run(const workload::RunOptions& options) {
       sequence.push_back(otherWafers.back().get());
     }
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
-  const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, config_.precision, -1);
-  runtime::GemmSequence driver(sequence, pes, routes, wafer::IoRingEdge::of(arch_, pe::elementBytes(inputType)),
-                            arch_.fabric.routeSwitchCycles);
-  wafer::EdgeCollector egress(wafer::IoRingEdge::of(arch_, pe::elementBytes(outputType)), simulatedArch.mesh, false);
-  wafer.fabric().setEdgeSink(&egress);
-  wafer.setDriver(&driver);
-  wafer.fabric().setSink(&pes);
+  runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip,
+                               arch_.fabric.routeSwitchCycles);
+  chip.setController(&driver);
   wafer.setStopWhenFinished(false);
 
   // When the wafer is done, the cluster runs the step's tasks with the cycles just simulated.
@@ -231,20 +221,14 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   makeClusters(&wafer.finishedEvent(), [&] {
     std::vector<std::vector<GemmTiming>> wafers;
     for (unsigned w = 0; w < wafersSimulated; ++w)
-      wafers.push_back(gemmTimings(driver, wafer.fabric(), wafer.cycles(), w, meshColumns_, streamedBytes));
+      wafers.push_back(gemmTimings(driver, wafer.cycles(), w, meshColumns_, streamedBytes));
     return wafers;
   });
 
-  if (options.waferMap || options.timeline) pes.keepPerPeActions();  // each PE's energy
-  std::unique_ptr<trace::PeVcdTracer> peTracer;
-  workload::SimulationTimes times = workload::simulate(wafer, options, start, [&](sc_core::sc_trace_file* f) {
-    peTracer = std::make_unique<trace::PeVcdTracer>(f, "wafer", simulatedArch, run_.vcdRegion, pes);
-    wafer.addTraceObserver(peTracer.get());
-  }, &pes);
-  pes.checkQuiescent();
+  chip::SimulationTimes times = chip.simulate(options);
 
-  WaferTiming simulated{gemmTimings(driver, wafer.fabric(), wafer.cycles(), 0, meshColumns_, streamedBytes), wafer.cycles(),
-                        wafer.fabric().counters().fromEdge, egress.received()};
+  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, meshColumns_, streamedBytes), wafer.cycles(),
+                        wafer.fabric().counters().fromEdge, chip.egress().received()};
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
     gemms_[i].cycles = simulated.gemms[i].cycles;
     gemms_[i].actions = simulated.gemms[i].actions;
@@ -253,7 +237,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
                               i + 1 < driver.starts().size() ? driver.starts()[i + 1] : wafer.cycles(),
                               "wafer model: each distinct GEMM");
   }
-  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &pes, wafer.cycles(), simulatedArch);
+  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &chip.pes(), wafer.cycles(), simulatedArch);
   if (times.timeline) {
     addSystemSpans(*times.timeline, *cluster);
     timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
@@ -269,8 +253,15 @@ void TrainWorkload::run(const workload::RunOptions& options) {
                       {"simulated_gemm_cycles", simulated.simulatedCycles}};
 }
 
-std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& driver,
-                                                   const fabric::FabricKernel& fabric, std::uint64_t end,
+// Weights in, weight gradients out, in timing mode (no payloads kept).
+chip::ChipParts TrainWorkload::chipParts() const {
+  chip::ChipParts parts;
+  parts.ingress = wafer::IoRingEdge::of(arch_, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, config_.precision, 1)));
+  parts.egress = wafer::IoRingEdge::of(arch_, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, config_.precision, -1)));
+  return parts;
+}
+
+std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end,
                                                    unsigned wafer, std::uint32_t meshColumns,
                                                    const std::vector<std::uint64_t>& streamedBytes) const {
   std::vector<GemmTiming> perGemm;
@@ -278,7 +269,7 @@ std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& 
     const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
     const runtime::GemmTime t = driver.fullTime(k, end, arch_, meshColumns);
     perGemm.push_back(GemmTiming{t.cycles, t.inputEnd, streamedBytes[j],
-                                 gemms_[j].plan->fullActions(driver.actions(k, fabric, end))});
+                                 gemms_[j].plan->fullActions(driver.actions(k, end))});
   }
   return perGemm;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // A workload is what a run simulates: NoC traffic today, GEMMs and training
-// steps later. Each type reads its own `workload.*` keys, elaborates the
-// hardware it needs, runs it, and reports type-specific results.
+// steps later. Each type reads its own `workload.*` keys, builds the chip it
+// needs (hw/chip/WaferChip) with its own routes, programs and controller,
+// runs it, and reports type-specific results.
 
 #include <nlohmann/json.hpp>
 
@@ -11,23 +12,15 @@
 #include <memory>
 #include <string>
 
+#include "hw/chip/WaferChip.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"
-#include "hw/wafer/CycleDriver.h"
 
 namespace wsesim::workload {
 
-struct RunOptions {
-  // Waveform file name without its extension (SystemC appends ".vcd"); empty: none.
-  std::string vcdBaseName;
-  // Keep per-PE and per-link statistics for waferMap().
-  bool waferMap = false;
-  // Record a timeline of run.vcd.region for timeline().
-  bool timeline = false;
-  // Hears about the run's progress (null: nobody).
-  wafer::ProgressObserver* progress = nullptr;
-};
+// What a run records besides its results (the chip takes them).
+using RunOptions = chip::RunOptions;
 
 class Workload {
  public:
@@ -38,8 +31,8 @@ class Workload {
   virtual std::uint64_t cycles() const = 0;
   // The host memory run() takes at most, from the configuration alone,
   // checked against run.max_host_bytes before building anything: the
-  // wafer's and the PEs' arrays at full size (Wafer and PeArray
-  // ::plannedHostBytes) plus the workload's own large state.
+  // chip's parts at full size (WaferChip::plannedHostBytes) plus the
+  // workload's own large state.
   virtual std::uint64_t plannedHostBytes() const = 0;
   virtual nlohmann::json results() const = 0;
   // A few human-readable lines for the terminal.

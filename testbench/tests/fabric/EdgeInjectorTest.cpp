@@ -46,9 +46,9 @@ struct EdgeBench {
     return params.mesh.id(side == Port::West ? 1 : 0, y);
   }
 
-  // Steps like the wafer: skips idle stretches to the injector's next activity.
-  void run(wafer::EdgeInjector& injector, std::uint64_t limit = 1000) {
-    for (std::uint64_t now = 0; now < limit && !(injector.finished(now, kernel) && kernel.idle()); ++now) {
+  // Steps like the wafer from cycle `start`: skips idle stretches to the injector's next activity.
+  void run(wafer::EdgeInjector& injector, std::uint64_t limit = 1000, std::uint64_t start = 0) {
+    for (std::uint64_t now = start; now < limit && !(injector.finished(now, kernel) && kernel.idle()); ++now) {
       if (kernel.idle()) now = std::max(now, injector.nextActivity(now));
       injector.beginCycle(now, kernel);
       kernel.step(now);
@@ -182,6 +182,42 @@ TEST(EdgeInjector, StreamsEnterOnlyWhereTheRingHasChannels) {
   wafer::EdgeStream inside = b.stream(0, 1);
   inside.side = Port::East;  // router (0, 0) has a neighbour to the east
   EXPECT_THROW(wafer::EdgeInjector({inside}, wafer::IoRingEdge(3, 1, 1.0), b.params.mesh), FabricError);
+}
+
+// A mapping's phases hand their streams to one injector in turn: each set
+// starts on the ring's bandwidth afresh (at a quarter wavelet per cycle the
+// first wavelet waits 3 cycles after the handover), and the input ends the
+// cycle after its last wavelet entered, or at the handover when it has none.
+TEST(EdgeInjector, StreamsHandedOverOneSetAfterAnother) {
+  EdgeBench b;
+  wafer::EdgeInjector injector(wafer::IoRingEdge(3, 1, 0.25), b.params.mesh);
+  injector.stream({b.stream(0, 2)}, 0);
+  b.run(injector);
+  EXPECT_EQ(injector.inputEnd(), 3u + 4 + 1);  // entered in cycles 3 and 7
+  injector.stream({b.stream(1, 1), b.stream(2, 1, Port::East)}, 100);
+  EXPECT_EQ(injector.sent(), 0u);
+  EXPECT_EQ(injector.total(), 2u);
+  b.run(injector, 1000, 100);
+  EXPECT_EQ(injector.sent(), 2u);
+  EXPECT_EQ(injector.inputEnd(), 103u + 1);  // the West and East channels each send one in cycle 103
+  ASSERT_EQ(b.sink.at(b.receiver(1)).size(), 1u);
+  EXPECT_EQ(b.sink.at(b.receiver(2, Port::East)).size(), 1u);
+  injector.stream({}, 500);
+  EXPECT_EQ(injector.total(), 0u);
+  EXPECT_EQ(injector.inputEnd(), 500u);
+  EXPECT_EQ(b.kernel.counters().fromEdge, 4u);
+}
+
+TEST(EdgeInjector, StreamsHandedOverBeforeThoseBeforeAreInAreRefused) {
+  EdgeBench b;
+  wafer::EdgeInjector injector({b.stream(0, 3)}, wafer::IoRingEdge(3, 1, 1.0), b.params.mesh);
+  try {
+    injector.stream({b.stream(1, 1)}, 0);
+    FAIL() << "a second set of streams was taken while 3 wavelets were still to enter";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("3 wavelets of the streams before are still to enter"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(EdgeInjector, OnlyEdgePortsTakeWaveletsFromOutside) {
