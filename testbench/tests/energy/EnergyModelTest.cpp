@@ -48,7 +48,7 @@ ActionCounts oneFmacOp(DataMode mode, std::uint64_t& busyCycles) {
   bench.load(0, 0, b);
   bench.simulate();
   busyCycles = bench.busy(0);
-  return waferActions(bench.wafer->fabric(), bench.pes.get(), bench.wafer->cycles());
+  return bench.chip->actionsUntil(bench.wafer->cycles());
 }
 
 void expectOneFmacOp(DataMode mode) {
@@ -89,7 +89,7 @@ TEST(EnergyModel, OneHopBetweenNeighbours) {
   bench.pes->keepPerPeActions();
   bench.simulate();
 
-  const ActionCounts a = waferActions(bench.wafer->fabric(), bench.pes.get(), bench.wafer->cycles());
+  const ActionCounts a = bench.chip->actionsUntil(bench.wafer->cycles());
   EXPECT_EQ(a.hops, 1.0);
   EXPECT_EQ(a.rampCrossings, 2.0);  // on at (0,0), off at (1,0)
   EXPECT_EQ(a.queuePushes, 2.0);    // (0,0)'s RAMP queue, (1,0)'s West queue

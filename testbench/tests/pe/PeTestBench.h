@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/chip/WaferChip.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
@@ -19,7 +20,6 @@
 #include "hw/pe/PeArray.h"
 #include "hw/pe/ProgramBuilder.h"
 #include "hw/pe/ProgramError.h"
-#include "hw/wafer/Wafer.h"
 #include "testbench/tests/MechanismTiming.h"
 
 namespace wsesim::pe::testing {
@@ -30,9 +30,10 @@ using fabric::Port;
 struct PeTestBench {
   config::ArchConfig arch;
   config::RunConfig run;
-  std::unique_ptr<fabric::ColorRouteTable> routes;
-  std::unique_ptr<wafer::Wafer> wafer;
-  std::unique_ptr<PeArray> pes;
+  std::unique_ptr<chip::WaferChip> chip;  // the parts below are its
+  fabric::ColorRouteTable* routes = nullptr;
+  wafer::Wafer* wafer = nullptr;
+  PeArray* pes = nullptr;
 
   // A width x height mesh of the tiny preset; `timing`, then `overrides`, as for --set
   // (pass no timing to test the preset's own).
@@ -49,11 +50,10 @@ struct PeTestBench {
     config::ParamReader params(tree);
     arch = config::ArchConfig::read(params);
     run = config::RunConfig::read(params, arch);
-    routes = std::make_unique<fabric::ColorRouteTable>(arch.mesh, arch.fabric.colors);
-    wafer = std::make_unique<wafer::Wafer>("wafer", arch, run, routes.get());
-    pes = std::make_unique<PeArray>(arch, run.mode, wafer->fabric(), routes.get());
-    wafer->setDriver(pes.get());
-    wafer->fabric().setSink(pes.get());
+    chip = std::make_unique<chip::WaferChip>(arch, run, chip::ChipParts{});
+    routes = &chip->routes();
+    wafer = &chip->wafer();
+    pes = &chip->pes();
   }
 
   fabric::RouterId pe(std::uint32_t x, std::uint32_t y = 0) const { return arch.mesh.id(x, y); }
@@ -71,11 +71,7 @@ struct PeTestBench {
   }
 
   // Simulates to completion; rethrows a simulation error; checks the PEs finished their work.
-  void simulate() {
-    sc_core::sc_start();
-    wafer->rethrowError();
-    pes->checkQuiescent();
-  }
+  void simulate() { chip->simulate({}); }
 
   std::uint64_t busy(std::uint32_t x, std::uint32_t y = 0) const { return pes->counters(pe(x, y)).busyCycles; }
 };
