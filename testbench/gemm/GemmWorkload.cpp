@@ -108,7 +108,7 @@ class GemmWorkload : public workload::Workload {
                             : firmware::uniformMatrix(rows, cols, type, config_.seed * 7919 + salt);
   }
   void check(const Matrix& got, const Matrix& want, nlohmann::json& r) const;
-  chip::ChipParts chipParts() const;
+  chip::ChipParts chipParts() const { return runtime::gemmChipParts(arch_, full_.shape().precision, run_.mode); }
 
   GemmConfig config_;
   std::unique_ptr<SimulatedGemm> gemm_;
@@ -127,17 +127,6 @@ std::uint64_t GemmWorkload::plannedHostBytes() const {
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
   return chip::WaferChip::plannedHostBytes(simulatedArch, run_, chipParts()) +
          (run_.mode == config::DataMode::Functional ? 2 * elements * sizeof(float) : 0);
-}
-
-// The ingress edge carries the operands' type; the egress (the weight
-// gradients leaving the wafer) the accumulator's.
-chip::ChipParts GemmWorkload::chipParts() const {
-  const firmware::GemmShape& s = full_.shape();
-  chip::ChipParts parts;
-  parts.ingress = wafer::IoRingEdge::of(arch_, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, s.precision, 1)));
-  parts.egress = wafer::IoRingEdge::of(arch_, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, s.precision, -1)));
-  parts.egressKeepsPayloads = run_.mode == config::DataMode::Functional;
-  return parts;
 }
 
 void GemmWorkload::run(const workload::RunOptions& options) {
@@ -251,7 +240,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                        {"latency", bounds.latency},
                        {"max", bounds.max()}};
   r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
-  const wafer::IoRingEdge& ingress = *chipParts().ingress;
+  const wafer::IoRingEdge ingress = *chipParts().ingress;
   r["weights_per_cycle"] = ingress.waveletsPerChannelCycle() * ingress.channels();
   r["breakdown"] = {{"pe_busy_fraction",
                      double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * wafer.cycles())},

@@ -77,7 +77,10 @@ class TrainWorkload : public workload::Workload {
   std::string summary() const override;
 
  private:
-  chip::ChipParts chipParts() const;
+  // Always in timing mode: the GEMMs have no operands.
+  chip::ChipParts chipParts() const {
+    return runtime::gemmChipParts(arch_, config_.precision, config::DataMode::Timing);
+  }
   // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshColumns`
   // rows (`end`: the wafer's last cycle).
   std::vector<GemmTiming> gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end, unsigned wafer,
@@ -251,14 +254,6 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   results_["host"] = {{"elaboration_seconds", times.elaborationSeconds},
                       {"simulation_seconds", times.simulationSeconds},
                       {"simulated_gemm_cycles", simulated.simulatedCycles}};
-}
-
-// Weights in, weight gradients out, in timing mode (no payloads kept).
-chip::ChipParts TrainWorkload::chipParts() const {
-  chip::ChipParts parts;
-  parts.ingress = wafer::IoRingEdge::of(arch_, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, config_.precision, 1)));
-  parts.egress = wafer::IoRingEdge::of(arch_, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, config_.precision, -1)));
-  return parts;
 }
 
 std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end,
