@@ -19,7 +19,7 @@
 
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/runtime/SimulatedGemm.h"
-#include "hw/chip/WaferChip.h"
+#include "hw/chip/ChipParts.h"
 #include "hw/pe/PeGrid.h"
 #include "hw/wafer/CycleDriver.h"
 #include "hw/wafer/EdgeIngress.h"

@@ -21,9 +21,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
+#include "hw/chip/ChipParts.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
 #include "hw/energy/ActionMeter.h"
@@ -39,15 +39,6 @@
 #include "hw/wafer/Wafer.h"
 
 namespace wsesim::chip {
-
-// What of the chip a workload uses; the rest is not built.
-struct ChipParts {
-  bool routes = true;  // a color route table (the fabric needs one in color routing)
-  bool pes = true;     // the PE array (without it, the controller is the fabric's sink)
-  std::optional<wafer::IoRingEdge> ingress;  // streams entering the mesh's West and East edges
-  std::optional<wafer::IoRingEdge> egress;   // wavelets leaving the mesh there
-  bool egressKeepsPayloads = false;          // the egress records payloads (functional mode)
-};
 
 // What a run records besides its results.
 struct RunOptions {

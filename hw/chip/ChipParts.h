@@ -1,0 +1,20 @@
+#pragma once
+// What of the chip (hw/chip/WaferChip.h) a workload asks for; the rest is
+// not built. Apart from the chip, so that firmware can say what its
+// mappings need without seeing the concrete parts.
+
+#include <optional>
+
+#include "hw/wafer/IoRingEdge.h"
+
+namespace wsesim::chip {
+
+struct ChipParts {
+  bool routes = true;  // a color route table (the fabric needs one in color routing)
+  bool pes = true;     // the PE array (without it, the controller is the fabric's sink)
+  std::optional<wafer::IoRingEdge> ingress;  // streams entering the mesh's West and East edges
+  std::optional<wafer::IoRingEdge> egress;   // wavelets leaving the mesh there
+  bool egressKeepsPayloads = false;          // the egress records payloads (functional mode)
+};
+
+}  // namespace wsesim::chip
