@@ -25,7 +25,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/PeGrid.h"
-#include "hw/wafer/EdgeCollector.h"
+#include "hw/wafer/EdgeEgress.h"
 #include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::firmware {
@@ -77,7 +77,7 @@ class GemmMapping {
   }
   // The result, from the PEs' SRAM or from what left the wafer (`egress`).
   virtual Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
-                            const wafer::EdgeCollector& egress) const = 0;
+                            const wafer::EdgeEgress& egress) const = 0;
   virtual GemmBounds bounds(const config::ArchConfig& arch) const = 0;
 
   // The output columns (n's) phase `phase` computes, when the mapping's

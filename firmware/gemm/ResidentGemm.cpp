@@ -97,7 +97,7 @@ void ResidentGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh, 
 }
 
 Matrix ResidentGemm::readOutput(const PeGrid& pes, const fabric::MeshGeometry& mesh,
-                               const wafer::EdgeCollector&) const {
+                               const wafer::EdgeEgress&) const {
   Matrix c(plan_.shape.m, plan_.shape.n);
   for (std::uint32_t i = 0; i < plan_.grid; ++i)
     for (std::uint32_t j = 0; j < plan_.grid; ++j) {

@@ -65,7 +65,7 @@ class ResidentGemm : public GemmMapping {
   void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
   Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
-                    const wafer::EdgeCollector& egress) const override;
+                    const wafer::EdgeEgress& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
 
   // The program of the PE at logical (i, j) in a phase.

@@ -171,7 +171,7 @@ void WeightGradGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh
 }
 
 Matrix WeightGradGemm::readOutput(const PeGrid&, const fabric::MeshGeometry& mesh,
-                                  const wafer::EdgeCollector& egress) const {
+                                  const wafer::EdgeEgress& egress) const {
   // Column c's gradients leave an end of its mesh row: for each pass in
   // order, each n of the pass, its ks k's.
   Matrix dw(shape_.m, shape_.n);

@@ -64,7 +64,7 @@ class WeightStreamGemm : public GemmMapping {
   std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                          std::uint32_t pass) const override;
   Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
-                    const wafer::EdgeCollector& egress) const override;
+                    const wafer::EdgeEgress& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
   std::uint32_t phaseOutputs(std::uint32_t pass) const override { return plan_.ns(pass); }
   std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override {

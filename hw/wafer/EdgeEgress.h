@@ -1,0 +1,24 @@
+#pragma once
+// What software reading a result streamed off the wafer sees of the egress
+// edge (firmware's mappings, through this interface only): what left each
+// edge router through each side. EdgeCollector implements it.
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/fabric/MeshGeometry.h"
+#include "hw/fabric/Port.h"
+
+namespace wsesim::wafer {
+
+class EdgeEgress {
+ public:
+  virtual ~EdgeEgress() = default;
+  // Payloads that left router `r` through `side`, in order (empty unless
+  // payloads are kept: functional mode).
+  virtual const std::vector<std::uint32_t>& payloads(fabric::RouterId r, fabric::Port side) const = 0;
+  // Wavelets that left the mesh, all routers and sides together.
+  virtual std::uint64_t received() const = 0;
+};
+
+}  // namespace wsesim::wafer
