@@ -28,8 +28,8 @@
 #include "hw/pe/ProgramCheck.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/pe/SramData.h"
-#include "hw/wafer/CycleDriver.h"
-#include "hw/wafer/WakeCalendar.h"
+#include "hw/sim/CycleDriver.h"
+#include "hw/sim/WakeCalendar.h"
 
 namespace wsesim::pe {
 
@@ -81,7 +81,7 @@ struct PeActivity {
   std::uint64_t sramUsed;
 };
 
-class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
+class PeArray : public sim::CycleDriver, public fabric::WaveletSink {
  public:
   // `routes` (color routing) lets load() check that every color a program
   // receives reaches the PE and every color it sends leaves it.
@@ -184,7 +184,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
     std::uint64_t activated = 0, blocked = 0;
     std::uint64_t mainReadyAt = 0;  // the running task issues nothing before this cycle
     std::uint64_t simdFreeAt = 0;
-    std::uint64_t lastVisit = wafer::kNever;
+    std::uint64_t lastVisit = sim::kNever;
     std::uint64_t busySince = 0;
   };
   // Wavelets the RAMP delivered to a PE on one color, in arrival order.
@@ -275,7 +275,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   fabric::ZeroedArray<InboxEntry> inboxEntries_;
   std::unique_ptr<SramData> data_;  // functional mode only
 
-  wafer::WakeCalendar wakes_;
+  sim::WakeCalendar wakes_;
   struct Release {
     fabric::RouterId pe;
     std::uint8_t color;

@@ -10,11 +10,11 @@
 
 #include "hw/config/RunConfig.h"
 #include "hw/pe/PeArray.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 
 namespace wsesim::trace {
 
-class PeVcdTracer : public wafer::CycleObserver {
+class PeVcdTracer : public sim::CycleObserver {
  public:
   PeVcdTracer(sc_core::sc_trace_file* file, const std::string& prefix, const config::ArchConfig& arch,
               const config::Region& region, const pe::PeArray& pes);

@@ -21,11 +21,11 @@
 #include "hw/energy/EnergyModel.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/pe/PeArray.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 
 namespace wsesim::trace {
 
-class TimelineRecorder : public wafer::CycleObserver {
+class TimelineRecorder : public sim::CycleObserver {
  public:
   // `pes` may be null (a fabric-only run). `linkWindow`: cycles per link counter sample.
   TimelineRecorder(const config::ArchConfig& arch, const config::Region& region, const fabric::FabricKernel& fabric,

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hw/fabric/FabricKernel.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "hw/wafer/IoBandwidth.h"
 #include "hw/wafer/IoRingEdge.h"
 
@@ -26,7 +26,7 @@ struct EdgeStream {
   std::function<std::uint32_t(std::uint64_t)> payload;  // of wavelet i (unset: 0)
 };
 
-class EdgeInjector : public CycleDriver {
+class EdgeInjector : public sim::CycleDriver {
  public:
   // Throws FabricError for a stream that does not enter from the West or
   // East edge of `mesh`.

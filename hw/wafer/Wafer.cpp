@@ -46,7 +46,7 @@ void Wafer::traceTo(sc_core::sc_trace_file* file) {
 
 void Wafer::sample(std::uint64_t cycle) {
   if (tracer_) tracer_->sample(fabric_);
-  for (CycleObserver* o : observers_) o->sample(cycle);
+  for (sim::CycleObserver* o : observers_) o->sample(cycle);
 }
 
 void Wafer::reportProgress() {
@@ -68,7 +68,7 @@ void Wafer::run() {
     while (driver_ && !driver_->finished(now_, fabric_)) {
       if (fabric_.idle()) {
         const std::uint64_t next = driver_->nextActivity(now_);
-        if (next == kNever) break;
+        if (next == sim::kNever) break;
         if (next > now_) {
           // The waveform shows the mesh going quiet right after its last
           // busy cycle, not the last transfers held across the gap.

@@ -16,7 +16,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
 #include "hw/fabric/FabricKernel.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 
 namespace wsesim::trace {
 class FabricVcdTracer;
@@ -36,13 +36,13 @@ class Wafer : public sc_core::sc_module {
   // fabric kernel's arrays; FabricKernel::plannedHostBytes).
   static std::size_t plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run);
 
-  void setDriver(CycleDriver* driver) { driver_ = driver; }
+  void setDriver(sim::CycleDriver* driver) { driver_ = driver; }
   // Traces the routers of run.vcd.region into `file`, one sample per cycle.
   void traceTo(sc_core::sc_trace_file* file);
   // Samples `observer` at the end of every cycle stepped (a waveform's
   // routers are sampled too, and idle stretches as well).
-  void addTraceObserver(CycleObserver* observer) { observers_.push_back(observer); }
-  void setProgressObserver(ProgressObserver* observer) { progress_ = observer; }
+  void addTraceObserver(sim::CycleObserver* observer) { observers_.push_back(observer); }
+  void setProgressObserver(sim::ProgressObserver* observer) { progress_ = observer; }
   // When the driver is done the wafer notifies finishedEvent() and, unless
   // told not to, stops the simulation; a model that runs on after the wafer
   // (the cluster around it) waits for the event instead. An error stops it
@@ -70,10 +70,10 @@ class Wafer : public sc_core::sc_module {
   config::ArchConfig arch_;
   config::RunConfig runConfig_;
   fabric::FabricKernel fabric_;
-  CycleDriver* driver_ = nullptr;
+  sim::CycleDriver* driver_ = nullptr;
   std::unique_ptr<trace::FabricVcdTracer> tracer_;
-  std::vector<CycleObserver*> observers_;
-  ProgressObserver* progress_ = nullptr;
+  std::vector<sim::CycleObserver*> observers_;
+  sim::ProgressObserver* progress_ = nullptr;
   std::chrono::steady_clock::time_point lastReport_;
   sc_core::sc_time period_;
   std::uint64_t now_ = 0;

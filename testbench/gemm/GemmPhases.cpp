@@ -78,7 +78,7 @@ std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
   const std::uint64_t next = std::min(injector_->nextActivity(now), pes_.nextActivity(now));
   // Asked only while the fabric is idle: nothing left to do in this phase
   // means the next phase (or round) starts now.
-  if (next == wafer::kNever &&
+  if (next == sim::kNever &&
       (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhaseCycles(now))))
     return now;
   return next;

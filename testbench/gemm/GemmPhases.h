@@ -17,13 +17,13 @@
 
 #include "firmware/gemm/GemmMapping.h"
 #include "hw/pe/PeArray.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "hw/wafer/EdgeInjector.h"
 #include "testbench/gemm/SimulatedGemm.h"
 
 namespace wsesim::gemm {
 
-class GemmPhases : public wafer::CycleDriver {
+class GemmPhases : public sim::CycleDriver {
  public:
   // Programs the routes and loads phase 0, which starts in cycle `start`;
   // `b` gives the streamed payloads (null in timing mode); `gemm`, `b` and

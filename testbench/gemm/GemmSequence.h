@@ -11,13 +11,13 @@
 
 #include "hw/energy/ActionCounts.h"
 #include "hw/pe/PeArray.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "testbench/gemm/GemmPhases.h"
 #include "testbench/gemm/SimulatedGemm.h"
 
 namespace wsesim::gemm {
 
-class GemmSequence : public wafer::CycleDriver {
+class GemmSequence : public sim::CycleDriver {
  public:
   // Timing mode: streams carry no payloads. `gemms` (each run once) and
   // `routes` must outlive the run.

@@ -14,7 +14,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 
 namespace wsesim::workload {
 
@@ -26,7 +26,7 @@ struct RunOptions {
   // Record a timeline of run.vcd.region for timeline().
   bool timeline = false;
   // Hears about the run's progress (null: nobody).
-  wafer::ProgressObserver* progress = nullptr;
+  sim::ProgressObserver* progress = nullptr;
 };
 
 class Workload {
