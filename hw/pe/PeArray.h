@@ -18,13 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
-#include "hw/config/RunConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/fabric/ZeroedArray.h"
 #include "hw/pe/Isa.h"
 #include "hw/pe/OpTiming.h"
+#include "hw/pe/PeParams.h"
 #include "hw/pe/ProgramCheck.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/pe/SramData.h"
@@ -32,8 +31,6 @@
 #include "hw/sim/WakeCalendar.h"
 
 namespace wsesim::pe {
-
-using config::DataMode;
 
 using ProgramId = std::uint32_t;
 inline constexpr ProgramId kNoProgram = ~ProgramId(0);
@@ -83,10 +80,10 @@ struct PeActivity {
 
 class PeArray : public sim::CycleDriver, public fabric::WaveletSink {
  public:
-  // `routes` (color routing) lets load() check that every color a program
-  // receives reaches the PE and every color it sends leaves it.
-  PeArray(const config::ArchConfig& arch, DataMode mode, fabric::FabricKernel& fabric,
-          const fabric::ColorRouteTable* routes);
+  // One PE per router of `fabric`'s mesh, colors as its. `routes` (color
+  // routing) lets load() check that every color a program receives reaches
+  // the PE and every color it sends leaves it.
+  PeArray(const PeParams& params, DataMode mode, fabric::FabricKernel& fabric, const fabric::ColorRouteTable* routes);
   ~PeArray() override;
 
   ProgramId addProgram(Program program);
@@ -149,10 +146,12 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink {
   }
   DataMode mode() const { return mode_; }
   std::size_t hostBytes() const;
-  // Before building: the per-PE arrays of `arch` at their full size, and in
-  // functional mode every PE's SRAM bytes (as if every page were touched).
-  // Programs and buffers come on top, and are small beside them.
-  static std::size_t plannedHostBytes(const config::ArchConfig& arch, DataMode mode);
+  // Before building: the per-PE arrays over `mesh` with `colors` colors at
+  // their full size, and in functional mode every PE's SRAM bytes (as if
+  // every page were touched). Programs and buffers come on top, and are
+  // small beside them.
+  static std::size_t plannedHostBytes(const PeParams& params, const fabric::MeshGeometry& mesh, unsigned colors,
+                                      DataMode mode);
 
  private:
   struct LoadedProgram {
@@ -220,7 +219,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink {
     return bufferBase_[r][d.buffer] + (first + std::uint64_t(element) * d.stride) * elementBytes(t);
   }
   std::uint32_t& indexRegister(fabric::RouterId r, unsigned reg) const {
-    return indexRegisters_[std::size_t(r) * arch_.pe.indexRegisters + reg];
+    return indexRegisters_[std::size_t(r) * params_.indexRegisters + reg];
   }
   void wake(fabric::RouterId r, std::uint64_t cycle) { wakes_.schedule(cycle, r); }
 
@@ -239,7 +238,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink {
   std::uint32_t popInbox(fabric::RouterId r, unsigned color);
 
 
-  config::ArchConfig arch_;
+  PeParams params_;
   DataMode mode_;
   fabric::FabricKernel& fabric_;
   const fabric::ColorRouteTable* routes_;

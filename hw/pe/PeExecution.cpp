@@ -105,7 +105,7 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
       s.activated &= ~(std::uint64_t(1) << t);
       s.task = std::int8_t(t);
       s.pc = 0;
-      s.mainReadyAt = now + arch_.pe.taskStartCycles;
+      s.mainReadyAt = now + params_.taskStartCycles;
       ++counters_[r].tasksRun;
     }
     if (now < s.mainReadyAt) return;
@@ -151,7 +151,7 @@ void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const Te
   slot.index[0] = op.dst.index >= 0 ? indexRegister(r, unsigned(op.dst.index)) : 0;
   for (unsigned i = 0; i < 3; ++i) slot.index[i + 1] = op.src[i].index >= 0 ? indexRegister(r, unsigned(op.src[i].index)) : 0;
   if (slot.fabric) {
-    slot.at = now + arch_.pe.opOverheadCycles;
+    slot.at = now + params_.opOverheadCycles;
   } else {
     // Memory ops share the SIMD unit: one at a time, in issue order.
     const std::uint64_t start = std::max(now, s.simdFreeAt);

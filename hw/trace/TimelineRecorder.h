@@ -69,8 +69,7 @@ class TimelineRecorder : public sim::CycleObserver {
   std::uint64_t samplePower(TracedPe& pe, std::uint64_t cycle, std::uint64_t windowCycles);
   double micros(std::uint64_t cycle) const { return double(cycle) * secondsPerCycle_ * 1e6; }
 
-  config::ArchConfig arch_;
-  energy::ActionEnergies perAction_;
+  energy::EnergyModel energy_;
   const fabric::FabricKernel& fabric_;
   const pe::PeArray* pes_;
   fabric::MeshGeometry mesh_;

@@ -7,28 +7,13 @@
 #include "hw/trace/FabricVcdTracer.h"
 
 namespace wsesim::wafer {
-namespace {
-
-fabric::FabricParams fabricParams(const config::ArchConfig& arch, const config::RunConfig& run) {
-  fabric::FabricParams p;
-  p.mesh = arch.mesh;
-  p.colors = arch.fabric.colors;
-  p.queueDepth = arch.fabric.queueDepth;
-  p.hopLatency = arch.fabric.hopLatencyCycles;
-  p.rampLatency = arch.fabric.rampLatencyCycles;
-  p.routing = arch.fabric.routing;
-  p.watchdogCycles = run.watchdogCycles;
-  return p;
-}
-
-}  // namespace
 
 Wafer::Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const config::RunConfig& run,
              const fabric::ColorRouteTable* routes)
     : sc_module(name),
       arch_(arch),
       runConfig_(run),
-      fabric_(fabricParams(arch, run), routes),
+      fabric_(arch.fabricParams(run.watchdogCycles), routes),
       period_(sc_core::sc_time::from_seconds(arch.secondsPerCycle())) {
   SC_THREAD(run);
 }
@@ -36,7 +21,7 @@ Wafer::Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const
 Wafer::~Wafer() = default;
 
 std::size_t Wafer::plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run) {
-  return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(fabricParams(arch, run));
+  return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(arch.fabricParams(run.watchdogCycles));
 }
 
 void Wafer::traceTo(sc_core::sc_trace_file* file) {

@@ -119,7 +119,8 @@ std::uint64_t GemmWorkload::plannedHostBytes() const {
   const config::ArchConfig simulatedArch = withMeshColumns(arch_, gemm_->meshColumns(arch_));
   const firmware::GemmShape& s = full_.shape();
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
-  return wafer::Wafer::plannedHostBytes(simulatedArch, run_) + pe::PeArray::plannedHostBytes(simulatedArch, run_.mode) +
+  return wafer::Wafer::plannedHostBytes(simulatedArch, run_) +
+         pe::PeArray::plannedHostBytes(simulatedArch.pe, simulatedArch.mesh, simulatedArch.fabric.colors, run_.mode) +
          fabric::ColorRouteTable::plannedHostBytes(simulatedArch.mesh, arch_.fabric.colors) +
          (run_.mode == config::DataMode::Functional ? 2 * elements * sizeof(float) : 0);
 }
@@ -136,7 +137,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
 
   fabric::ColorRouteTable routes(mesh, arch_.fabric.colors);
   wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
-  pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
+  pe::PeArray pes(simulatedArch.pe, run_.mode, wafer.fabric(), &routes);
 
   // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
   // and W^T (W drawn as K x N of the layer, then transposed); weight-gradient

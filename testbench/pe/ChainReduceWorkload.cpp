@@ -25,7 +25,8 @@ class ChainReduceWorkload : public workload::Workload {
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
   std::uint64_t plannedHostBytes() const override {
-    return wafer::Wafer::plannedHostBytes(arch_, run_) + pe::PeArray::plannedHostBytes(arch_, run_.mode) +
+    return wafer::Wafer::plannedHostBytes(arch_, run_) +
+           pe::PeArray::plannedHostBytes(arch_.pe, arch_.mesh, arch_.fabric.colors, run_.mode) +
            fabric::ColorRouteTable::plannedHostBytes(arch_.mesh, arch_.fabric.colors);
   }
   nlohmann::json results() const override { return results_; }
@@ -49,7 +50,7 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   fabric::ColorRouteTable routes(arch_.mesh, arch_.fabric.colors);
   programChainRoutes(config_, routes);
   wafer::Wafer wafer("wafer", arch_, run_, &routes);
-  pe::PeArray pes(arch_, run_.mode, wafer.fabric(), &routes);
+  pe::PeArray pes(arch_.pe, run_.mode, wafer.fabric(), &routes);
   wafer.setDriver(&pes);
   wafer.fabric().setSink(&pes);
 

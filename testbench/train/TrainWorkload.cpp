@@ -75,7 +75,7 @@ class TrainWorkload : public workload::Workload {
   std::uint64_t plannedHostBytes() const override {
     const config::ArchConfig simulatedArch = gemm::withMeshColumns(arch_, meshColumns_);
     return wafer::Wafer::plannedHostBytes(simulatedArch, run_) +
-           pe::PeArray::plannedHostBytes(simulatedArch, run_.mode) +
+           pe::PeArray::plannedHostBytes(simulatedArch.pe, simulatedArch.mesh, simulatedArch.fabric.colors, run_.mode) +
            fabric::ColorRouteTable::plannedHostBytes(simulatedArch.mesh, arch_.fabric.colors);
   }
   nlohmann::json results() const override { return results_; }
@@ -201,7 +201,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   const config::ArchConfig simulatedArch = gemm::withMeshColumns(arch_, meshColumns_);
   fabric::ColorRouteTable routes(simulatedArch.mesh, arch_.fabric.colors);
   wafer::Wafer wafer("wafer", simulatedArch, run_, &routes);
-  pe::PeArray pes(simulatedArch, run_.mode, wafer.fabric(), &routes);
+  pe::PeArray pes(simulatedArch.pe, run_.mode, wafer.fabric(), &routes);
   // Every wafer simulated: each system's GEMMs in turn on the wafer model
   // (the systems share nothing but the weights' arrival, which the system
   // model places in time afterwards).
@@ -407,20 +407,20 @@ void TrainWorkload::reportEnergy(const system::Cluster& cluster,
     a.peIdleCycles = std::max(0.0, routers * cycles - a.peActiveCycles);  // every other PE-cycle of the mesh
     return a;
   };
+  const energy::EnergyModel model = arch_.energyModel();
   energy::ActionCounts wafer;
   nlohmann::json byPart = nlohmann::json::object();
   double partsJoules = 0;
   for (const auto& [name, part] : parts) {
     wafer += part.first;
     const double joules =
-        energy::energyOf(withIdle(part.first, double(part.second)), arch_, double(part.second) * arch_.secondsPerCycle())
-            .total();
+        model.energyOf(withIdle(part.first, double(part.second)), double(part.second) * arch_.secondsPerCycle()).total();
     byPart[name] = joules;
     partsJoules += joules;
   }
   wafer = withIdle(wafer, double(stepCycles_));
   // The rest of one system's step: its wafer waiting for weights and for the optimizer.
-  byPart["waiting"] = energy::energyOf(wafer, arch_, results_["step_seconds"].get<double>()).total() - partsJoules;
+  byPart["waiting"] = model.energyOf(wafer, results_["step_seconds"].get<double>()).total() - partsJoules;
 
   const unsigned systems = arch_.cluster.systems;
   const energy::ActionCounts step = wafer * double(systems) + results::clusterActions(cluster) * (1.0 / config_.steps);

@@ -51,7 +51,7 @@ struct PeTestBench {
     run = config::RunConfig::read(params, arch);
     routes = std::make_unique<fabric::ColorRouteTable>(arch.mesh, arch.fabric.colors);
     wafer = std::make_unique<wafer::Wafer>("wafer", arch, run, routes.get());
-    pes = std::make_unique<PeArray>(arch, run.mode, wafer->fabric(), routes.get());
+    pes = std::make_unique<PeArray>(arch.pe, run.mode, wafer->fabric(), routes.get());
     wafer->setDriver(pes.get());
     wafer->fabric().setSink(pes.get());
   }
