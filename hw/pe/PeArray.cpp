@@ -59,11 +59,12 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
   const Program& p = lp.program;
   PeState& s = pes_[pe];
   if (s.program != kNoProgram)
-    throw ProgramError("PE " + fabric_.params().mesh.name(pe) + " already runs program '" + programs_[s.program].program.name +
+    throw ProgramError("PE " + mesh().name(pe) + " already runs program '" + programs_[s.program].program.name +
                        "'; cannot load '" + p.name + "'");
   // The full check runs once per program; on later PEs only the routes can
   // differ, and the full check names the culprit when they do not serve.
-  if (!lp.checked || (routes_ && !routesServe(lp.colors, *routes_, pe))) checkProgram(p, params_, fabric_.params(), routes_, pe);
+  if (!lp.checked || (routes_ && !routesServe(lp.colors, *routes_, pe)))
+    checkProgram(p, params_, fabric_.params(), routes_, pe);
   lp.checked = true;
   std::vector<std::uint32_t>& bases = bufferBase_[pe];
   bases.clear();
@@ -71,12 +72,12 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
   for (const BufferDecl& b : p.buffers) {
     const auto it = std::find_if(kept.begin(), kept.end(), [&](const ResidentBuffer& k) { return k.decl.name == b.name; });
     if (it == kept.end()) {
-      bases.push_back(sram_[pe].allocate(fabric_.params().mesh.name(pe), b.name, b.bytes(), params_.sramBytes));
+      bases.push_back(sram_[pe].allocate(mesh().name(pe), b.name, b.bytes(), params_.sramBytes));
       if (data_) data_->zero(pe, bases.back(), b.bytes());
       continue;
     }
     if (it->decl.type != b.type || it->decl.elements != b.elements)
-      throw ProgramError("PE " + fabric_.params().mesh.name(pe) + ": program '" + p.name + "' declares buffer '" + b.name +
+      throw ProgramError("PE " + mesh().name(pe) + ": program '" + p.name + "' declares buffer '" + b.name +
                          "' as " + elementTypeName(b.type) + "[" + std::to_string(b.elements) +
                          "], but the kept buffer of that name is " + elementTypeName(it->decl.type) + "[" +
                          std::to_string(it->decl.elements) + "]");
@@ -103,7 +104,7 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
   PeState& s = pes_[pe];
   if (s.program == kNoProgram) return;
   if (!idle(pe))
-    throw ProgramError("PE " + fabric_.params().mesh.name(pe) + " is still running program '" + programs_[s.program].program.name +
+    throw ProgramError("PE " + mesh().name(pe) + " is still running program '" + programs_[s.program].program.name +
                        "' and cannot unload it");
   // Buffers kept from earlier programs go too, unless named again.
   std::vector<ResidentBuffer>& kept = kept_[pe];
@@ -112,7 +113,7 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
       ++it;
       continue;
     }
-    sram_[pe].free(fabric_.params().mesh.name(pe), it->decl.name);
+    sram_[pe].free(mesh().name(pe), it->decl.name);
     it = kept.erase(it);
   }
   const std::vector<BufferDecl>& buffers = programs_[s.program].program.buffers;
@@ -120,7 +121,7 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
     if (std::find(keep.begin(), keep.end(), buffers[b].name) != keep.end())
       kept_[pe].push_back(ResidentBuffer{buffers[b], bufferBase_[pe][b]});
     else
-      sram_[pe].free(fabric_.params().mesh.name(pe), buffers[b].name);
+      sram_[pe].free(mesh().name(pe), buffers[b].name);
   }
   bufferBase_[pe].clear();
   for (unsigned reg = 0; reg < params_.indexRegisters; ++reg) indexRegister(pe, reg) = 0;
@@ -140,9 +141,9 @@ PeArray::ResidentBuffer PeArray::locate(fabric::RouterId pe, const std::string& 
   }
   for (const ResidentBuffer& k : kept_[pe])
     if (!known && k.decl.name == buffer) found = k, known = true;
-  if (!known) throw ProgramError("PE " + fabric_.params().mesh.name(pe) + " has no buffer '" + buffer + "'");
+  if (!known) throw ProgramError("PE " + mesh().name(pe) + " has no buffer '" + buffer + "'");
   if (offset + count > found.decl.elements)
-    throw ProgramError("PE " + fabric_.params().mesh.name(pe) + ": " + access + " " + std::to_string(count) + " elements at " +
+    throw ProgramError("PE " + mesh().name(pe) + ": " + access + " " + std::to_string(count) + " elements at " +
                        std::to_string(offset) + " overruns buffer '" + buffer + "' of " +
                        std::to_string(found.decl.elements));
   return found;
@@ -302,7 +303,7 @@ void PeArray::checkQuiescent() const {
     const std::uint64_t waiting = s.activated & s.blocked;
     if (waiting) pe << " activated tasks stay blocked (mask 0x" << std::hex << waiting << std::dec << ");";
     if (pe.tellp() == 0) continue;
-    if (++stuck <= 20) out << "  PE " << fabric_.params().mesh.name(r) << ":" << pe.str() << "\n";
+    if (++stuck <= 20) out << "  PE " << mesh().name(r) << ":" << pe.str() << "\n";
   }
   if (stuck == 0) return;
   if (stuck > 20) out << "  ... and " << (stuck - 20) << " more PEs\n";

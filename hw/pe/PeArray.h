@@ -222,6 +222,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink {
     return indexRegisters_[std::size_t(r) * params_.indexRegisters + reg];
   }
   void wake(fabric::RouterId r, std::uint64_t cycle) { wakes_.schedule(cycle, r); }
+  const fabric::MeshGeometry& mesh() const { return fabric_.params().mesh; }
 
   OpSlot* slots(fabric::RouterId r) { return &slots_[std::size_t(r) * slotsPerPe_]; }
   const OpSlot* slots(fabric::RouterId r) const { return &slots_[std::size_t(r) * slotsPerPe_]; }

@@ -4,7 +4,7 @@
 // a waveform. Per PE of a region of interest: a track of the tasks it ran
 // and a counter of the hardware threads holding an op; per router of the
 // region: counters of the wavelets each output sent per window of cycles
-// and of its PE's power (mW, energy::peEnergyPj over the window; its ops
+// and of its PE's power (mW, EnergyModel::peEnergyPj over the window; its ops
 // and SRAM when the PE array keeps each PE's actions), with the
 // region's total power on the workload's track; and the spans the workload
 // adds (its phases). Times are the simulated

@@ -414,7 +414,8 @@ void TrainWorkload::reportEnergy(const system::Cluster& cluster,
   for (const auto& [name, part] : parts) {
     wafer += part.first;
     const double joules =
-        model.energyOf(withIdle(part.first, double(part.second)), double(part.second) * arch_.secondsPerCycle()).total();
+        model.energyOf(withIdle(part.first, double(part.second)), double(part.second) * arch_.secondsPerCycle())
+            .total();
     byPart[name] = joules;
     partsJoules += joules;
   }

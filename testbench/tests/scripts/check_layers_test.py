@@ -69,7 +69,8 @@ FORBIDDEN = {
     "hw/fabric/Up.h": (["firmware/gemm/Plan.h"], 3,
                        "hw/fabric (floor 1) may include its floor and below; firmware/gemm/Plan.h is on no floor"),
     "firmware/gemm/Run.cpp": (["testbench/cli/Main.cpp"], 3, "firmware may include only hw, firmware"),
-    "models/Step.cpp": (["hw/config/ArchConfig.h"], 3, "models may include only models, hw/common, hw/config/StrictYaml"),
+    "models/Step.cpp": (["hw/config/ArchConfig.h"], 3,
+                        "models may include only models, hw/common, hw/config/StrictYaml"),
 }
 files = dict(LEGAL)
 files.update({path: includes for path, (includes, _, _) in FORBIDDEN.items()})
