@@ -80,9 +80,9 @@ struct PeActivity {
 
 class PeArray : public sim::CycleDriver, public fabric::WaveletSink {
  public:
-  // One PE per router of `fabric`'s mesh, colors as its. `routes` (color
-  // routing) lets load() check that every color a program receives reaches
-  // the PE and every color it sends leaves it.
+  // One PE per router of `fabric`'s mesh, an inbox per color of it.
+  // `routes` (color routing) lets load() check that every color a program
+  // receives reaches the PE and every color it sends leaves it.
   PeArray(const PeParams& params, DataMode mode, fabric::FabricKernel& fabric, const fabric::ColorRouteTable* routes);
   ~PeArray() override;
 

@@ -70,6 +70,13 @@ TEST(Ranges, QueueDepthZero) {
                  {"arch.fabric.queue_depth", "out of range", "[1, 255]"});
 }
 
+TEST(Ranges, RampInboxDepthZeroOrPastTheEightBitCount) {
+  expectMentions(archError(tinyArch("  pe:\n    ramp_inbox_depth: 0\n")),
+                 {"arch.pe.ramp_inbox_depth", "'0'", "out of range", "[1, 255]"});
+  expectMentions(archError(tinyArch(""), {"arch.pe.ramp_inbox_depth=256"}),
+                 {"arch.pe.ramp_inbox_depth", "'256'", "out of range", "[1, 255]"});
+}
+
 TEST(Ranges, CyclesPerElementFasterThanTheSimdWidth) {
   // fp16 FMAC has 4 lanes: an element costs at least 1/4 cycle.
   expectMentions(archError(tinyArch(""), {"arch.pe.cycles_per_element.fp16.fmac=0.2"}),
