@@ -209,7 +209,7 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   // column's sums: onto the RAMP, and per row below a relay stage; then the
   // hops to the edge and out.
   b.latency = 2 * ramp + arch.pe.fabricInputCycles + across + ramp +
-              (layout_.gridY - 1) * arch.fabric.relayStageCycles(arch.pe) + (arch.mesh.width - layout_.gridY + 1) * hop;
+              (layout_.gridY - 1) * arch.relayStageCycles() + (arch.mesh.width - layout_.gridY + 1) * hop;
   return b;
 }
 

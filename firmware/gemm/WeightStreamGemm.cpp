@@ -199,7 +199,7 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   const std::uint32_t t = plan_.target.back();  // the last pass's sums travel from the farther end
   const std::uint32_t reach = plan_.multicastHops(plan_.gridX, plan_.gridY, arch.mesh.width) + 1;  // the entry too
   b.latency = reach * hop + ramp + arch.pe.fabricInputCycles +
-              std::max(t, plan_.gridX - 1 - t) * arch.fabric.relayStageCycles(arch.pe);
+              std::max(t, plan_.gridX - 1 - t) * arch.relayStageCycles();
   return b;
 }
 

@@ -54,7 +54,7 @@ void programChainRoutes(const ChainReduceConfig& c, fabric::ColorRouteTable& rou
 }
 
 std::uint64_t chainReduceCycles(const ChainReduceConfig& c, const config::ArchConfig& arch) {
-  const config::ArchConfig::Pe& pe = arch.pe;
+  const PeParams& pe = arch.pe;
   const std::uint64_t o = pe.opOverheadCycles;
   const auto elements = [&](Opcode op) { return elementCycles(pe, op, c.precision, c.length, pe.lanes.of(op, c.precision)); };
   // The FMAC reads three vectors (partial, x, w): more than two read ports take two passes.
@@ -65,7 +65,7 @@ std::uint64_t chainReduceCycles(const ChainReduceConfig& c, const config::ArchCo
   const std::uint32_t interval = std::max(fabricInterval(pe, Opcode::Fmov, c.precision, 1),
                                           fabricInterval(pe, Opcode::Fadd, c.precision, 1));
   const std::uint64_t stream = fabricElementAt(interval, c.length - 1) + 1;
-  return pe.taskStartCycles + local + o + stream + (c.pes - 1) * arch.fabric.relayStageCycles(pe) + 1;
+  return pe.taskStartCycles + local + o + stream + (c.pes - 1) * arch.relayStageCycles() + 1;
 }
 
 std::vector<float> chainInput(const ChainReduceConfig& c, std::uint32_t row, std::uint32_t pe, bool weights) {

@@ -82,7 +82,7 @@ std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
   // means the next phase (or round) starts now.
   if (nothingScheduled(now) && (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhaseCycles(now))))
     return now;
-  return wafer::kNever;
+  return sim::kNever;
 }
 
 double GemmPhases::progress(std::uint64_t) const {

@@ -21,7 +21,7 @@
 #include "firmware/runtime/SimulatedGemm.h"
 #include "hw/chip/ChipParts.h"
 #include "hw/pe/PeGrid.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::runtime {
@@ -31,7 +31,7 @@ namespace wsesim::runtime {
 // gradients), keeping their payloads in functional mode.
 chip::ChipParts gemmChipParts(const config::ArchConfig& arch, pe::Precision precision, config::DataMode mode);
 
-class GemmPhases : public wafer::CycleDriver {
+class GemmPhases : public sim::CycleDriver {
  public:
   // Programs the routes and loads phase 0, which starts in cycle `start`;
   // `b` gives the streamed payloads (null in timing mode); `gemm`, `b`,
@@ -62,7 +62,7 @@ class GemmPhases : public wafer::CycleDriver {
   // Neither the ingress nor the PEs have anything left to do, now or later
   // (asked while the fabric is idle: the phase's work is all done).
   bool nothingScheduled(std::uint64_t now) const {
-    return ingress_.nextActivity(now) == wafer::kNever && pes_.nextActivity(now) == wafer::kNever;
+    return ingress_.nextActivity(now) == sim::kNever && pes_.nextActivity(now) == sim::kNever;
   }
   // Unloads every PE of the current mapping's grid, keeping `kept` (all
   // PEs must be idle): between phases, rounds, and GEMMs of a sequence.

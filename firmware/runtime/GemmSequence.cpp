@@ -53,7 +53,7 @@ std::uint64_t GemmSequence::nextActivity(std::uint64_t now) const {
   const std::uint64_t next = current_->nextActivity(now);
   // Asked only while the fabric is idle: the current GEMM has nothing left
   // to do, so the next one starts now.
-  if (next == wafer::kNever && !last() && current_->nothingScheduled(now)) return now;
+  if (next == sim::kNever && !last() && current_->nothingScheduled(now)) return now;
   return next;
 }
 

@@ -14,12 +14,12 @@
 #include "hw/energy/ActionCounts.h"
 #include "hw/energy/ActionMeter.h"
 #include "hw/pe/PeGrid.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::runtime {
 
-class GemmSequence : public wafer::CycleDriver {
+class GemmSequence : public sim::CycleDriver {
  public:
   // Timing mode: streams carry no payloads. `gemms` (each run once), the
   // PEs, `routes`, `ingress` and `meter` (the wafer's actions, read as each

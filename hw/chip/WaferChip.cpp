@@ -20,7 +20,7 @@ WaferChip::WaferChip(const config::ArchConfig& arch, const config::RunConfig& ru
   if (parts.routes) routes_ = std::make_unique<fabric::ColorRouteTable>(arch.mesh, arch.fabric.colors);
   wafer_ = std::make_unique<wafer::Wafer>("wafer", arch, run, routes_.get());
   if (parts.pes) {
-    pes_ = std::make_unique<pe::PeArray>(arch, run.mode, wafer_->fabric(), routes_.get());
+    pes_ = std::make_unique<pe::PeArray>(arch.pe, run.mode, wafer_->fabric(), routes_.get());
     wafer_->fabric().setSink(pes_.get());
   }
   if (parts.ingress) ingress_ = std::make_unique<wafer::EdgeInjector>(*parts.ingress, arch.mesh);
@@ -37,7 +37,7 @@ WaferChip::~WaferChip() = default;
 
 std::uint64_t WaferChip::plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run,
                                           const ChipParts& parts) {
-  return wafer::Wafer::plannedHostBytes(arch, run) + (parts.pes ? pe::PeArray::plannedHostBytes(arch, run.mode) : 0) +
+  return wafer::Wafer::plannedHostBytes(arch, run) + (parts.pes ? pe::PeArray::plannedHostBytes(arch.pe, arch.mesh, arch.fabric.colors, run.mode) : 0) +
          (parts.routes ? fabric::ColorRouteTable::plannedHostBytes(arch.mesh, arch.fabric.colors) : 0);
 }
 
@@ -98,7 +98,7 @@ void WaferChip::ChipCycle::beginCycle(std::uint64_t now, fabric::FabricKernel& f
 }
 
 std::uint64_t WaferChip::ChipCycle::nextActivity(std::uint64_t now) const {
-  std::uint64_t next = wafer::kNever;
+  std::uint64_t next = sim::kNever;
   if (controller) next = std::min(next, controller->nextActivity(now));
   if (ingress) next = std::min(next, ingress->nextActivity(now));
   if (pes) next = std::min(next, pes->nextActivity(now));

@@ -32,7 +32,7 @@
 #include "hw/trace/FabricVcdTracer.h"
 #include "hw/trace/PeVcdTracer.h"
 #include "hw/trace/TimelineRecorder.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/EdgeInjector.h"
 #include "hw/wafer/IoRingEdge.h"
@@ -49,7 +49,7 @@ struct RunOptions {
   // Record a timeline of run.vcd.region.
   bool timeline = false;
   // Hears about the run's progress (null: nobody).
-  wafer::ProgressObserver* progress = nullptr;
+  sim::ProgressObserver* progress = nullptr;
 };
 
 struct SimulationTimes {
@@ -90,7 +90,7 @@ class WaferChip : public energy::ActionMeter {
 
   // The workload's controller, called first in every cycle; it decides when
   // the run is done. Must outlive the run.
-  void setController(wafer::CycleDriver* controller) { cycle_.controller = controller; }
+  void setController(sim::CycleDriver* controller) { cycle_.controller = controller; }
   // Where the fabric delivers wavelets in a chip without PEs (the NoC traffic).
   void setSink(fabric::WaveletSink* sink);
 
@@ -105,8 +105,8 @@ class WaferChip : public energy::ActionMeter {
 
  private:
   // The per-cycle order above, as the wafer's one driver.
-  struct ChipCycle : wafer::CycleDriver {
-    wafer::CycleDriver* controller = nullptr;
+  struct ChipCycle : sim::CycleDriver {
+    sim::CycleDriver* controller = nullptr;
     wafer::EdgeInjector* ingress = nullptr;
     pe::PeArray* pes = nullptr;
     void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;

@@ -1,5 +1,8 @@
 #include "hw/config/ArchConfig.h"
 
+#include "hw/config/CostReader.h"
+#include "hw/energy/EnergyModel.h"
+
 namespace wsesim::config {
 
 ArchConfig ArchConfig::read(ParamReader& p) {
@@ -22,6 +25,8 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.pe.taskStartCycles = unsigned(p.integer("arch.pe.task_start_cycles", 0, 1024));
   a.pe.fabricInputCycles = unsigned(p.integer("arch.pe.fabric_input_cycles", 0, 1024));
   a.pe.indexRegisters = unsigned(p.integer("arch.pe.index_registers", 0, 64));
+  // Inbox counts are 8-bit, as the router's queue counts.
+  a.pe.rampInboxDepth = unsigned(p.integer("arch.pe.ramp_inbox_depth", 1, 255));
   for (unsigned prec = 0; prec < pe::kPrecisionCount; ++prec)
     for (unsigned op = 0; op < pe::kOpcodeCount; ++op) {
       const std::string entry = std::string(pe::precisionName(pe::Precision(prec))) + "." + pe::opcodeName(pe::Opcode(op));
@@ -66,9 +71,11 @@ ArchConfig ArchConfig::read(ParamReader& p) {
 
   // The largest advertised cluster: 2048 CS-3 (WSE-FACTS "MemoryX and SwarmX").
   a.cluster.systems = unsigned(p.integer("arch.cluster.systems", 1, 2048));
-  a.energy = energy::EnergyParams::read(p);
-  a.area = energy::AreaParams::read(p);
+  a.energy = readEnergyParams(p);
+  a.area = readAreaParams(p);
   return a;
 }
+
+energy::EnergyModel ArchConfig::energyModel() const { return {energy, area, pe, fabric, mesh, clockHz}; }
 
 }  // namespace wsesim::config

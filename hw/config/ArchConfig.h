@@ -6,8 +6,12 @@
 
 #include "hw/config/ParamReader.h"
 #include "hw/energy/EnergyParams.h"
-#include "hw/fabric/FabricKernel.h"
-#include "hw/pe/OpKind.h"
+#include "hw/fabric/FabricParams.h"
+#include "hw/pe/PeParams.h"
+
+namespace wsesim::energy {
+class EnergyModel;
+}
 
 namespace wsesim::config {
 
@@ -16,32 +20,8 @@ struct ArchConfig {
   std::string description;
   fabric::MeshGeometry mesh;
   double clockHz = 0;
-  struct Pe {
-    std::uint64_t sramBytes = 0;
-    unsigned sramBanks = 0;          // interleaved banks
-    unsigned sramBankWordBytes = 0;  // consecutive words go to consecutive banks
-    unsigned sramReadPorts = 0;      // memory vectors an op can read per cycle at full rate
-    unsigned threads = 0;            // hardware threads for asynchronous ops
-    unsigned tasks = 0;              // task IDs
-    unsigned dataTasks = 0;          // tasks that can be bound to a color
-    unsigned opOverheadCycles = 0;   // per tensor op, before its first element
-    unsigned taskStartCycles = 0;    // from picking a task to issuing its first instruction
-    unsigned fabricInputCycles = 0;  // from the RAMP delivering a wavelet to the PE using it
-    unsigned indexRegisters = 0;     // per PE, for descriptors that step through a buffer
-    pe::LaneTable lanes;
-    pe::ElementCycleTable cyclesPerElement;
-  } pe;
-  struct Fabric {
-    unsigned colorBits = 0;
-    unsigned colors = 0;
-    unsigned queueDepth = 0;
-    unsigned hopLatencyCycles = 0;
-    unsigned rampLatencyCycles = 0;
-    unsigned routeSwitchCycles = 0;  // to reprogram the routes between two phases of a mapping
-    // One stage of a chain through PEs: onto the RAMP, one hop, off the RAMP into the next PE.
-    unsigned relayStageCycles(const Pe& pe) const { return 2 * rampLatencyCycles + hopLatencyCycles + pe.fabricInputCycles; }
-    fabric::RoutingMode routing = fabric::RoutingMode::Color;
-  } fabric;
+  pe::PeParams pe;
+  fabric::RouterParams fabric;
 
   struct Io {
     double bandwidthBytesPerS = 0;  // into the wafer, all edge channels together
@@ -77,6 +57,15 @@ struct ArchConfig {
   static ArchConfig read(ParamReader& params);
 
   double secondsPerCycle() const { return 1.0 / clockHz; }
+  // The fabric kernel's parameters: this mesh and these routers, watched by
+  // the run's watchdog (run.watchdog_cycles).
+  fabric::FabricParams fabricParams(std::uint64_t watchdogCycles) const { return {fabric, mesh, watchdogCycles}; }
+  // One stage of a chain through PEs: onto the RAMP, one hop, off the RAMP into the next PE.
+  unsigned relayStageCycles() const {
+    return 2 * fabric.rampLatencyCycles + fabric.hopLatencyCycles + pe.fabricInputCycles;
+  }
+  // The energy, power and area laws over this architecture (EnergyModel.h).
+  energy::EnergyModel energyModel() const;
 };
 
 }  // namespace wsesim::config

@@ -7,6 +7,7 @@
 
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
+#include "hw/pe/PeParams.h"
 
 namespace wsesim::config {
 
@@ -15,9 +16,8 @@ struct Region {
   bool contains(std::uint32_t x, std::uint32_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
 };
 
-// functional: SRAM holds real bytes and ops compute real values.
-// timing: no data at all, the same programs and the same cycle counts.
-enum class DataMode { Functional, Timing };
+// `run.mode` chooses the PE model's data mode.
+using pe::DataMode;
 
 struct RunConfig {
   DataMode mode = DataMode::Functional;

@@ -15,9 +15,12 @@
 
 #include <cstdint>
 
-#include "hw/config/ArchConfig.h"
 #include "hw/energy/ActionCounts.h"
+#include "hw/energy/EnergyParams.h"
+#include "hw/fabric/FabricParams.h"
+#include "hw/fabric/MeshGeometry.h"
 #include "hw/pe/PeArray.h"
+#include "hw/pe/PeParams.h"
 
 namespace wsesim::energy {
 
@@ -30,8 +33,6 @@ struct AreaEstimate {
   double usableMm2 = 0;
   bool fits() const { return waferMm2 <= usableMm2; }
 };
-
-AreaEstimate areaEstimate(const config::ArchConfig& arch);
 
 // Joules per component; total() is their sum.
 struct EnergyBreakdown {
@@ -56,19 +57,34 @@ struct ActionEnergies {
   double hopWire = 0;           // one link transfer's wire
   double leakagePerPeW = 0;     // SRAM, queues and logic of one PE
 };
-ActionEnergies actionEnergies(const config::ArchConfig& arch);
 
-// `actions` over `seconds` on `systems` CS systems (their wafers' counts
-// summed in `actions`), each with `arch.mesh` PEs powered.
-EnergyBreakdown energyOf(const ActionCounts& actions, const config::ArchConfig& arch, double seconds,
-                         unsigned systems = 1);
+// The laws above over one architecture: its coefficients, and the sizes
+// and clock they scale with (config::ArchConfig::energyModel() builds it).
+class EnergyModel {
+ public:
+  EnergyModel(const EnergyParams& energy, const AreaParams& area, const pe::PeParams& pe,
+              const fabric::RouterParams& fabric, const fabric::MeshGeometry& mesh, double clockHz);
 
-// One PE's energy (pJ) over `cycles`, `busyCycles` of them busy: its ops
-// and SRAM (`actions`), its RAMP crossings (`delivered` to it), its
-// router's outgoing link transfers (`hopsOut`) with their queue reads and
-// the next router's writes, its cycles and its leakage. For wafer heatmaps
-// and the timeline's power.
-double peEnergyPj(const config::ArchConfig& arch, const ActionEnergies& per, const pe::PeActions& actions,
-                  std::uint64_t busyCycles, std::uint64_t hopsOut, std::uint64_t delivered, std::uint64_t cycles);
+  const AreaEstimate& area() const { return area_; }
+  const ActionEnergies& perAction() const { return perAction_; }
+
+  // `actions` over `seconds` on `systems` CS systems (their wafers' counts
+  // summed in `actions`), each with the mesh's PEs powered.
+  EnergyBreakdown energyOf(const ActionCounts& actions, double seconds, unsigned systems = 1) const;
+
+  // One PE's energy (pJ) over `cycles`, `busyCycles` of them busy: its ops
+  // and SRAM (`actions`), its RAMP crossings (`delivered` to it), its
+  // router's outgoing link transfers (`hopsOut`) with their queue reads and
+  // the next router's writes, its cycles and its leakage. For wafer heatmaps
+  // and the timeline's power.
+  double peEnergyPj(const pe::PeActions& actions, std::uint64_t busyCycles, std::uint64_t hopsOut,
+                    std::uint64_t delivered, std::uint64_t cycles) const;
+
+ private:
+  EnergyParams energy_;
+  double secondsPerCycle_;
+  AreaEstimate area_;
+  ActionEnergies perAction_;
+};
 
 }  // namespace wsesim::energy

@@ -1,11 +1,11 @@
 #pragma once
 // The cost side of an architecture: energy per action, leakage and area
-// coefficients (`arch.energy.*`, `arch.area.*`), read and validated once.
+// coefficients (`arch.energy.*`, `arch.area.*`; config::readEnergyParams and
+// readAreaParams fill them from the preset, the one source of their values).
 // The laws that turn them into a configuration's energy and area are in
 // EnergyModel.h; every value's source is in the presets and
 // docs/energy-model.md.
 
-#include "hw/config/ParamReader.h"
 #include "hw/pe/OpKind.h"
 
 namespace wsesim::energy {
@@ -39,8 +39,6 @@ struct EnergyParams {
     double swarmxPjPerByte = 0;     // per byte a SwarmX tree edge carries
     double staticW = 0;             // a CS system's parts outside the wafer (cooling, power conversion, host I/O)
   } system;
-
-  static EnergyParams read(config::ParamReader& params);
 };
 
 struct AreaParams {
@@ -51,8 +49,6 @@ struct AreaParams {
   double sramPeripheryUm2PerSqrtBit = 0;  // decoders and sense amplifiers along a bank's edges
   double routerBaseMm2 = 0;    // crossbar, arbitration, route tables
   double routerBitUm2 = 0;     // one bit of queue storage
-
-  static AreaParams read(config::ParamReader& params);
 };
 
 }  // namespace wsesim::energy

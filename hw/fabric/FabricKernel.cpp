@@ -46,7 +46,7 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
     throw FabricError("color routing needs a color route table");
   if (params.colors == 0 || params.colors > 32)
     throw FabricError("the fabric supports 1..32 colors, got " + std::to_string(params.colors));
-  if (params.hopLatency == 0) throw FabricError("hop latency must be at least one cycle");
+  if (params.hopLatencyCycles == 0) throw FabricError("hop latency must be at least one cycle");
   for (RouterId r = 0; r < routers_.size(); ++r) {
     RouterState& s = routers_[r];
     s.x = std::uint16_t(params.mesh.xOf(r));
@@ -97,7 +97,7 @@ void FabricKernel::retire(const Routing& routing, RouterId r, Header& h, unsigne
 }
 
 bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
-  const std::uint64_t readyAt = now + params_.rampLatency;
+  const std::uint64_t readyAt = now + params_.rampLatencyCycles;
   if (params_.routing == RoutingMode::Color) return inject(ColorRouting{routes_}, r, Port::Ramp, w, readyAt, now);
   return inject(XyRouting{params_.mesh}, r, Port::Ramp, w, readyAt, now);
 }
@@ -106,7 +106,7 @@ bool FabricKernel::injectAtEdge(RouterId r, Port side, const Wavelet& w, std::ui
   if (side == Port::Ramp || params_.mesh.neighbour(r, side) != kNoRouter)
     throw FabricError("router " + params_.mesh.name(r) + " has no edge on its " + portName(side) +
                       " side to take wavelets from outside the mesh");
-  const std::uint64_t readyAt = now + params_.hopLatency;
+  const std::uint64_t readyAt = now + params_.hopLatencyCycles;
   if (params_.routing == RoutingMode::Color) return inject(ColorRouting{routes_}, r, side, w, readyAt, now);
   return inject(XyRouting{params_.mesh}, r, side, w, readyAt, now);
 }
@@ -185,7 +185,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     const Move& nearAhead = moves_[i + kTargetTail];
     queues_.prefetchTail(nearAhead.to, nearAhead.input, nearAhead.wavelet.color());
     const Move& m = moves_[i];
-    push(routing, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatency));
+    push(routing, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
   }
   moveCount_ = 0;
   for (const Release& rel : releases_)
@@ -333,11 +333,11 @@ void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, 
   if (o == unsigned(Port::Ramp)) {
     ++counters_.delivered;
     lastProgress_ = now;
-    if (sink_) sink_->deliver(r, w.wavelet(), now + params_.rampLatency);
+    if (sink_) sink_->deliver(r, w.wavelet(), now + params_.rampLatencyCycles);
   } else if ((s.edgeOutputs >> o) & 1u) {
     ++counters_.toEdge;
     lastProgress_ = now;
-    edgeSink_->leave(r, Port(o), w.wavelet(), now + params_.hopLatency);
+    edgeSink_->leave(r, Port(o), w.wavelet(), now + params_.hopLatencyCycles);
   } else {
     const RouterId next = r + neighbourOffset_[o];
     const Port arrival = opposite(Port(o));

@@ -22,24 +22,12 @@
 
 #include "hw/fabric/ActiveSet.h"
 #include "hw/fabric/ColorRouteTable.h"
+#include "hw/fabric/FabricParams.h"
 #include "hw/fabric/MeshGeometry.h"
 #include "hw/fabric/RoutingPolicy.h"
 #include "hw/fabric/WaveletQueues.h"
 
 namespace wsesim::fabric {
-
-struct FabricParams {
-  MeshGeometry mesh;
-  unsigned colors = 24;
-  unsigned queueDepth = 4;
-  unsigned hopLatency = 1;
-  unsigned rampLatency = 2;
-  RoutingMode routing = RoutingMode::Color;
-  // Cycles in which wavelets wait in the fabric but nothing moves and
-  // nothing is due (notePendingUntil), after which the run is declared
-  // deadlocked.
-  std::uint64_t watchdogCycles = 100000;
-};
 
 // Receives the wavelets a router hands to its PE through the RAMP.
 class WaveletSink {

@@ -15,7 +15,7 @@ unsigned bankLimitedElements(std::uint32_t stride, unsigned elementSize, bool wr
   return unsigned(sram.banks / std::gcd<std::uint64_t>(stepWords, sram.banks));
 }
 
-std::uint64_t elementCycles(const config::ArchConfig::Pe& pe, Opcode opcode, Precision precision,
+std::uint64_t elementCycles(const PeParams& pe, Opcode opcode, Precision precision,
                             std::uint64_t length, unsigned lanes) {
   const std::uint64_t simd = (length + lanes - 1) / lanes;
   // The relative slack keeps an exact product (46 x 0.5) from rounding up.
@@ -23,12 +23,12 @@ std::uint64_t elementCycles(const config::ArchConfig::Pe& pe, Opcode opcode, Pre
   return std::max(simd, std::uint64_t(std::ceil(sustained * (1.0 - 1e-12))));
 }
 
-std::uint32_t fabricInterval(const config::ArchConfig::Pe& pe, Opcode opcode, Precision precision, unsigned passes) {
+std::uint32_t fabricInterval(const PeParams& pe, Opcode opcode, Precision precision, unsigned passes) {
   const double perElement = std::max(1.0, pe.cyclesPerElement.of(opcode, precision)) * passes;
   return std::uint32_t(std::lround(std::ldexp(perElement, kIntervalFractionBits)));
 }
 
-OpTiming opTiming(const TensorOp& op, const config::ArchConfig::Pe& pe) {
+OpTiming opTiming(const TensorOp& op, const PeParams& pe) {
   const SramGeometry sram{pe.sramBanks, pe.sramBankWordBytes, pe.sramReadPorts};
   unsigned lanes = pe.lanes.of(op.opcode, op.precision);
   unsigned vectorReads = 0;

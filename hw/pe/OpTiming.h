@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "hw/config/ArchConfig.h"
 #include "hw/pe/Isa.h"
+#include "hw/pe/PeParams.h"
 
 namespace wsesim::pe {
 
@@ -28,14 +28,14 @@ unsigned bankLimitedElements(std::uint32_t stride, unsigned elementSize, bool wr
 
 // Cycles for `length` elements of (opcode, precision) at `lanes` lanes,
 // one pass, without the op's overhead.
-std::uint64_t elementCycles(const config::ArchConfig::Pe& pe, Opcode opcode, Precision precision,
+std::uint64_t elementCycles(const PeParams& pe, Opcode opcode, Precision precision,
                             std::uint64_t length, unsigned lanes);
 
 // Fabric ops step one element at a time by a fixed-point interval, so a
 // fractional cycles_per_element averages out over the elements.
 inline constexpr unsigned kIntervalFractionBits = 16;
 // The interval of a fabric op, in 2^-16 cycles: at most one element a cycle.
-std::uint32_t fabricInterval(const config::ArchConfig::Pe& pe, Opcode opcode, Precision precision, unsigned passes);
+std::uint32_t fabricInterval(const PeParams& pe, Opcode opcode, Precision precision, unsigned passes);
 // Cycles from a fabric op's first element to its element `index`, without stalls.
 constexpr std::uint64_t fabricElementAt(std::uint32_t interval, std::uint64_t index) {
   return (index * interval) >> kIntervalFractionBits;
@@ -48,6 +48,6 @@ struct OpTiming {
   std::uint32_t fabricInterval;  // fabric ops: cycles from one element to the next, in 2^-16 cycles
 };
 
-OpTiming opTiming(const TensorOp& op, const config::ArchConfig::Pe& pe);
+OpTiming opTiming(const TensorOp& op, const PeParams& pe);
 
 }  // namespace wsesim::pe

@@ -10,25 +10,25 @@
 
 namespace wsesim::pe {
 
-PeArray::PeArray(const config::ArchConfig& arch, DataMode mode, fabric::FabricKernel& fabric,
+PeArray::PeArray(const PeParams& params, DataMode mode, fabric::FabricKernel& fabric,
                  const fabric::ColorRouteTable* routes)
-    : arch_(arch),
+    : params_(params),
       mode_(mode),
       fabric_(fabric),
       routes_(routes),
-      peCount_(arch.mesh.routers()),
-      slotsPerPe_(arch.pe.threads + 1),
-      depth_(arch.fabric.queueDepth),
+      peCount_(fabric.params().mesh.routers()),
+      slotsPerPe_(params.threads + 1),
+      depth_(params.rampInboxDepth),
       pes_(peCount_),
       counters_(peCount_),
       sram_(peCount_),
       bufferBase_(peCount_),
       kept_(peCount_),
       slots_(peCount_ * slotsPerPe_),
-      indexRegisters_(peCount_ * arch.pe.indexRegisters),
-      inboxHeaders_(peCount_ * arch.fabric.colors),
-      inboxEntries_(peCount_ * arch.fabric.colors * depth_) {
-  if (mode == DataMode::Functional) data_ = std::make_unique<SramData>(peCount_, arch.pe.sramBytes);
+      indexRegisters_(peCount_ * params.indexRegisters),
+      inboxHeaders_(peCount_ * fabric.params().colors),
+      inboxEntries_(peCount_ * fabric.params().colors * depth_) {
+  if (mode == DataMode::Functional) data_ = std::make_unique<SramData>(peCount_, params.sramBytes);
 }
 
 PeArray::~PeArray() = default;
@@ -38,7 +38,7 @@ ProgramId PeArray::addProgram(Program program) {
   for (std::size_t t = 0; t < program.tasks.size(); ++t) {
     std::vector<OpTiming> timing;
     for (const Instruction& in : program.tasks[t].code)
-      timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, arch_.pe) : OpTiming{0, 0, 0, 0});
+      timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, params_) : OpTiming{0, 0, 0, 0});
     loaded.timing.push_back(std::move(timing));
     if (program.tasks[t].color != kUnbound) loaded.dataTasks |= std::uint64_t(1) << t;
   }
@@ -59,11 +59,12 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
   const Program& p = lp.program;
   PeState& s = pes_[pe];
   if (s.program != kNoProgram)
-    throw ProgramError("PE " + arch_.mesh.name(pe) + " already runs program '" + programs_[s.program].program.name +
+    throw ProgramError("PE " + mesh().name(pe) + " already runs program '" + programs_[s.program].program.name +
                        "'; cannot load '" + p.name + "'");
   // The full check runs once per program; on later PEs only the routes can
   // differ, and the full check names the culprit when they do not serve.
-  if (!lp.checked || (routes_ && !routesServe(lp.colors, *routes_, pe))) checkProgram(p, arch_, routes_, pe);
+  if (!lp.checked || (routes_ && !routesServe(lp.colors, *routes_, pe)))
+    checkProgram(p, params_, fabric_.params(), routes_, pe);
   lp.checked = true;
   std::vector<std::uint32_t>& bases = bufferBase_[pe];
   bases.clear();
@@ -71,12 +72,12 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
   for (const BufferDecl& b : p.buffers) {
     const auto it = std::find_if(kept.begin(), kept.end(), [&](const ResidentBuffer& k) { return k.decl.name == b.name; });
     if (it == kept.end()) {
-      bases.push_back(sram_[pe].allocate(arch_.mesh.name(pe), b.name, b.bytes(), arch_.pe.sramBytes));
+      bases.push_back(sram_[pe].allocate(mesh().name(pe), b.name, b.bytes(), params_.sramBytes));
       if (data_) data_->zero(pe, bases.back(), b.bytes());
       continue;
     }
     if (it->decl.type != b.type || it->decl.elements != b.elements)
-      throw ProgramError("PE " + arch_.mesh.name(pe) + ": program '" + p.name + "' declares buffer '" + b.name +
+      throw ProgramError("PE " + mesh().name(pe) + ": program '" + p.name + "' declares buffer '" + b.name +
                          "' as " + elementTypeName(b.type) + "[" + std::to_string(b.elements) +
                          "], but the kept buffer of that name is " + elementTypeName(it->decl.type) + "[" +
                          std::to_string(it->decl.elements) + "]");
@@ -94,7 +95,7 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
 bool PeArray::idle(fabric::RouterId pe) const {
   const PeState& s = pes_[pe];
   if (s.task != kNoTask || s.busySlots || s.activated) return false;
-  for (unsigned c = 0; c < arch_.fabric.colors; ++c)
+  for (unsigned c = 0; c < fabric_.params().colors; ++c)
     if (inboxHeader(pe, c).count) return false;
   return true;
 }
@@ -103,7 +104,7 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
   PeState& s = pes_[pe];
   if (s.program == kNoProgram) return;
   if (!idle(pe))
-    throw ProgramError("PE " + arch_.mesh.name(pe) + " is still running program '" + programs_[s.program].program.name +
+    throw ProgramError("PE " + mesh().name(pe) + " is still running program '" + programs_[s.program].program.name +
                        "' and cannot unload it");
   // Buffers kept from earlier programs go too, unless named again.
   std::vector<ResidentBuffer>& kept = kept_[pe];
@@ -112,7 +113,7 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
       ++it;
       continue;
     }
-    sram_[pe].free(arch_.mesh.name(pe), it->decl.name);
+    sram_[pe].free(mesh().name(pe), it->decl.name);
     it = kept.erase(it);
   }
   const std::vector<BufferDecl>& buffers = programs_[s.program].program.buffers;
@@ -120,10 +121,10 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
     if (std::find(keep.begin(), keep.end(), buffers[b].name) != keep.end())
       kept_[pe].push_back(ResidentBuffer{buffers[b], bufferBase_[pe][b]});
     else
-      sram_[pe].free(arch_.mesh.name(pe), buffers[b].name);
+      sram_[pe].free(mesh().name(pe), buffers[b].name);
   }
   bufferBase_[pe].clear();
-  for (unsigned reg = 0; reg < arch_.pe.indexRegisters; ++reg) indexRegister(pe, reg) = 0;
+  for (unsigned reg = 0; reg < params_.indexRegisters; ++reg) indexRegister(pe, reg) = 0;
   s.program = kNoProgram;
   s.activated = s.blocked = 0;
 }
@@ -140,9 +141,9 @@ PeArray::ResidentBuffer PeArray::locate(fabric::RouterId pe, const std::string& 
   }
   for (const ResidentBuffer& k : kept_[pe])
     if (!known && k.decl.name == buffer) found = k, known = true;
-  if (!known) throw ProgramError("PE " + arch_.mesh.name(pe) + " has no buffer '" + buffer + "'");
+  if (!known) throw ProgramError("PE " + mesh().name(pe) + " has no buffer '" + buffer + "'");
   if (offset + count > found.decl.elements)
-    throw ProgramError("PE " + arch_.mesh.name(pe) + ": " + access + " " + std::to_string(count) + " elements at " +
+    throw ProgramError("PE " + mesh().name(pe) + ": " + access + " " + std::to_string(count) + " elements at " +
                        std::to_string(offset) + " overruns buffer '" + buffer + "' of " +
                        std::to_string(found.decl.elements));
   return found;
@@ -175,7 +176,7 @@ bool PeArray::finished(std::uint64_t, const fabric::FabricKernel& fabric) const 
 void PeArray::deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64_t arrivalCycle) {
   InboxHeader& h = inboxHeader(at, w.color);
   // The compute engine sees the wavelet fabric_input_cycles after the RAMP delivers it.
-  const std::uint64_t usable = arrivalCycle + arch_.pe.fabricInputCycles;
+  const std::uint64_t usable = arrivalCycle + params_.fabricInputCycles;
   // The router delivers only while the inbox has room (setRampAccepting).
   inboxEntry(at, w.color, (h.head + h.count) % depth_) = InboxEntry{usable, w.payload};
   if (++h.count == depth_) fabric_.setRampAccepting(at, w.color, false);
@@ -245,13 +246,14 @@ PeActivity PeArray::activity(fabric::RouterId pe) const {
   return PeActivity{s.busy, s.task, threads, sram_[pe].used()};
 }
 
-std::size_t PeArray::plannedHostBytes(const config::ArchConfig& arch, DataMode mode) {
-  const std::size_t pes = arch.mesh.routers();
+std::size_t PeArray::plannedHostBytes(const PeParams& params, const fabric::MeshGeometry& mesh, unsigned colors,
+                                      DataMode mode) {
+  const std::size_t pes = mesh.routers();
   const std::size_t perPe = sizeof(PeState) + sizeof(PeCounters) + sizeof(SramAllocator) +
                             sizeof(std::vector<std::uint32_t>) + sizeof(std::vector<ResidentBuffer>) +
-                            (arch.pe.threads + 1) * sizeof(OpSlot) + arch.pe.indexRegisters * sizeof(std::uint32_t) +
-                            arch.fabric.colors * (sizeof(InboxHeader) + arch.fabric.queueDepth * sizeof(InboxEntry)) +
-                            (mode == DataMode::Functional ? arch.pe.sramBytes : 0);
+                            (params.threads + 1) * sizeof(OpSlot) + params.indexRegisters * sizeof(std::uint32_t) +
+                            colors * (sizeof(InboxHeader) + params.rampInboxDepth * sizeof(InboxEntry)) +
+                            (mode == DataMode::Functional ? params.sramBytes : 0);
   return pes * perPe;
 }
 
@@ -270,7 +272,7 @@ void PeArray::checkQuiescent() const {
   // (a color's inboxes are one contiguous slice), then words only for the
   // PEs that have something left.
   std::vector<bool> inboxLeft(peCount_, false);
-  for (unsigned c = 0; c < arch_.fabric.colors; ++c)
+  for (unsigned c = 0; c < fabric_.params().colors; ++c)
     for (fabric::RouterId r = 0; r < peCount_; ++r)
       if (inboxHeader(r, c).count) inboxLeft[r] = true;
   std::ostringstream out;
@@ -296,12 +298,12 @@ void PeArray::checkQuiescent() const {
          << describe(programs_[s.program].program, *slot.op) << " with " << slot.done << " of " << slot.op->length
          << " elements moved;";
     }
-    for (unsigned c = 0; c < arch_.fabric.colors; ++c)
+    for (unsigned c = 0; c < fabric_.params().colors; ++c)
       if (unsigned n = inboxHeader(r, c).count) pe << " " << n << " wavelets of color " << c << " never consumed;";
     const std::uint64_t waiting = s.activated & s.blocked;
     if (waiting) pe << " activated tasks stay blocked (mask 0x" << std::hex << waiting << std::dec << ");";
     if (pe.tellp() == 0) continue;
-    if (++stuck <= 20) out << "  PE " << arch_.mesh.name(r) << ":" << pe.str() << "\n";
+    if (++stuck <= 20) out << "  PE " << mesh().name(r) << ":" << pe.str() << "\n";
   }
   if (stuck == 0) return;
   if (stuck > 20) out << "  ... and " << (stuck - 20) << " more PEs\n";

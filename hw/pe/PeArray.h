@@ -18,23 +18,21 @@
 #include <string>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
-#include "hw/config/RunConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/fabric/ZeroedArray.h"
 #include "hw/pe/Isa.h"
 #include "hw/pe/OpTiming.h"
 #include "hw/pe/PeGrid.h"
+#include "hw/pe/PeParams.h"
 #include "hw/pe/ProgramCheck.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/pe/SramData.h"
-#include "hw/wafer/CycleDriver.h"
-#include "hw/wafer/WakeCalendar.h"
+#include "hw/sim/CycleDriver.h"
+#include "hw/sim/WakeCalendar.h"
 
 namespace wsesim::pe {
 
-using config::DataMode;
 
 struct PeCounters {
   std::uint64_t opsCompleted = 0;
@@ -79,12 +77,12 @@ struct PeActivity {
   std::uint64_t sramUsed;
 };
 
-class PeArray : public wafer::CycleDriver, public fabric::WaveletSink, public PeGrid {
+class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGrid {
  public:
+  // One PE per router of `fabric`'s mesh, an inbox per color of it.
   // `routes` (color routing) lets load() check that every color a program
   // receives reaches the PE and every color it sends leaves it.
-  PeArray(const config::ArchConfig& arch, DataMode mode, fabric::FabricKernel& fabric,
-          const fabric::ColorRouteTable* routes);
+  PeArray(const PeParams& params, DataMode mode, fabric::FabricKernel& fabric, const fabric::ColorRouteTable* routes);
   ~PeArray() override;
 
   ProgramId addProgram(Program program) override;
@@ -148,10 +146,12 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink, public Pe
   }
   DataMode mode() const { return mode_; }
   std::size_t hostBytes() const;
-  // Before building: the per-PE arrays of `arch` at their full size, and in
-  // functional mode every PE's SRAM bytes (as if every page were touched).
-  // Programs and buffers come on top, and are small beside them.
-  static std::size_t plannedHostBytes(const config::ArchConfig& arch, DataMode mode);
+  // Before building: the per-PE arrays over `mesh` with `colors` colors at
+  // their full size, and in functional mode every PE's SRAM bytes (as if
+  // every page were touched). Programs and buffers come on top, and are
+  // small beside them.
+  static std::size_t plannedHostBytes(const PeParams& params, const fabric::MeshGeometry& mesh, unsigned colors,
+                                      DataMode mode);
 
  private:
   struct LoadedProgram {
@@ -183,7 +183,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink, public Pe
     std::uint64_t activated = 0, blocked = 0;
     std::uint64_t mainReadyAt = 0;  // the running task issues nothing before this cycle
     std::uint64_t simdFreeAt = 0;
-    std::uint64_t lastVisit = wafer::kNever;
+    std::uint64_t lastVisit = sim::kNever;
     std::uint64_t busySince = 0;
   };
   // Wavelets the RAMP delivered to a PE on one color, in arrival order.
@@ -219,9 +219,10 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink, public Pe
     return bufferBase_[r][d.buffer] + (first + std::uint64_t(element) * d.stride) * elementBytes(t);
   }
   std::uint32_t& indexRegister(fabric::RouterId r, unsigned reg) const {
-    return indexRegisters_[std::size_t(r) * arch_.pe.indexRegisters + reg];
+    return indexRegisters_[std::size_t(r) * params_.indexRegisters + reg];
   }
   void wake(fabric::RouterId r, std::uint64_t cycle) { wakes_.schedule(cycle, r); }
+  const fabric::MeshGeometry& mesh() const { return fabric_.params().mesh; }
 
   OpSlot* slots(fabric::RouterId r) { return &slots_[std::size_t(r) * slotsPerPe_]; }
   const OpSlot* slots(fabric::RouterId r) const { return &slots_[std::size_t(r) * slotsPerPe_]; }
@@ -238,7 +239,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink, public Pe
   std::uint32_t popInbox(fabric::RouterId r, unsigned color);
 
 
-  config::ArchConfig arch_;
+  PeParams params_;
   DataMode mode_;
   fabric::FabricKernel& fabric_;
   const fabric::ColorRouteTable* routes_;
@@ -274,7 +275,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink, public Pe
   fabric::ZeroedArray<InboxEntry> inboxEntries_;
   std::unique_ptr<SramData> data_;  // functional mode only
 
-  wafer::WakeCalendar wakes_;
+  sim::WakeCalendar wakes_;
   struct Release {
     fabric::RouterId pe;
     std::uint8_t color;

@@ -28,7 +28,7 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
 
   // The PE's next step that is certain (an op's next element or its end, a
   // task starting), and whether it retries an output against backpressure.
-  std::uint64_t due = wafer::kNever;
+  std::uint64_t due = sim::kNever;
   bool retry = false;
   for (std::uint32_t m = s.busySlots; m; m &= m - 1) {
     OpSlot& slot = slots(r)[__builtin_ctz(m)];
@@ -47,9 +47,9 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
   if (s.task != kNoTask && !(s.busySlots & (1u << mainSlot())) && s.mainReadyAt > now) due = std::min(due, s.mainReadyAt);
   // A computing PE is busy, not stuck; one that waits for input or retries
   // against backpressure is blocked (the watchdog counts those cycles).
-  if (due != wafer::kNever) fabric_.notePendingUntil(due);
+  if (due != sim::kNever) fabric_.notePendingUntil(due);
   const std::uint64_t next = retry ? now + 1 : due;
-  if (next != wafer::kNever) wake(r, next);
+  if (next != sim::kNever) wake(r, next);
 
   const bool busy = s.task != kNoTask || s.busySlots;
   if (busy && !s.busy) s.busySince = now;
@@ -105,7 +105,7 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
       s.activated &= ~(std::uint64_t(1) << t);
       s.task = std::int8_t(t);
       s.pc = 0;
-      s.mainReadyAt = now + arch_.pe.taskStartCycles;
+      s.mainReadyAt = now + params_.taskStartCycles;
       ++counters_[r].tasksRun;
     }
     if (now < s.mainReadyAt) return;
@@ -151,7 +151,7 @@ void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const Te
   slot.index[0] = op.dst.index >= 0 ? indexRegister(r, unsigned(op.dst.index)) : 0;
   for (unsigned i = 0; i < 3; ++i) slot.index[i + 1] = op.src[i].index >= 0 ? indexRegister(r, unsigned(op.src[i].index)) : 0;
   if (slot.fabric) {
-    slot.at = now + arch_.pe.opOverheadCycles;
+    slot.at = now + params_.opOverheadCycles;
   } else {
     // Memory ops share the SIMD unit: one at a time, in issue order.
     const std::uint64_t start = std::max(now, s.simdFreeAt);

@@ -10,15 +10,16 @@ namespace {
 
 class Checker {
  public:
-  Checker(const Program& p, const config::ArchConfig& arch, const fabric::ColorRouteTable* routes, fabric::RouterId pe)
-      : p_(p), arch_(arch), routes_(routes), pe_(pe) {}
+  Checker(const Program& p, const PeParams& params, const fabric::FabricParams& fabric,
+          const fabric::ColorRouteTable* routes, fabric::RouterId pe)
+      : p_(p), params_(params), fabric_(fabric), routes_(routes), pe_(pe) {}
 
   void run() {
-    if (arch_.fabric.routing != fabric::RoutingMode::Color)
+    if (fabric_.routing != fabric::RoutingMode::Color)
       fail("PE programs address the fabric by color; set arch.fabric.routing: color");
-    if (p_.tasks.size() > arch_.pe.tasks)
+    if (p_.tasks.size() > params_.tasks)
       fail("has " + std::to_string(p_.tasks.size()) + " tasks, more than arch.pe.tasks=" +
-           std::to_string(arch_.pe.tasks));
+           std::to_string(params_.tasks));
     findMaxIndex();
     unsigned dataTasks = 0;
     for (std::size_t t = 0; t < p_.tasks.size(); ++t) {
@@ -30,9 +31,9 @@ class Checker {
       checkDelivered(unsigned(task.color), bound);
       if (task.activeAtStart) fail("task '" + task.name + "' is bound to a color and cannot be active at start");
     }
-    if (dataTasks > arch_.pe.dataTasks)
+    if (dataTasks > params_.dataTasks)
       fail("binds " + std::to_string(dataTasks) + " tasks to colors, more than arch.pe.data_tasks=" +
-           std::to_string(arch_.pe.dataTasks));
+           std::to_string(params_.dataTasks));
     for (std::size_t t = 0; t < p_.tasks.size(); ++t)
       for (std::size_t i = 0; i < p_.tasks[t].code.size(); ++i) {
         task_ = t;
@@ -48,7 +49,7 @@ class Checker {
     if (task_ < p_.tasks.size())
       at = ", task '" + p_.tasks[task_].name + "' instruction " + std::to_string(instruction_) + " (" +
            describe(p_, p_.tasks[task_].code[instruction_]) + ")";
-    throw ProgramError("PE " + arch_.mesh.name(pe_) + ", program '" + p_.name + "'" + at + ": " + what);
+    throw ProgramError("PE " + fabric_.mesh.name(pe_) + ", program '" + p_.name + "'" + at + ": " + what);
   }
 
   // `role()` names the item in an error; it is built only for one.
@@ -59,16 +60,16 @@ class Checker {
   }
   template <class Role>
   void checkColor(unsigned c, Role role) const {
-    if (c >= arch_.fabric.colors)
+    if (c >= fabric_.colors)
       fail(role() + " " + std::to_string(c) + ", but the fabric has arch.fabric.colors=" +
-           std::to_string(arch_.fabric.colors));
+           std::to_string(fabric_.colors));
   }
   template <class Role>
   void checkDelivered(unsigned c, Role role) const {
     if (!routes_) return;
     const fabric::ColorRoute& route = routes_->at(pe_, c);
     if (!(route.forward & fabric::bit(fabric::Port::Ramp)))
-      fail(role() + " " + std::to_string(c) + ", but the router at " + arch_.mesh.name(pe_) +
+      fail(role() + " " + std::to_string(c) + ", but the router at " + fabric_.mesh.name(pe_) +
            " does not deliver color " + std::to_string(c) + " to its RAMP (route accepts " +
            fabric::portMaskName(route.accept) + ", forwards " + fabric::portMaskName(route.forward) + ")");
   }
@@ -76,15 +77,15 @@ class Checker {
     if (!routes_) return;
     const fabric::ColorRoute& route = routes_->at(pe_, c);
     if (!(route.accept & fabric::bit(fabric::Port::Ramp)))
-      fail("sends on color " + std::to_string(c) + ", but the router at " + arch_.mesh.name(pe_) +
+      fail("sends on color " + std::to_string(c) + ", but the router at " + fabric_.mesh.name(pe_) +
            " does not accept color " + std::to_string(c) + " from its RAMP (route accepts " +
            fabric::portMaskName(route.accept) + ")");
   }
 
   void checkRegister(unsigned reg) const {
-    if (reg >= arch_.pe.indexRegisters)
+    if (reg >= params_.indexRegisters)
       fail("uses index register " + std::to_string(reg) + ", but arch.pe.index_registers=" +
-           std::to_string(arch_.pe.indexRegisters));
+           std::to_string(params_.indexRegisters));
   }
 
   void checkInstruction(const Instruction& in) const {
@@ -103,9 +104,9 @@ class Checker {
     }
     const TensorOp& op = in.op;
     if (op.length == 0) fail("has no vector operand, or its vectors are empty");
-    if (op.thread != kSynchronous && (op.thread < 0 || unsigned(op.thread) >= arch_.pe.threads))
+    if (op.thread != kSynchronous && (op.thread < 0 || unsigned(op.thread) >= params_.threads))
       fail("runs on thread " + std::to_string(op.thread) + ", but arch.pe.threads=" +
-           std::to_string(arch_.pe.threads));
+           std::to_string(params_.threads));
     if (op.activateOnDone != kNoTask) checkTask(op.activateOnDone, [] { return std::string("activates"); });
     if (op.unblockOnDone != kNoTask) checkTask(op.unblockOnDone, [] { return std::string("unblocks"); });
     if (op.dst.kind != Descriptor::Kind::Memory && op.dst.kind != Descriptor::Kind::FabricOut)
@@ -172,7 +173,8 @@ class Checker {
   std::uint64_t maxIndex_[kMaxRegisters] = {};
 
   const Program& p_;
-  const config::ArchConfig& arch_;
+  const PeParams& params_;
+  const fabric::FabricParams& fabric_;
   const fabric::ColorRouteTable* routes_;
   fabric::RouterId pe_;
   std::size_t task_ = ~std::size_t(0), instruction_ = 0;  // where the check is
@@ -180,9 +182,9 @@ class Checker {
 
 }  // namespace
 
-void checkProgram(const Program& program, const config::ArchConfig& arch, const fabric::ColorRouteTable* routes,
-                  fabric::RouterId pe) {
-  Checker(program, arch, routes, pe).run();
+void checkProgram(const Program& program, const PeParams& params, const fabric::FabricParams& fabric,
+                  const fabric::ColorRouteTable* routes, fabric::RouterId pe) {
+  Checker(program, params, fabric, routes, pe).run();
 }
 
 ColorUse colorUse(const Program& program) {

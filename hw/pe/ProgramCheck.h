@@ -4,15 +4,17 @@
 // element type, and routes that bring every color the program receives to
 // the PE's RAMP and take every color it sends from it.
 
-#include "hw/config/ArchConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
+#include "hw/fabric/FabricParams.h"
 #include "hw/pe/Isa.h"
+#include "hw/pe/PeParams.h"
 
 namespace wsesim::pe {
 
 // Throws ProgramError naming the PE, the task, the instruction and the item.
-void checkProgram(const Program& program, const config::ArchConfig& arch, const fabric::ColorRouteTable* routes,
-                  fabric::RouterId pe);
+// `fabric` gives the mesh (PE names), the colors and the routing mode.
+void checkProgram(const Program& program, const PeParams& params, const fabric::FabricParams& fabric,
+                  const fabric::ColorRouteTable* routes, fabric::RouterId pe);
 
 // The colors a program receives (data tasks, fabric inputs) and sends.
 struct ColorUse {

@@ -27,8 +27,7 @@ std::string jsonString(const std::string& text) {
 TimelineRecorder::TimelineRecorder(const config::ArchConfig& arch, const config::Region& region,
                                    const fabric::FabricKernel& fabric, const pe::PeArray* pes,
                                    std::uint64_t linkWindow)
-    : arch_(arch),
-      perAction_(energy::actionEnergies(arch)),
+    : energy_(arch.energyModel()),
       fabric_(fabric),
       pes_(pes),
       mesh_(arch.mesh),
@@ -86,7 +85,7 @@ void TimelineRecorder::sampleLinks(std::uint64_t cycle) {
 
 std::uint64_t TimelineRecorder::samplePower(TracedPe& pe, std::uint64_t cycle, std::uint64_t windowCycles) {
   const pe::PeActions* actions = pes_ ? pes_->actions(pe.id) : nullptr;
-  const double energyPj = energy::peEnergyPj(arch_, perAction_, actions ? *actions : pe::PeActions{},
+  const double energyPj = energy_.peEnergyPj(actions ? *actions : pe::PeActions{},
                                              pes_ ? pes_->busyCyclesUntil(pe.id, cycle) : 0, pe.hopsOut,
                                              pe.delivered, cycle);
   const double seconds = double(windowCycles) * secondsPerCycle_;

@@ -4,7 +4,7 @@
 // a waveform. Per PE of a region of interest: a track of the tasks it ran
 // and a counter of the hardware threads holding an op; per router of the
 // region: counters of the wavelets each output sent per window of cycles
-// and of its PE's power (mW, energy::peEnergyPj over the window; its ops
+// and of its PE's power (mW, EnergyModel::peEnergyPj over the window; its ops
 // and SRAM when the PE array keeps each PE's actions), with the
 // region's total power on the workload's track; and the spans the workload
 // adds (its phases). Times are the simulated
@@ -21,11 +21,11 @@
 #include "hw/energy/EnergyModel.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/pe/PeArray.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 
 namespace wsesim::trace {
 
-class TimelineRecorder : public wafer::CycleObserver {
+class TimelineRecorder : public sim::CycleObserver {
  public:
   // `pes` may be null (a fabric-only run). `linkWindow`: cycles per link counter sample.
   TimelineRecorder(const config::ArchConfig& arch, const config::Region& region, const fabric::FabricKernel& fabric,
@@ -69,8 +69,7 @@ class TimelineRecorder : public wafer::CycleObserver {
   std::uint64_t samplePower(TracedPe& pe, std::uint64_t cycle, std::uint64_t windowCycles);
   double micros(std::uint64_t cycle) const { return double(cycle) * secondsPerCycle_ * 1e6; }
 
-  config::ArchConfig arch_;
-  energy::ActionEnergies perAction_;
+  energy::EnergyModel energy_;
   const fabric::FabricKernel& fabric_;
   const pe::PeArray* pes_;
   fabric::MeshGeometry mesh_;

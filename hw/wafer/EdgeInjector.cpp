@@ -85,7 +85,7 @@ void EdgeInjector::serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fa
 }
 
 std::uint64_t EdgeInjector::nextActivity(std::uint64_t now) const {
-  std::uint64_t next = kNever;
+  std::uint64_t next = sim::kNever;
   for (const Feed& feed : feeds_)
     if (!feed.open.empty()) next = std::min(next, feed.bandwidth.nextAvailable(now));
   return next;

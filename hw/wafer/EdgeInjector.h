@@ -12,14 +12,14 @@
 #include <vector>
 
 #include "hw/fabric/FabricKernel.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "hw/wafer/EdgeIngress.h"
 #include "hw/wafer/IoBandwidth.h"
 #include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::wafer {
 
-class EdgeInjector : public CycleDriver, public EdgeIngress {
+class EdgeInjector : public sim::CycleDriver, public EdgeIngress {
  public:
   // Without streams until stream() hands some over.
   EdgeInjector(const IoRingEdge& ring, const fabric::MeshGeometry& mesh);

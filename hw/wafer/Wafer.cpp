@@ -5,39 +5,24 @@
 #include <string>
 
 namespace wsesim::wafer {
-namespace {
-
-fabric::FabricParams fabricParams(const config::ArchConfig& arch, const config::RunConfig& run) {
-  fabric::FabricParams p;
-  p.mesh = arch.mesh;
-  p.colors = arch.fabric.colors;
-  p.queueDepth = arch.fabric.queueDepth;
-  p.hopLatency = arch.fabric.hopLatencyCycles;
-  p.rampLatency = arch.fabric.rampLatencyCycles;
-  p.routing = arch.fabric.routing;
-  p.watchdogCycles = run.watchdogCycles;
-  return p;
-}
-
-}  // namespace
 
 Wafer::Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const config::RunConfig& run,
              const fabric::ColorRouteTable* routes)
     : sc_module(name),
       arch_(arch),
       runConfig_(run),
-      fabric_(fabricParams(arch, run), routes),
+      fabric_(arch.fabricParams(run.watchdogCycles), routes),
       period_(sc_core::sc_time::from_seconds(arch.secondsPerCycle())) {
   SC_THREAD(run);
 }
 
 std::size_t Wafer::plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run) {
-  return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(fabricParams(arch, run));
+  return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(arch.fabricParams(run.watchdogCycles));
 }
 
 void Wafer::sample(std::uint64_t cycle) {
   for (WaveformObserver* w : waveforms_) w->sample(cycle);
-  for (CycleObserver* o : observers_) o->sample(cycle);
+  for (sim::CycleObserver* o : observers_) o->sample(cycle);
 }
 
 void Wafer::beginWaveformCycle() {
@@ -64,7 +49,7 @@ void Wafer::run() {
     while (driver_ && !driver_->finished(now_, fabric_)) {
       if (fabric_.idle()) {
         const std::uint64_t next = driver_->nextActivity(now_);
-        if (next == kNever) break;
+        if (next == sim::kNever) break;
         if (next > now_) {
           // The waveform shows the mesh going quiet right after its last
           // busy cycle, not the last transfers held across the gap.

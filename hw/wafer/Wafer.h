@@ -15,7 +15,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
 #include "hw/fabric/FabricKernel.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "hw/wafer/WaveformObserver.h"
 
 namespace wsesim::wafer {
@@ -31,14 +31,14 @@ class Wafer : public sc_core::sc_module {
   // fabric kernel's arrays; FabricKernel::plannedHostBytes).
   static std::size_t plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run);
 
-  void setDriver(CycleDriver* driver) { driver_ = driver; }
+  void setDriver(sim::CycleDriver* driver) { driver_ = driver; }
   // Samples `observer` at the end of every cycle stepped (and, while a
   // waveform is attached, of the last busy cycle before an idle stretch).
-  void addTraceObserver(CycleObserver* observer) { observers_.push_back(observer); }
+  void addTraceObserver(sim::CycleObserver* observer) { observers_.push_back(observer); }
   // Attaches a waveform: from then on SystemC time follows every cycle
   // stepped, and the waveform hears each cycle begin and is sampled at its end.
   void addWaveform(WaveformObserver* waveform) { waveforms_.push_back(waveform); }
-  void setProgressObserver(ProgressObserver* observer) { progress_ = observer; }
+  void setProgressObserver(sim::ProgressObserver* observer) { progress_ = observer; }
   // When the driver is done the wafer notifies finishedEvent() and, unless
   // told not to, stops the simulation; a model that runs on after the wafer
   // (the cluster around it) waits for the event instead. An error stops it
@@ -67,10 +67,10 @@ class Wafer : public sc_core::sc_module {
   config::ArchConfig arch_;
   config::RunConfig runConfig_;
   fabric::FabricKernel fabric_;
-  CycleDriver* driver_ = nullptr;
+  sim::CycleDriver* driver_ = nullptr;
   std::vector<WaveformObserver*> waveforms_;
-  std::vector<CycleObserver*> observers_;
-  ProgressObserver* progress_ = nullptr;
+  std::vector<sim::CycleObserver*> observers_;
+  sim::ProgressObserver* progress_ = nullptr;
   std::chrono::steady_clock::time_point lastReport_;
   sc_core::sc_time period_;
   std::uint64_t now_ = 0;

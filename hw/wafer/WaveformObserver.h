@@ -4,11 +4,11 @@
 // cycle the wafer steps, since a VCD file records its signals when time
 // advances; it is sampled at the end of each cycle like any CycleObserver.
 
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 
 namespace wsesim::wafer {
 
-class WaveformObserver : public CycleObserver {
+class WaveformObserver : public sim::CycleObserver {
  public:
   // At the start of every cycle stepped, before anything moves (e.g. to
   // mark every link idle until a transfer says otherwise).

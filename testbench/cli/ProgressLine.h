@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <ostream>
 
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 
 namespace wsesim::cli {
 
-class ProgressLine : public wafer::ProgressObserver {
+class ProgressLine : public sim::ProgressObserver {
  public:
   explicit ProgressLine(std::ostream& out) : out_(out), start_(std::chrono::steady_clock::now()) {}
 

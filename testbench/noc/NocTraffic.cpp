@@ -16,7 +16,7 @@ NocTraffic::NocTraffic(const NocConfig& config, fabric::MeshGeometry mesh, std::
     s.rng = nextRandom(seeder);
     s.color = sourceColors.empty() ? 0 : sourceColors[i];
     pattern_.firstPacket(s);
-    if (s.createdAt != wafer::kNever) waiting_.schedule(s.createdAt, std::uint32_t(i));
+    if (s.createdAt != sim::kNever) waiting_.schedule(s.createdAt, std::uint32_t(i));
   }
 }
 
@@ -71,7 +71,7 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
       if (!windowClosed_ && inWindow(s.createdAt)) ++measuredPackets_;
       pattern_.nextPacket(s);
       if (s.createdAt > now) {
-        if (s.createdAt != wafer::kNever) waiting_.schedule(s.createdAt, index);
+        if (s.createdAt != sim::kNever) waiting_.schedule(s.createdAt, index);
         continue;
       }
     }

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "hw/fabric/FabricKernel.h"
-#include "hw/wafer/CycleDriver.h"
-#include "hw/wafer/WakeCalendar.h"
+#include "hw/sim/CycleDriver.h"
+#include "hw/sim/WakeCalendar.h"
 #include "testbench/noc/NocConfig.h"
 #include "testbench/noc/TrafficSource.h"
 
@@ -26,7 +26,7 @@ struct LatencyStats {
   std::uint64_t p50 = 0, p99 = 0, max = 0;
 };
 
-class NocTraffic : public wafer::CycleDriver, public fabric::WaveletSink {
+class NocTraffic : public sim::CycleDriver, public fabric::WaveletSink {
  public:
   // Sources are the PEs given; `fanout` is how many PEs receive each wavelet.
   NocTraffic(const NocConfig& config, fabric::MeshGeometry mesh, std::vector<fabric::RouterId> sources,
@@ -71,7 +71,7 @@ class NocTraffic : public wafer::CycleDriver, public fabric::WaveletSink {
   // cycle, in increasing order.
   std::vector<std::uint32_t> ready_;
   // Sources waiting for their next packet's creation.
-  wafer::WakeCalendar waiting_;
+  sim::WakeCalendar waiting_;
 
   bool windowOpen_ = false, windowClosed_ = false;
   std::uint64_t measuredPackets_ = 0;

@@ -9,7 +9,7 @@ TrafficPattern::TrafficPattern(const NocConfig& config, fabric::MeshGeometry mes
       logOneMinusP_(packetProbability_ < 1 ? std::log1p(-packetProbability_) : 0) {}
 
 // Cycles from one Bernoulli success to the next: geometric, >= 1, or
-// wafer::kNever when it does not fit in 63 bits. At legal tiny rates it does
+// sim::kNever when it does not fit in 63 bits. At legal tiny rates it does
 // not: at 1e-30 a typical gap is 7e29 cycles, and converting that double to
 // an integer is undefined (x86 gave 0, a gap of 1: a fully loaded fabric).
 // A run ends before cycle 2^42 (NocConfig's ranges), so such a source never
@@ -18,20 +18,20 @@ std::uint64_t TrafficPattern::gap(std::uint64_t& rng) const {
   if (packetProbability_ >= 1) return 1;
   const double u = 1.0 - uniform01(rng);  // (0, 1]
   const double failures = std::floor(std::log(u) / logOneMinusP_);
-  if (!(failures < 0x1p63)) return wafer::kNever;
+  if (!(failures < 0x1p63)) return sim::kNever;
   return 1 + std::uint64_t(failures);
 }
 
 void TrafficPattern::firstPacket(TrafficSource& s) const {
   const std::uint64_t g = gap(s.rng);
-  s.createdAt = g == wafer::kNever ? wafer::kNever : g - 1;
+  s.createdAt = g == sim::kNever ? sim::kNever : g - 1;
   chooseDestination(s);
 }
 
 void TrafficPattern::nextPacket(TrafficSource& s) const {
   // createdAt <= now < 2^42 here, so the sum of a finite gap cannot wrap.
   const std::uint64_t g = gap(s.rng);
-  s.createdAt = g == wafer::kNever ? wafer::kNever : s.createdAt + g;
+  s.createdAt = g == sim::kNever ? sim::kNever : s.createdAt + g;
   s.sent = 0;
   chooseDestination(s);
 }

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "hw/fabric/MeshGeometry.h"
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 #include "testbench/noc/NocConfig.h"
 
 namespace wsesim::noc {
@@ -29,7 +29,7 @@ inline std::uint32_t uniformBelow(std::uint64_t& state, std::uint32_t n) {
 struct TrafficSource {
   fabric::RouterId router = 0;
   std::uint64_t rng = 0;
-  // Creation cycle of the packet being injected; wafer::kNever for a source
+  // Creation cycle of the packet being injected; sim::kNever for a source
   // whose next packet lies past any cycle a run can reach (tiny rates).
   std::uint64_t createdAt = 0;
   std::uint16_t destX = 0, destY = 0;

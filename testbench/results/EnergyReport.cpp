@@ -70,7 +70,8 @@ nlohmann::json areaJson(const energy::AreaEstimate& a) {
 
 nlohmann::json energyResults(const energy::ActionCounts& actions, const config::ArchConfig& arch,
                              const EnergyScope& scope) {
-  const energy::EnergyBreakdown b = energy::energyOf(actions, arch, scope.seconds, scope.systems);
+  const energy::EnergyModel model = arch.energyModel();
+  const energy::EnergyBreakdown b = model.energyOf(actions, scope.seconds, scope.systems);
   const double total = b.total();
   nlohmann::json power = nlohmann::json::object();
   const nlohmann::json components = componentsJson(b);
@@ -87,7 +88,7 @@ nlohmann::json energyResults(const energy::ActionCounts& actions, const config::
   return {{"actions", actionsJson(actions)},
           {"energy", energy},
           {"power", {{"average_w", watts}, {"per_system_w", watts / scope.systems}, {"components_w", power}}},
-          {"area", areaJson(energy::areaEstimate(arch))},
+          {"area", areaJson(model.area())},
           {"efficiency", efficiency}};
 }
 

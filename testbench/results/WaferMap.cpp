@@ -32,13 +32,13 @@ nlohmann::json waferMap(const fabric::FabricKernel& fabric, const pe::PeArray* p
     map["pe_busy_permille"] = values;
     for (fabric::RouterId r = 0; r < routers; ++r) values[r] = std::uint32_t(pes->sram(r).highWater());
     map["sram_high_water_bytes"] = values;
-    const energy::ActionEnergies per = energy::actionEnergies(arch);
+    const energy::EnergyModel model = arch.energyModel();
     std::vector<std::uint64_t> energy(routers);
     for (fabric::RouterId r = 0; r < routers; ++r) {
       std::uint64_t hopsOut = 0;
       for (fabric::Port o : {fabric::Port::North, fabric::Port::East, fabric::Port::South, fabric::Port::West})
         hopsOut += fabric.transfers(r, o);
-      energy[r] = std::uint64_t(energy::peEnergyPj(arch, per, pes->actions(r) ? *pes->actions(r) : pe::PeActions{},
+      energy[r] = std::uint64_t(model.peEnergyPj(pes->actions(r) ? *pes->actions(r) : pe::PeActions{},
                                                    pes->counters(r).busyCycles, hopsOut,
                                                    fabric.transfers(r, fabric::Port::Ramp), cycles) +
                                 0.5);

@@ -8,7 +8,7 @@
 //     per 1000 cycles (1000: the link busy every cycle);
 //   pe_busy_permille: cycles with a task running or an op in flight, per 1000;
 //   sram_high_water_bytes: the PE's SRAM high-water mark;
-//   pe_energy_pj: the PE's energy over the run (energy::peEnergyPj: its ops,
+//   pe_energy_pj: the PE's energy over the run (energy::EnergyModel::peEnergyPj: its ops,
 //     SRAM, RAMP crossings, outgoing hops, cycles and leakage; its ops and
 //     SRAM only if the PE array kept each PE's actions).
 //

@@ -393,20 +393,21 @@ void TrainWorkload::reportEnergy(const system::Cluster& cluster,
     a.peIdleCycles = std::max(0.0, routers * cycles - a.peActiveCycles);  // every other PE-cycle of the mesh
     return a;
   };
+  const energy::EnergyModel model = arch_.energyModel();
   energy::ActionCounts wafer;
   nlohmann::json byPart = nlohmann::json::object();
   double partsJoules = 0;
   for (const auto& [name, part] : parts) {
     wafer += part.first;
     const double joules =
-        energy::energyOf(withIdle(part.first, double(part.second)), arch_, double(part.second) * arch_.secondsPerCycle())
+        model.energyOf(withIdle(part.first, double(part.second)), double(part.second) * arch_.secondsPerCycle())
             .total();
     byPart[name] = joules;
     partsJoules += joules;
   }
   wafer = withIdle(wafer, double(stepCycles_));
   // The rest of one system's step: its wafer waiting for weights and for the optimizer.
-  byPart["waiting"] = energy::energyOf(wafer, arch_, results_["step_seconds"].get<double>()).total() - partsJoules;
+  byPart["waiting"] = model.energyOf(wafer, results_["step_seconds"].get<double>()).total() - partsJoules;
 
   const unsigned systems = arch_.cluster.systems;
   const energy::ActionCounts step = wafer * double(systems) + results::clusterActions(cluster) * (1.0 / config_.steps);

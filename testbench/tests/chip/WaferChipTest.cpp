@@ -60,7 +60,7 @@ struct Delivered : fabric::WaveletSink {
 
 // Hands one wavelet's stream to the ingress edge in cycle `at`; done once it
 // has arrived.
-struct HandOver : wafer::CycleDriver {
+struct HandOver : sim::CycleDriver {
   wafer::EdgeIngress& ingress;
   const Delivered& sink;
   std::uint64_t at;
@@ -75,7 +75,7 @@ struct HandOver : wafer::CycleDriver {
     ingress.stream({s}, now);
     handed = true;
   }
-  std::uint64_t nextActivity(std::uint64_t now) const override { return handed ? wafer::kNever : std::max(now, at); }
+  std::uint64_t nextActivity(std::uint64_t now) const override { return handed ? sim::kNever : std::max(now, at); }
   bool finished(std::uint64_t, const fabric::FabricKernel& fabric) const override {
     return !sink.cycles.empty() && fabric.idle();
   }
@@ -121,7 +121,7 @@ TEST(WaferChip, TheFabricOfAChipWithPesDeliversToThem) {
 TEST(WaferChip, PlansTheHostBytesOfThePartsAsked) {
   const Configs c = tiny();
   const std::uint64_t wafer = wafer::Wafer::plannedHostBytes(c.arch, c.run);
-  const std::uint64_t pes = pe::PeArray::plannedHostBytes(c.arch, c.run.mode);
+  const std::uint64_t pes = pe::PeArray::plannedHostBytes(c.arch.pe, c.arch.mesh, c.arch.fabric.colors, c.run.mode);
   const std::uint64_t routes = fabric::ColorRouteTable::plannedHostBytes(c.arch.mesh, c.arch.fabric.colors);
   EXPECT_EQ(WaferChip::plannedHostBytes(c.arch, c.run, ChipParts{}), wafer + pes + routes);
   ChipParts bare;
@@ -130,7 +130,7 @@ TEST(WaferChip, PlansTheHostBytesOfThePartsAsked) {
 }
 
 // Runs the chip for `cycles` cycles, doing nothing.
-struct Idle : wafer::CycleDriver {
+struct Idle : sim::CycleDriver {
   std::uint64_t cycles;
   explicit Idle(std::uint64_t n) : cycles(n) {}
   void beginCycle(std::uint64_t, fabric::FabricKernel&) override {}

@@ -175,7 +175,7 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
              "cluster": {"systems": 1},
              "pe": {"sram_bytes": 49152, "sram_banks": 8, "sram_bank_word_bytes": 2, "sram_read_ports": 2,
                     "threads": 8, "tasks": 64, "data_tasks": 24, "op_overhead_cycles": 16, "task_start_cycles": 2,
-                    "fabric_input_cycles": 1, "index_registers": 16,
+                    "fabric_input_cycles": 1, "index_registers": 16, "ramp_inbox_depth": 4,
                     "lanes": {"fp16": {"fmac": 4, "fadd": 4, "fmul": 4, "fmov": 4},
                               "mixed": {"fmac": 2, "fadd": 2, "fmul": 2, "fmov": 2},
                               "fp32": {"fmac": 1, "fadd": 2, "fmul": 1, "fmov": 2}},

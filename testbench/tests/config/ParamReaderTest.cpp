@@ -70,6 +70,13 @@ TEST(Ranges, QueueDepthZero) {
                  {"arch.fabric.queue_depth", "out of range", "[1, 255]"});
 }
 
+TEST(Ranges, RampInboxDepthZeroOrPastTheEightBitCount) {
+  expectMentions(archError(tinyArch("  pe:\n    ramp_inbox_depth: 0\n")),
+                 {"arch.pe.ramp_inbox_depth", "'0'", "out of range", "[1, 255]"});
+  expectMentions(archError(tinyArch(""), {"arch.pe.ramp_inbox_depth=256"}),
+                 {"arch.pe.ramp_inbox_depth", "'256'", "out of range", "[1, 255]"});
+}
+
 TEST(Ranges, CyclesPerElementFasterThanTheSimdWidth) {
   // fp16 FMAC has 4 lanes: an element costs at least 1/4 cycle.
   expectMentions(archError(tinyArch(""), {"arch.pe.cycles_per_element.fp16.fmac=0.2"}),
@@ -162,7 +169,8 @@ TEST(MissingKeys, EveryRequiredArchKeyIsReportedWhenItAloneIsMissing) {
       {"arch.pe.sram_read_ports", "2"}, {"arch.pe.threads", "8"},
       {"arch.pe.tasks", "64"},          {"arch.pe.data_tasks", "24"},
       {"arch.pe.op_overhead_cycles", "2"}, {"arch.pe.task_start_cycles", "2"},
-      {"arch.pe.index_registers", "16"}, {"arch.io.bandwidth_bytes_per_s", "150e9"},
+      {"arch.pe.index_registers", "16"}, {"arch.pe.ramp_inbox_depth", "2"},
+      {"arch.io.bandwidth_bytes_per_s", "150e9"},
       {"arch.io.channels_per_edge", "60"}, {"arch.memoryx.capacity_bytes", "4e12"},
       {"arch.memoryx.bandwidth_bytes_per_s", "150e9"}, {"arch.memoryx.optimizer_flops_per_s", "1e12"},
       {"arch.memoryx.latency_s", "1e-6"}, {"arch.memoryx.prefetch_layers", "1"},
@@ -269,6 +277,7 @@ TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
       {"arch.pe.task_start_cycles", {Kind::Integer, "2"}},
       {"arch.pe.fabric_input_cycles", {Kind::Integer, "1"}},
       {"arch.pe.index_registers", {Kind::Integer, "16"}},
+      {"arch.pe.ramp_inbox_depth", {Kind::Integer, "4"}},
       {"arch.io.bandwidth_bytes_per_s", {Kind::Real, "150000000000"}},
       {"arch.io.channels_per_edge", {Kind::Integer, "60"}},
       {"arch.memoryx.capacity_bytes", {Kind::Integer, "4000000000000"}},

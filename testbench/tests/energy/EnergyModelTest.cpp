@@ -61,7 +61,7 @@ void expectOneFmacOp(DataMode mode) {
   EXPECT_EQ(busy, 2u + 2 + 64 / 4);  // task start + op overhead + 64 elements over 4 lanes
   EXPECT_EQ(a.hops + a.rampCrossings, 0.0);
 
-  const EnergyBreakdown e = energyOf(a, archOf("tiny"), 0.0);
+  const EnergyBreakdown e = archOf("tiny").energyModel().energyOf(a, 0.0);
   // Horowitz 45 nm fp16 mult 1.1 + add 0.4 pJ, x 0.25: 0.375 pJ per element.
   EXPECT_NEAR(e.compute, 64 * 0.375 * kPj, 1e-24);
   EXPECT_NEAR(e.sram, 384 * kSramPjPerByte * kPj, 1e-24);  // 103.9 pJ
@@ -108,16 +108,17 @@ TEST(EnergyModel, OneHopBetweenNeighbours) {
   // The PE tile (area below) is 0.0532713 mm^2, so a link is its side,
   // 0.230806 mm: 38 bits x 0.230806 mm x 0.05 pJ/bit/mm = 0.438531 pJ of
   // wire; plus 0.3 pJ per queue write, queue read and RAMP crossing, two each.
-  const EnergyBreakdown e = energyOf(a, bench.arch, 0.0);
+  const EnergyBreakdown e = bench.arch.energyModel().energyOf(a, 0.0);
   EXPECT_NEAR(e.fabric, (0.438531 + 6 * 0.3) * kPj, 1e-18);
-  EXPECT_NEAR(actionEnergies(bench.arch).hopWire, 0.438531, 1e-6);
+  EXPECT_NEAR(bench.arch.energyModel().perAction().hopWire, 0.438531, 1e-6);
 }
 
 TEST(EnergyModel, OneSramAccessFollowsHorowitzAndTheSquareRootLaw) {
   // A 64-bit read of an 8 KiB bank (8 banks of 64 KiB) is Horowitz's 8 KB
   // figure, 10 pJ, x 0.25; a 32 KiB bank's is twice it (Horowitz: 20 pJ).
   const auto readOf8Bytes = [](std::uint64_t sramBytes) {
-    return 8 * actionEnergies(archOf("tiny", {"arch.pe.sram_bytes=" + std::to_string(sramBytes)})).sramReadPerByte;
+    const config::ArchConfig arch = archOf("tiny", {"arch.pe.sram_bytes=" + std::to_string(sramBytes)});
+    return 8 * arch.energyModel().perAction().sramReadPerByte;
   };
   EXPECT_DOUBLE_EQ(readOf8Bytes(8 * 8192), 2.5);
   EXPECT_DOUBLE_EQ(readOf8Bytes(8 * 32768), 5.0);
@@ -125,7 +126,7 @@ TEST(EnergyModel, OneSramAccessFollowsHorowitzAndTheSquareRootLaw) {
 }
 
 TEST(EnergyModel, AreaOfAPeAndTheWafer) {
-  const AreaEstimate a = areaEstimate(archOf("tiny", {"arch.mesh.width=1", "arch.mesh.height=1"}));
+  const AreaEstimate a = archOf("tiny", {"arch.mesh.width=1", "arch.mesh.height=1"}).energyModel().area();
   // 8 banks of 49,152 bits: cells 0.027 um^2 each, periphery 4 um^2 x sqrt(49,152).
   EXPECT_NEAR(a.sramMm2, 8 * (49152 * 0.027 + 4.0 * std::sqrt(49152.0)) * 1e-6, 1e-12);
   // 5 ports x 24 colors x depth 4 x 38 bits of queue at 0.25 um^2, plus 0.002 mm^2.
@@ -143,23 +144,26 @@ TEST(EnergyModel, RouterAreaAndLeakageGrowWithColorsAndQueueDepth) {
   const config::ArchConfig base = arch(24, 4), deeper = arch(24, 8), fewer = arch(12, 4);
   // 5 ports x 24 colors x 4 more slots x 38 bits: 0.25 um^2 and 200 pW each.
   const double bits = 5 * 24 * 4 * 38;
-  EXPECT_NEAR(areaEstimate(deeper).routerMm2 - areaEstimate(base).routerMm2, bits * 0.25e-6, 1e-12);
-  EXPECT_NEAR(actionEnergies(deeper).leakagePerPeW - actionEnergies(base).leakagePerPeW, bits * 200e-12, 1e-15);
+  EXPECT_NEAR(deeper.energyModel().area().routerMm2 - base.energyModel().area().routerMm2, bits * 0.25e-6, 1e-12);
+  EXPECT_NEAR(deeper.energyModel().perAction().leakagePerPeW - base.energyModel().perAction().leakagePerPeW,
+              bits * 200e-12, 1e-15);
   // 12 colors fewer at depth 4: half as many bits.
-  EXPECT_NEAR(areaEstimate(base).routerMm2 - areaEstimate(fewer).routerMm2, bits / 2 * 0.25e-6, 1e-12);
+  EXPECT_NEAR(base.energyModel().area().routerMm2 - fewer.energyModel().area().routerMm2, bits / 2 * 0.25e-6, 1e-12);
   // A larger tile makes every link longer: the hop's wire grows with sqrt(tile).
-  EXPECT_GT(actionEnergies(deeper).hopWire, actionEnergies(base).hopWire);
+  EXPECT_GT(deeper.energyModel().perAction().hopWire, base.energyModel().perAction().hopWire);
 }
 
 TEST(EnergyModel, TheFullWse2AndWse3FitTheirWafersWse2WithDoubleSramDoesNot) {
-  const auto area = [](const std::string& sram) { return areaEstimate(archOf("wse2", {"arch.pe.sram_bytes=" + sram})); };
+  const auto area = [](const std::string& sram) {
+    return archOf("wse2", {"arch.pe.sram_bytes=" + sram}).energyModel().area();
+  };
   const AreaEstimate wse2 = area("49152"), doubled = area("98304");
   EXPECT_TRUE(wse2.fits());
   EXPECT_NEAR(wse2.waferMm2 / wse2.usableMm2, 0.98, 0.01);  // 850,000 PEs of 0.0533 mm^2 on 46,225 mm^2
   EXPECT_FALSE(doubled.fits());
   EXPECT_GT(doubled.waferMm2, 1.2 * doubled.usableMm2);
   // WSE-3's 893,064 PEs (900,000 with spares) fit its 46,225 mm^2 with 5 nm cells.
-  const AreaEstimate wse3 = areaEstimate(archOf("wse3"));
+  const AreaEstimate wse3 = archOf("wse3").energyModel().area();
   EXPECT_TRUE(wse3.fits());
   EXPECT_NEAR(wse3.physicalPes, 900000, 10);
 }

@@ -25,7 +25,7 @@ Wavelet to(std::uint32_t x, std::uint32_t y, std::uint8_t color = 0) { return ma
 TEST(FabricKernel, ZeroLoadLatencyIsHopsTimesHopLatencyPlusBothRamps) {
   for (unsigned hop : {1u, 3u}) {
     FabricParams p = xyParams(8, 8);
-    p.hopLatency = hop;
+    p.hopLatencyCycles = hop;
     p.queueDepth = hop + 1;
     FabricKernel fabric(p, nullptr);
     RecordingSink sink;
@@ -34,7 +34,7 @@ TEST(FabricKernel, ZeroLoadLatencyIsHopsTimesHopLatencyPlusBothRamps) {
     for (std::uint64_t t = 10; !fabric.idle(); ++t) fabric.step(t);
     ASSERT_EQ(sink.arrivals.size(), 1u);
     const unsigned hops = 5 + 5;
-    EXPECT_EQ(sink.arrivals[0].cycle, 10 + hops * hop + 2 * p.rampLatency) << "hop latency " << hop;
+    EXPECT_EQ(sink.arrivals[0].cycle, 10 + hops * hop + 2 * p.rampLatencyCycles) << "hop latency " << hop;
     EXPECT_EQ(sink.arrivals[0].at, p.mesh.id(6, 7));
     EXPECT_EQ(fabric.counters().hops, hops);
   }
@@ -265,7 +265,7 @@ TEST(FabricKernel, InjectRejectsColorOutsideTheFabric) {
 
 TEST(FabricKernel, RejectsInvalidParameters) {
   FabricParams p = xyParams(3, 1);
-  p.hopLatency = 0;
+  p.hopLatencyCycles = 0;
   EXPECT_THROW({ FabricKernel k(p, nullptr); }, FabricError);
   p = xyParams(3, 1);
   p.colors = 33;

@@ -66,8 +66,8 @@ inline FabricParams makeParams(RoutingMode mode, std::uint32_t width, std::uint3
   p.mesh = MeshGeometry{width, height};
   p.colors = colors;
   p.queueDepth = depth;
-  p.hopLatency = hop;
-  p.rampLatency = ramp;
+  p.hopLatencyCycles = hop;
+  p.rampLatencyCycles = ramp;
   p.routing = mode;
   p.watchdogCycles = 100000;
   return p;

@@ -26,7 +26,7 @@ TEST(TrafficSourceGap, AtRateOneInTenToTheThirtyNoPacketIsEverCreated) {
       TrafficSource s;
       s.rng = seed;
       pattern.firstPacket(s);
-      ASSERT_EQ(s.createdAt, wafer::kNever) << "rate " << rate << " seed " << seed;
+      ASSERT_EQ(s.createdAt, sim::kNever) << "rate " << rate << " seed " << seed;
     }
   }
 }
@@ -56,7 +56,7 @@ TEST(TrafficSourceGap, GapsPastTwoToTheSixtyThreeBecomeNeverAtTheirExpectedShare
     TrafficSource s;
     s.rng = std::uint64_t(seed);
     pattern.firstPacket(s);
-    if (s.createdAt == wafer::kNever) ++never;
+    if (s.createdAt == sim::kNever) ++never;
     else ASSERT_LT(s.createdAt, std::uint64_t(1) << 63);
   }
   EXPECT_NEAR(double(never) / kDraws, std::exp(-2.0), 0.012);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <string>
 
 #include "testbench/tests/pe/PeTestBench.h"
 
@@ -64,8 +65,9 @@ TEST_P(Distance, SendAndReceiveThroughTheRampAtOneWaveletPerCycle) {
 INSTANTIATE_TEST_SUITE_P(Hops, Distance, ::testing::Values(1u, 3u));
 
 TEST(PeFabricIo, RampLatencyIsAParameter) {
-  // Deeper queues, so that the ramps' longer pipelines still run at full rate.
-  SendReceive s(1, 16, 0, {"arch.fabric.ramp_latency_cycles=5", "arch.fabric.queue_depth=8"});
+  // Deeper router queues and inbox, so that the ramps' longer pipelines still run at full rate.
+  SendReceive s(1, 16, 0,
+                {"arch.fabric.ramp_latency_cycles=5", "arch.fabric.queue_depth=8", "arch.pe.ramp_inbox_depth=8"});
   s.bench.simulate();
   EXPECT_EQ(s.bench.busy(1), 4u + 15 + 5 + 1 + 5 + 1 + 1);
 }
@@ -82,6 +84,33 @@ TEST(PeFabricIo, BackpressureStallsTheSenderAndLosesNothing) {
   EXPECT_GT(s.bench.busy(0), receiverReads);            // the sender waited
   EXPECT_EQ(s.bench.wafer->fabric().counters().delivered, 64u);
 }
+
+// The receiver's RAMP inbox has its own depth D (arch.pe.ramp_inbox_depth),
+// apart from the routers' queues (arch.fabric.queue_depth: 4). While the
+// receiver computes, color 0 fills its inbox, then router 1's West queue
+// and router 0's RAMP queue: the sender stalls after D + 8 wavelets. From
+// then on the receiver's read of element j at cycle receiverReads + j
+// frees an inbox slot, and the room travels back one stage a cycle: router
+// 1 delivers into the inbox at +1, router 0 forwards east at +2, the
+// sender injects element j + D + 8 at +3. So its last element, n - 1,
+// leaves at receiverReads + (n - 1 - D - 8) + 3: each slot more in the
+// inbox, one cycle less for the sender. The receiver reads a wavelet a
+// cycle at every D >= 4, the cycles from a read to the next wavelet it can
+// use in the freed slot (delivery +1, ramp 2, fabric input 1).
+class InboxDepth : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(InboxDepth, ADeeperRampInboxHoldsMoreWaveletsBeforeTheSenderStalls) {
+  const unsigned depth = GetParam();
+  const std::uint32_t n = 64, queues = 2 * 4;
+  SendReceive s(1, n, 200, {"arch.pe.ramp_inbox_depth=" + std::to_string(depth)});
+  s.bench.simulate();
+  const std::uint64_t receiverReads = 2 + 2 + 200 + 2;  // its FMOV's first element
+  EXPECT_EQ(s.bench.pes->read(s.bench.pe(1), "in", 0, n), iota(n, 1));
+  EXPECT_EQ(s.bench.busy(1), receiverReads + n);
+  EXPECT_EQ(s.bench.busy(0), receiverReads + (n - 1 - depth - queues) + 3 + 1);  // + 1: its last cycle
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, InboxDepth, ::testing::Values(4u, 8u, 16u));
 
 // Each wavelet of color 0 starts the data task bound to it with its payload
 // as the task argument; the task accumulates it.

@@ -16,7 +16,7 @@ class ChainOnWse2 : public ::testing::TestWithParam<std::uint32_t> {};
 // The local op, as pe-model.md charges it: the task's start, its FMUL
 // (x * w), the streaming FADD's overhead, and cycle 0 itself.
 std::uint64_t localOp(const config::ArchConfig& arch, std::uint32_t length) {
-  const config::ArchConfig::Pe& pe = arch.pe;
+  const pe::PeParams& pe = arch.pe;
   return pe.taskStartCycles + pe.opOverheadCycles +
          pe::elementCycles(pe, pe::Opcode::Fmul, pe::Precision::Fp32, length,
                            pe.lanes.of(pe::Opcode::Fmul, pe::Precision::Fp32)) +

@@ -18,9 +18,9 @@
 #include <queue>
 #include <vector>
 
-#include "hw/wafer/CycleDriver.h"
+#include "hw/sim/CycleDriver.h"
 
-namespace wsesim::wafer {
+namespace wsesim::sim {
 
 class WakeCalendar {
  public:
@@ -97,4 +97,4 @@ class WakeCalendar {
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> far_;
 };
 
-}  // namespace wsesim::wafer
+}  // namespace wsesim::sim

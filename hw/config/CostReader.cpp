@@ -1,17 +1,17 @@
-#include "hw/energy/EnergyParams.h"
+#include "hw/config/CostReader.h"
 
 #include <string>
 
-namespace wsesim::energy {
+namespace wsesim::config {
 namespace {
 
 // Energies, powers and areas are non-negative; the bounds only catch unit slips (1e12 for 1).
-double pj(config::ParamReader& p, const std::string& key) { return p.real(key, 0.0, 1.0e6); }
+double pj(ParamReader& p, const std::string& key) { return p.real(key, 0.0, 1.0e6); }
 
 }  // namespace
 
-EnergyParams EnergyParams::read(config::ParamReader& p) {
-  EnergyParams e;
+energy::EnergyParams readEnergyParams(ParamReader& p) {
+  energy::EnergyParams e;
   for (unsigned prec = 0; prec < pe::kPrecisionCount; ++prec)
     for (unsigned op = 0; op < pe::kOpcodeCount; ++op)
       e.opPj[prec][op] = pj(p, std::string("arch.energy.op_pj.") + pe::precisionName(pe::Precision(prec)) + "." +
@@ -37,8 +37,8 @@ EnergyParams EnergyParams::read(config::ParamReader& p) {
   return e;
 }
 
-AreaParams AreaParams::read(config::ParamReader& p) {
-  AreaParams a;
+energy::AreaParams readAreaParams(ParamReader& p) {
+  energy::AreaParams a;
   a.waferUsableMm2 = p.real("arch.area.wafer_usable_mm2", 1e-6, 1.0e7);
   a.sparePeFraction = p.real("arch.area.spare_pe_fraction", 0.0, 10.0);
   a.peLogicMm2 = p.real("arch.area.pe_logic_mm2", 0.0, 1.0e3);
@@ -49,4 +49,4 @@ AreaParams AreaParams::read(config::ParamReader& p) {
   return a;
 }
 
-}  // namespace wsesim::energy
+}  // namespace wsesim::config

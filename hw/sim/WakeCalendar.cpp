@@ -1,8 +1,8 @@
-#include "hw/wafer/WakeCalendar.h"
+#include "hw/sim/WakeCalendar.h"
 
 #include <iterator>
 
-namespace wsesim::wafer {
+namespace wsesim::sim {
 
 std::uint64_t WakeCalendar::next() const {
   if (pending_ == 0) return kNever;
@@ -61,4 +61,4 @@ void WakeCalendar::advance(std::uint64_t now) {
   }
 }
 
-}  // namespace wsesim::wafer
+}  // namespace wsesim::sim

@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
-#include "hw/wafer/WakeCalendar.h"
+#include "hw/sim/WakeCalendar.h"
 
-namespace wsesim::wafer {
+namespace wsesim::sim {
 namespace {
 
 std::vector<std::uint32_t> drained(WakeCalendar& c, std::uint64_t now) {
@@ -116,4 +116,4 @@ TEST(WakeCalendar, MatchesAReferenceQueue) {
 }
 
 }  // namespace
-}  // namespace wsesim::wafer
+}  // namespace wsesim::sim

@@ -1,14 +1,16 @@
 #pragma once
-// What feeds the wafer's cycle kernel: a traffic generator for NoC studies,
-// later the PEs' compute engines. The wafer calls it once per simulated
-// cycle and asks it when it next has work, to jump over idle stretches.
+// What feeds the wafer's cycle kernel: the PEs' compute engines
+// (pe::PeArray), the NoC traffic sources, the I/O ring's edge injectors, or
+// a runtime that chains several of them. The wafer calls it once per
+// simulated cycle and asks it when it next has work, to jump over idle
+// stretches.
 
 #include <cstdint>
 #include <limits>
 
 #include "hw/fabric/FabricKernel.h"
 
-namespace wsesim::wafer {
+namespace wsesim::sim {
 
 inline constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
 
@@ -41,4 +43,4 @@ class CycleObserver {
   virtual void sample(std::uint64_t cycle) = 0;
 };
 
-}  // namespace wsesim::wafer
+}  // namespace wsesim::sim

@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""scripts/check_layers.py on small trees planted in WORK_DIR, each with the
+real table of docs/README.md: a tree that keeps the table passes, and every
+kind of arrow the table forbids fails with the file, the line and why.
+
+  check_layers_test.py CHECK_LAYERS_PY README_MD WORK_DIR
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+if len(sys.argv) != 4:
+    sys.exit(__doc__.strip())
+CHECKER, README, WORK = (os.path.abspath(a) for a in sys.argv[1:])
+shutil.rmtree(WORK, ignore_errors=True)
+
+
+def check(condition, message):
+    if not condition:
+        sys.exit("FAIL: " + message)
+
+
+def plant(name, files, readme=True):
+    """A tree under WORK/name: `files` maps paths to their include lines."""
+    root = os.path.join(WORK, name)
+    os.makedirs(os.path.join(root, "docs"))
+    if readme:
+        shutil.copy(README, os.path.join(root, "docs", "README.md"))
+    for path, includes in files.items():
+        os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+        with open(os.path.join(root, path), "w", encoding="utf-8") as f:
+            f.write("#pragma once\n#include <vector>\n" + "".join(f'#include "{i}"\n' for i in includes))
+    return root
+
+
+def run(root):
+    r = subprocess.run([sys.executable, CHECKER, root], capture_output=True, text=True)
+    return r.returncode, r.stdout
+
+
+# Downward arrows, firmware on hw, models on the YAML leaf, testbench on anything.
+LEGAL = {
+    "hw/fabric/Port.h": [],
+    "hw/sim/CycleDriver.h": ["hw/fabric/Port.h"],
+    "hw/pe/PeArray.h": ["hw/sim/CycleDriver.h", "hw/fabric/Port.h", "hw/pe/Isa.h"],
+    "hw/pe/Isa.h": [],
+    "hw/config/ArchConfig.h": ["hw/pe/PeArray.h", "hw/config/StrictYaml.h"],
+    "hw/config/StrictYaml.h": [],
+    "hw/trace/Tracer.cpp": ["hw/wafer/Wafer.h", "hw/config/ArchConfig.h"],
+    "hw/wafer/Wafer.h": ["hw/pe/PeArray.h"],
+    "firmware/gemm/Plan.cpp": ["hw/config/ArchConfig.h", "firmware/gemm/Plan.h"],
+    "firmware/gemm/Plan.h": [],
+    "models/Zoo.cpp": ["hw/config/StrictYaml.h", "models/Zoo.h"],
+    "models/Zoo.h": [],
+    "testbench/cli/Main.cpp": ["models/Zoo.h", "firmware/gemm/Plan.h", "hw/trace/Tracer.cpp"],
+}
+status, out = run(plant("legal", LEGAL))
+check(status == 0 and out == "", f"a tree that keeps the table: status {status}, output:\n{out}")
+
+# One forbidden arrow of each kind, each with the line it is on.
+FORBIDDEN = {
+    "hw/pe/Late.h": (["hw/fabric/Port.h", "hw/wafer/Wafer.h"], 4,
+                     "hw/pe (floor 3) may include its floor and below, not hw/wafer (floor 6)"),
+    "hw/energy/Reads.cpp": (["hw/config/ArchConfig.h"], 3,
+                            "hw/energy (floor 4) may include its floor and below, not hw/config (floor 5)"),
+    "hw/config/StrictYaml.cpp": (["hw/config/StrictYaml.h", "hw/config/ArchConfig.h"], 4,
+                                 "hw/config/StrictYaml may include only hw/config/StrictYaml"),
+    "hw/fabric/Up.h": (["firmware/gemm/Plan.h"], 3,
+                       "hw/fabric (floor 1) may include its floor and below; firmware/gemm/Plan.h is on no floor"),
+    "firmware/gemm/Run.cpp": (["testbench/cli/Main.cpp"], 3, "firmware may include only hw, firmware"),
+    "models/Step.cpp": (["hw/config/ArchConfig.h"], 3,
+                        "models may include only models, hw/common, hw/config/StrictYaml"),
+}
+files = dict(LEGAL)
+files.update({path: includes for path, (includes, _, _) in FORBIDDEN.items()})
+files["hw/newfloor/X.h"] = []
+status, out = run(plant("forbidden", files))
+check(status == 1, f"forbidden arrows: status {status}, expected 1; output:\n{out}")
+lines = out.splitlines()
+for path, (includes, line, why) in FORBIDDEN.items():
+    expected = f"{path}:{line}: includes {includes[-1]}: {why}"
+    check(expected in lines, f"expected the line\n  {expected}\nin:\n{out}")
+check("hw/newfloor/X.h: no row of the table in docs/README.md covers it" in lines, f"unknown directory:\n{out}")
+check(len(lines) == len(FORBIDDEN) + 1, f"only the planted arrows, got:\n{out}")
+
+# An include written relative to the file is the file it names.
+status, out = run(plant("relative", {"hw/pe/Isa.h": [], "hw/wafer/Wafer.h": [], "hw/pe/Rel.h": ["../wafer/Wafer.h"]}))
+check(status == 1 and "hw/pe/Rel.h:3: includes hw/wafer/Wafer.h:" in out, f"relative include:\n{out}")
+
+# Without the table there is nothing to check against: status 2.
+status, out = run(plant("no_table", {"hw/pe/Isa.h": []}, readme=False))
+check(status == 2, f"no docs/README.md: status {status}, expected 2")
+
+print("check_layers: legal tree passes; pe->wafer, energy->config, the YAML leaf, hw->firmware, "
+      "firmware->testbench, models->config, an unknown directory and a relative include "
+      "behave as the table says")
