@@ -90,12 +90,4 @@ class GemmMapping {
   virtual std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& /*cuts*/) const { return nullptr; }
 };
 
-// The mappings by the name used in `workload.algorithm`.
-std::vector<std::string> gemmAlgorithms();
-// Throws PlanError (GemmShape.h) when the GEMM does not fit the architecture,
-// or when `buffering` is not Auto for a mapping that offers no choice.
-std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
-                                             const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
-                                             Buffering buffering);
-
 }  // namespace wsesim::firmware

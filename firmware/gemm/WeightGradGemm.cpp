@@ -1,7 +1,6 @@
 #include "firmware/gemm/WeightGradGemm.h"
 
 #include <map>
-#include <sstream>
 #include <tuple>
 
 #include "firmware/routes/ChainRoutes.h"
@@ -9,7 +8,6 @@
 #include "hw/pe/Numerics.h"
 #include "hw/pe/OpTiming.h"
 #include "hw/pe/ProgramBuilder.h"
-#include "hw/pe/SramAllocator.h"
 
 namespace wsesim::firmware {
 
@@ -32,18 +30,18 @@ WeightGradGemm::WeightGradGemm(const GemmShape& shape, const config::ArchConfig&
                     "hardware threads, but arch.pe.threads=" + std::to_string(arch.pe.threads));
   // The buffers of program(): X and dY (kept), the accumulator pair and the send buffer.
   const std::uint64_t in = elementBytes(layout_.inputType()), acc = elementBytes(layout_.accumulatorType());
+  const std::string inName = elementTypeName(layout_.inputType()), accName = elementTypeName(layout_.accumulatorType());
+  const SramBudget budget(arch);
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
     for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
-      const std::uint64_t x = std::uint64_t(layout_.ks(c)) * layout_.ms(r) * in;
-      const std::uint64_t dy = layout_.ms(r) * layout_.outputColumns(c) * in;
-      const std::uint64_t sums = 3 * SramAllocator::aligned(layout_.ks(c) * acc);
-      const std::uint64_t need = SramAllocator::aligned(x) + SramAllocator::aligned(dy) + sums;
-      if (need <= arch.pe.sramBytes) continue;
-      std::ostringstream why;
-      why << describe() << ": PE (" << c << "," << r << ") needs " << need << " bytes of SRAM, more than arch.pe.sram_bytes="
-          << arch.pe.sramBytes << ": activations 'x' " << x << " B, output gradients 'dy' " << dy
-          << " B, accumulator and send buffer " << sums << " B";
-      throw PlanError(why.str());
+      SramDemand d;
+      d.add("activations 'x' " + std::to_string(layout_.ks(c)) + "x" + std::to_string(layout_.ms(r)) + " " + inName,
+            std::uint64_t(layout_.ks(c)) * layout_.ms(r) * in);
+      d.add("output gradients 'dy' " + std::to_string(layout_.ms(r)) + "x" +
+                std::to_string(layout_.outputColumns(c)) + " " + inName,
+            layout_.ms(r) * layout_.outputColumns(c) * in);
+      d.add("accumulator pair and send buffer " + std::to_string(layout_.ks(c)) + " " + accName, layout_.ks(c) * acc, 3);
+      budget.check(describe(), c, r, d, "a taller grid spreads m over more rows, a wider one k over more columns");
     }
 }
 

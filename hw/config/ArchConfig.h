@@ -40,7 +40,7 @@ struct ArchConfig {
     unsigned routeSwitchCycles = 0;  // to reprogram the routes between two phases of a mapping
     // One stage of a chain through PEs: onto the RAMP, one hop, off the RAMP into the next PE.
     unsigned relayStageCycles(const Pe& pe) const { return 2 * rampLatencyCycles + hopLatencyCycles + pe.fabricInputCycles; }
-    fabric::RoutingMode routing = fabric::RoutingMode::Color;
+    fabric::RoutingMode routing = fabric::routingMode<fabric::ColorRouting>();
   } fabric;
 
   struct Io {

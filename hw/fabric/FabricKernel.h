@@ -23,7 +23,7 @@
 #include "hw/fabric/ActiveSet.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/fabric/MeshGeometry.h"
-#include "hw/fabric/RoutingPolicy.h"
+#include "hw/fabric/RoutingPolicies.h"
 #include "hw/fabric/WaveletQueues.h"
 
 namespace wsesim::fabric {
@@ -34,7 +34,7 @@ struct FabricParams {
   unsigned queueDepth = 4;
   unsigned hopLatency = 1;
   unsigned rampLatency = 2;
-  RoutingMode routing = RoutingMode::Color;
+  RoutingMode routing = routingMode<ColorRouting>();
   // Cycles in which wavelets wait in the fabric but nothing moves and
   // nothing is due (notePendingUntil), after which the run is declared
   // deadlocked.

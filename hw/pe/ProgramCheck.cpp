@@ -14,7 +14,7 @@ class Checker {
       : p_(p), arch_(arch), routes_(routes), pe_(pe) {}
 
   void run() {
-    if (arch_.fabric.routing != fabric::RoutingMode::Color)
+    if (arch_.fabric.routing != fabric::routingMode<fabric::ColorRouting>())
       fail("PE programs address the fabric by color; set arch.fabric.routing: color");
     if (p_.tasks.size() > arch_.pe.tasks)
       fail("has " + std::to_string(p_.tasks.size()) + " tasks, more than arch.pe.tasks=" +
