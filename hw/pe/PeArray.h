@@ -25,6 +25,7 @@
 #include "hw/fabric/ZeroedArray.h"
 #include "hw/pe/Isa.h"
 #include "hw/pe/OpTiming.h"
+#include "hw/pe/PeControl.h"
 #include "hw/pe/ProgramCheck.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/pe/SramData.h"
@@ -35,7 +36,6 @@ namespace wsesim::pe {
 
 using config::DataMode;
 
-using ProgramId = std::uint32_t;
 inline constexpr ProgramId kNoProgram = ~ProgramId(0);
 
 struct PeCounters {
@@ -81,7 +81,7 @@ struct PeActivity {
   std::uint64_t sramUsed;
 };
 
-class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
+class PeArray : public wafer::CycleDriver, public fabric::WaveletSink, public PeControl {
  public:
   // `routes` (color routing) lets load() check that every color a program
   // receives reaches the PE and every color it sends leaves it.
@@ -89,7 +89,7 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
           const fabric::ColorRouteTable* routes);
   ~PeArray() override;
 
-  ProgramId addProgram(Program program);
+  ProgramId addProgram(Program program) override;
   const Program& program(ProgramId id) const { return programs_[id].program; }
   // Allocates the program's buffers in the PE's SRAM, zeroed like a loaded
   // program image's (a buffer of the same name and size kept from the
@@ -97,18 +97,19 @@ class PeArray : public wafer::CycleDriver, public fabric::WaveletSink {
   // checks the program against the architecture and the routes, and
   // activates its start tasks. Throws ProgramError naming the PE and the
   // offending item.
-  void load(fabric::RouterId pe, ProgramId id);
+  void load(fabric::RouterId pe, ProgramId id) override;
   // Removes an idle PE's program and frees its buffers, and those kept from
   // earlier programs, except those named in `keep`, so the next program can
   // find them (e.g. resident activations across the passes of a GEMM).
-  void unload(fabric::RouterId pe, const std::vector<std::string>& keep = {});
+  void unload(fabric::RouterId pe, const std::vector<std::string>& keep = {}) override;
   // Whether the PE has nothing to do: no task running or activated, no op, no wavelet waiting.
   bool idle(fabric::RouterId pe) const;
 
   // Host access to a PE's buffers, its program's or kept ones (functional mode only).
-  void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset, const std::vector<float>& values);
+  void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
+             const std::vector<float>& values) override;
   std::vector<float> read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
-                          std::uint32_t count) const;
+                          std::uint32_t count) const override;
 
   // The wafer skipped to cycle `now` without a visit (nothing was due):
   // programs loaded from now on start in `now`, not in a cycle gone by.
