@@ -45,7 +45,7 @@ std::string GemmCapabilities::passList() const {
 // header above and one line here, in alphabetical order.
 const std::vector<GemmAlgorithm>& gemmAlgorithmRegistry() {
   static const std::vector<GemmAlgorithm> all = {
-      //                 passes        dtypes   streams, from MemoryX, sampled
+      // name, {passes, dtypes, streams weights, weights from MemoryX, sampled timing}, factory
       {"cannon", {kForwardOnly, kEveryDtype, false, false, false}, resident<CannonGemm>},
       {"meshgemm", {kForwardOnly, kEveryDtype, false, false, false}, resident<MeshGemm>},
       {"summa", {kForwardOnly, kEveryDtype, false, false, false}, resident<SummaGemm>},
