@@ -56,18 +56,21 @@ firmware::GemmPass firmwarePass(models::GemmPass p) {
 
 // The algorithm a training step maps its layers with: the first in the
 // registry that streams weights from MemoryX, maps every pass in the step's
-// precision and samples its timing (the step simulates representative rows).
-std::string stepAlgorithm(pe::Precision precision) {
+// precision and, if the step samples its GEMMs (representative rows,
+// steady-state outputs), samples its timing.
+std::string stepAlgorithm(pe::Precision precision, const gemm::GemmSampling& sampling) {
+  const bool sampled = sampling.representativeRows || sampling.steadyStateOutputs;
   for (const firmware::GemmAlgorithm& a : firmware::gemmAlgorithmRegistry()) {
     const firmware::GemmCapabilities& can = a.capabilities;
-    if (can.weightsFromMemoryx && can.sampledTiming && can.supports(precision) &&
+    if (can.weightsFromMemoryx && (can.sampledTiming || !sampled) && can.supports(precision) &&
         can.supports(firmware::GemmPass::Forward) && can.supports(firmware::GemmPass::BackwardData) &&
         can.supports(firmware::GemmPass::WeightGrad))
       return a.name;
   }
   throw config::ConfigError(std::string("workload.dtype: no GEMM algorithm maps a training step in ") +
                             pe::precisionName(precision) +
-                            " (every pass, weights from MemoryX, sampled timing: docs/gemm-mappings.md)");
+                            std::string(" (every pass, weights from MemoryX") + (sampled ? ", sampled timing" : "") +
+                            ": docs/adding-a-gemm-algorithm.md)");
 }
 
 // A GEMM of the step as simulated (SimulatedGemm: the mapping, or its
@@ -132,7 +135,7 @@ class TrainWorkload : public workload::Workload {
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
     : config_(std::move(config)), arch_(arch), run_(run) {
   step_ = models::lowerTrainingStep(config_.model, config_.batch, config_.seq);
-  algorithm_ = stepAlgorithm(config_.precision);
+  algorithm_ = stepAlgorithm(config_.precision, config_.sampling);
   std::map<std::tuple<models::GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::size_t> distinct;
   for (const models::StreamedGemm& g : step_.gemms) {
     const auto key = std::make_tuple(g.pass, g.m, g.k, g.n);
