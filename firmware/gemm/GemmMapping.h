@@ -30,8 +30,8 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/PeControl.h"
-#include "hw/wafer/EdgeCollector.h"
-#include "hw/wafer/EdgeInjector.h"
+#include "hw/wafer/EdgeOutput.h"
+#include "hw/wafer/EdgeStream.h"
 
 namespace wsesim::firmware {
 
@@ -104,7 +104,7 @@ class GemmMapping {
   }
   // The result, from the PEs' SRAM or from what left the wafer (`egress`).
   virtual Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
-                            const wafer::EdgeCollector& egress) const = 0;
+                            const wafer::EdgeOutput& egress) const = 0;
   virtual GemmBounds bounds(const config::ArchConfig& arch) const = 0;
   // The same mapping with its phase i being phase cuts[i].phase cut to its
   // first cuts[i].outputs n's: what timing mode simulates to extrapolate a

@@ -101,7 +101,7 @@ void ResidentGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& mes
 }
 
 Matrix ResidentGemm::readOutput(const PeControl& pes, const fabric::MeshGeometry& mesh,
-                               const wafer::EdgeCollector&) const {
+                               const wafer::EdgeOutput&) const {
   Matrix c(plan_.shape.m, plan_.shape.n);
   for (std::uint32_t i = 0; i < plan_.grid; ++i)
     for (std::uint32_t j = 0; j < plan_.grid; ++j) {

@@ -59,7 +59,7 @@ class ResidentGemm : public GemmMapping {
   void writeOperands(pe::PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
   Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
-                    const wafer::EdgeCollector& egress) const override;
+                    const wafer::EdgeOutput& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
 
   // The program of the PE at logical (i, j) in a phase.

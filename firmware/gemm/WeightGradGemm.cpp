@@ -178,7 +178,7 @@ void WeightGradGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& m
 }
 
 Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& mesh,
-                                  const wafer::EdgeCollector& egress) const {
+                                  const wafer::EdgeOutput& egress) const {
   // Column c's gradients leave an end of its mesh row: for each pass in
   // order, each n of the pass, its ks k's.
   Matrix dw(shape().m, shape().n);

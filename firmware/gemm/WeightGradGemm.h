@@ -43,7 +43,7 @@ class WeightGradGemm : public GemmMapping {
   void writeOperands(pe::PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
   Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
-                    const wafer::EdgeCollector& egress) const override;
+                    const wafer::EdgeOutput& egress) const override;
   // compute: the busiest PE's FMACs at full lanes; bandwidth: K x N
   // gradients through the busiest ring feed (or a column's through its
   // edge port); reduction: the busiest link (a column's sums, or a row's dY

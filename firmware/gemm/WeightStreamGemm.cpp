@@ -176,7 +176,7 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
 }
 
 Matrix WeightStreamGemm::readOutput(const PeControl& pes, const fabric::MeshGeometry& mesh,
-                                    const wafer::EdgeCollector&) const {
+                                    const wafer::EdgeOutput&) const {
   Matrix y(plan_.shape.m, plan_.shape.n);
   for (std::uint32_t p = 0; p < plan_.passes(); ++p)
     for (std::uint32_t r = 0; r < plan_.gridY; ++r) {

@@ -26,7 +26,7 @@
 #include "firmware/gemm/WeightStreamPlan.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/Isa.h"
-#include "hw/wafer/EdgeInjector.h"
+#include "hw/wafer/EdgeStream.h"
 
 namespace wsesim::firmware {
 
@@ -51,7 +51,7 @@ class WeightStreamGemm : public GemmMapping {
   std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                          std::uint32_t pass) const override;
   Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
-                    const wafer::EdgeCollector& egress) const override;
+                    const wafer::EdgeOutput& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
   std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override {
     return std::make_unique<WeightStreamGemm>(plan_.cut(cuts));

@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "hw/fabric/FabricKernel.h"
+#include "hw/wafer/EdgeOutput.h"
 #include "hw/wafer/IoBandwidth.h"
 #include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::wafer {
 
-class EdgeCollector : public fabric::EdgeSink {
+class EdgeCollector : public fabric::EdgeSink, public EdgeOutput {
  public:
   // `keepPayloads`: record payloads (functional mode) or only count them.
   EdgeCollector(const IoRingEdge& ring, const fabric::MeshGeometry& mesh, bool keepPayloads);
@@ -28,7 +29,7 @@ class EdgeCollector : public fabric::EdgeSink {
   void leave(fabric::RouterId from, fabric::Port side, const fabric::Wavelet& w, std::uint64_t arrivalCycle) override;
 
   // Payloads that left router `r` through `side`, in order (empty unless kept).
-  const std::vector<std::uint32_t>& payloads(fabric::RouterId r, fabric::Port side) const;
+  const std::vector<std::uint32_t>& payloads(fabric::RouterId r, fabric::Port side) const override;
   std::uint64_t received() const { return received_; }
   // The cycle the last wavelet arrived outside (0: none).
   std::uint64_t lastArrival() const { return lastArrival_; }

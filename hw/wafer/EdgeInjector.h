@@ -13,18 +13,11 @@
 
 #include "hw/fabric/FabricKernel.h"
 #include "hw/wafer/CycleDriver.h"
+#include "hw/wafer/EdgeStream.h"
 #include "hw/wafer/IoBandwidth.h"
 #include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::wafer {
-
-struct EdgeStream {
-  fabric::RouterId router = 0;
-  fabric::Port side = fabric::Port::West;
-  unsigned color = 0;
-  std::uint64_t count = 0;                         // wavelets in the stream
-  std::function<std::uint32_t(std::uint64_t)> payload;  // of wavelet i (unset: 0)
-};
 
 class EdgeInjector : public CycleDriver {
  public:
