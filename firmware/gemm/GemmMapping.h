@@ -5,6 +5,11 @@
 // edge (if any), reads the result back, and states analytic lower bounds on
 // its cycle count. The gemm workload runs any mapping the same way.
 //
+// A mapping is data (GemmOutline: shape, grid, colors, phases, kept
+// buffers, buffering, phase outputs, placement), filled once, plus what
+// really varies (the virtual functions below). It sees the PEs through
+// pe::PeControl only.
+//
 // A mapping runs in one or more phases (e.g. passes over blocks of the
 // output), each with its own programs and streams. A phase ends when its
 // streams are in and every PE and the fabric are idle; then each PE's
@@ -24,9 +29,9 @@
 #include "firmware/gemm/Matrix.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
-#include "hw/pe/PeGrid.h"
+#include "hw/pe/PeControl.h"
 #include "hw/wafer/EdgeEgress.h"
-#include "hw/wafer/EdgeIngress.h"
+#include "hw/wafer/EdgeStream.h"
 
 namespace wsesim::firmware {
 
@@ -38,35 +43,57 @@ struct GemmBounds {
   std::uint64_t max() const { return std::max({compute, bandwidth, reduction, latency}); }
 };
 
+// What a mapping is, as plain data filled once when it is built: what the
+// runner and the results read.
+struct GemmOutline {
+  GemmShape shape;
+  std::uint32_t gridX = 0, gridY = 0;
+  unsigned colorsUsed = 0;
+  std::string line;  // one line: the algorithm, the shape, the grid and the blocks
+  // How the resident mappings hold the blocks they receive (never Auto); none for the others.
+  std::optional<Buffering> buffering;
+  std::uint32_t phases = 1;
+  std::vector<std::string> keptBuffers;
+  // Per phase, the output columns (n's) it computes, when the mapping's
+  // phases are blocks of n's streamed one after another; empty otherwise.
+  std::vector<std::uint32_t> phaseOutputs;
+  // Grid PE (c, r) is the mesh's (c, r), or its (r, c) when the grid lies
+  // transposed (weight streaming: grid columns along mesh rows).
+  bool transposed = false;
+};
+
 class GemmMapping {
  public:
   virtual ~GemmMapping() = default;
 
-  virtual const GemmShape& shape() const = 0;
-  virtual std::uint32_t gridX() const = 0;
-  virtual std::uint32_t gridY() const = 0;
-  virtual unsigned colorsUsed() const = 0;
-  // One line: the algorithm, the shape, the grid and the blocks.
-  virtual std::string describe() const = 0;
-  // How the resident mappings hold the blocks they receive (never Auto); none for the others.
-  virtual std::optional<Buffering> buffering() const { return std::nullopt; }
-
-  virtual std::uint32_t phases() const { return 1; }
-  virtual std::vector<std::string> keptBuffers() const { return {}; }
-
-  // The router of grid PE (c, r): the mesh's (c, r) unless the mapping lays its grid otherwise.
-  virtual fabric::RouterId pe(const fabric::MeshGeometry& mesh, std::uint32_t c, std::uint32_t r) const {
-    return mesh.id(c, r);
+  const GemmOutline& outline() const { return outline_; }
+  const GemmShape& shape() const { return outline_.shape; }
+  std::uint32_t gridX() const { return outline_.gridX; }
+  std::uint32_t gridY() const { return outline_.gridY; }
+  unsigned colorsUsed() const { return outline_.colorsUsed; }
+  const std::string& describe() const { return outline_.line; }
+  std::optional<Buffering> buffering() const { return outline_.buffering; }
+  std::uint32_t phases() const { return outline_.phases; }
+  const std::vector<std::string>& keptBuffers() const { return outline_.keptBuffers; }
+  std::uint32_t phaseOutputs(std::uint32_t phase) const {
+    return outline_.phaseOutputs.empty() ? 0 : outline_.phaseOutputs[phase];
   }
+  // The router of grid PE (c, r).
+  fabric::RouterId pe(const fabric::MeshGeometry& mesh, std::uint32_t c, std::uint32_t r) const {
+    return outline_.transposed ? mesh.id(r, c) : mesh.id(c, r);
+  }
+
+  // What varies from mapping to mapping: routes, programs and operands,
+  // streams, the output, bounds and cutting phases.
 
   virtual void programRoutes(fabric::ColorRouteTable& routes) const = 0;
   // Routes that change from phase to phase, programmed before the phase's
   // programs are loaded (the hardware would advance switch positions with
   // control wavelets). The fabric is idle when they change.
   virtual void programPhaseRoutes(fabric::ColorRouteTable&, std::uint32_t /*phase*/) const {}
-  virtual void load(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const = 0;
+  virtual void load(pe::PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const = 0;
   // Places the resident operands (functional mode) after phase 0 is loaded; `b` only if it is resident.
-  virtual void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+  virtual void writeOperands(pe::PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                              const Matrix& b) const = 0;
   // A phase's streams entering at the edge; payloads from `b` (null in
   // timing mode). None by default: mappings whose operands all stay on the
@@ -76,26 +103,19 @@ class GemmMapping {
     return {};
   }
   // The result, from the PEs' SRAM or from what left the wafer (`egress`).
-  virtual Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
+  virtual Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
                             const wafer::EdgeEgress& egress) const = 0;
   virtual GemmBounds bounds(const config::ArchConfig& arch) const = 0;
-
-  // The output columns (n's) phase `phase` computes, when the mapping's
-  // phases are blocks of n's streamed one after another; 0 otherwise.
-  virtual std::uint32_t phaseOutputs(std::uint32_t /*phase*/) const { return 0; }
   // The same mapping with its phase i being phase cuts[i].phase cut to its
   // first cuts[i].outputs n's: what timing mode simulates to extrapolate a
   // long phase from its steady state (firmware/runtime/SimulatedGemm.h). Null
   // when phaseOutputs is 0; its results are not the GEMM's.
   virtual std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& /*cuts*/) const { return nullptr; }
-};
 
-// The mappings by the name used in `workload.algorithm`.
-std::vector<std::string> gemmAlgorithms();
-// Throws PlanError (GemmShape.h) when the GEMM does not fit the architecture,
-// or when `buffering` is not Auto for a mapping that offers no choice.
-std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
-                                             const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
-                                             Buffering buffering);
+ protected:
+  explicit GemmMapping(GemmOutline outline) : outline_(std::move(outline)) {}
+
+  GemmOutline outline_;
+};
 
 }  // namespace wsesim::firmware

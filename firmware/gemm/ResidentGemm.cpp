@@ -14,10 +14,14 @@ constexpr unsigned kAheadIndex = 1;  // index register: runs done, wrapping one 
 constexpr unsigned kGoIndex = 2;     // index register: 0 while the product loops, 2 once it must stop
 }  // namespace
 
-std::vector<std::string> ResidentGemm::keptBuffers() const {
-  std::vector<std::string> kept;
-  for (const BufferDecl& b : plan_.buffers(0, 0)) kept.push_back(b.name);
-  return kept;
+GemmOutline ResidentGemm::outlineOf(const ResidentGemmPlan& plan) {
+  GemmOutline o;
+  o.shape = plan.shape;
+  o.gridX = o.gridY = plan.grid;
+  o.line = plan.describe();
+  o.buffering = plan.buffering;
+  for (const BufferDecl& b : plan.buffers(0, 0)) o.keptBuffers.push_back(b.name);
+  return o;
 }
 
 Program ResidentGemm::program(std::uint32_t i, std::uint32_t j, std::uint32_t phase) const {
@@ -69,7 +73,7 @@ Program ResidentGemm::build(std::uint32_t i, std::uint32_t j, const ResidentStep
   return b.build();
 }
 
-void ResidentGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const {
+void ResidentGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const {
   // PEs with the same step and block shape share one program.
   std::map<std::tuple<ResidentStep, std::uint32_t, std::uint32_t>, ProgramId> programs;
   for (std::uint32_t i = 0; i < plan_.grid; ++i)
@@ -82,7 +86,7 @@ void ResidentGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint
     }
 }
 
-void ResidentGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+void ResidentGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                                  const Matrix& b) const {
   for (std::uint32_t i = 0; i < plan_.grid; ++i)
     for (std::uint32_t j = 0; j < plan_.grid; ++j) {
@@ -96,7 +100,7 @@ void ResidentGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh, 
     }
 }
 
-Matrix ResidentGemm::readOutput(const PeGrid& pes, const fabric::MeshGeometry& mesh,
+Matrix ResidentGemm::readOutput(const PeControl& pes, const fabric::MeshGeometry& mesh,
                                const wafer::EdgeEgress&) const {
   Matrix c(plan_.shape.m, plan_.shape.n);
   for (std::uint32_t i = 0; i < plan_.grid; ++i)

@@ -49,22 +49,16 @@ struct ResidentStep {
 // overlap).
 class ResidentGemm : public GemmMapping {
  public:
-  explicit ResidentGemm(ResidentGemmPlan plan) : plan_(std::move(plan)) {}
+  // Its colors and phases are the algorithm's: the derived class sets them.
+  explicit ResidentGemm(ResidentGemmPlan plan) : GemmMapping(outlineOf(plan)), plan_(std::move(plan)) {}
 
   const ResidentGemmPlan& plan() const { return plan_; }
-  const GemmShape& shape() const override { return plan_.shape; }
-  std::uint32_t gridX() const override { return plan_.grid; }
-  std::uint32_t gridY() const override { return plan_.grid; }
-  std::string describe() const override { return plan_.describe(); }
-  std::optional<Buffering> buffering() const override { return plan_.buffering; }
-  // Every buffer: the operands stay where the steps leave them.
-  std::vector<std::string> keptBuffers() const override;
 
-  void load(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const override;
+  void load(pe::PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const override;
   // A's block (i, j) into the first A buffer of the PE at logical (i, j), B's into the first B buffer.
-  void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+  void writeOperands(pe::PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
-  Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
+  Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeEgress& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
 
@@ -85,6 +79,8 @@ class ResidentGemm : public GemmMapping {
   ResidentGemmPlan plan_;
 
  private:
+  // Kept: every buffer (the operands stay where the steps leave them).
+  static GemmOutline outlineOf(const ResidentGemmPlan& plan);
   pe::Program build(std::uint32_t i, std::uint32_t j, const ResidentStep& step) const;
 };
 

@@ -5,7 +5,6 @@
 
 #include "firmware/gemm/BalancedSplit.h"
 #include "hw/pe/OpTiming.h"
-#include "hw/pe/SramAllocator.h"
 
 namespace wsesim::firmware {
 
@@ -29,24 +28,12 @@ std::string ResidentGemmPlan::describe() const {
   return out.str();
 }
 
-std::uint64_t ResidentGemmPlan::busiestPeBytes() const {
+SramDemand ResidentGemmPlan::busiestPeDemand() const {
   // The largest blocks are last: PE (P-1, P-1) needs the most.
-  std::uint64_t bytes = 0;
-  for (const pe::BufferDecl& b : buffers(grid - 1, grid - 1)) bytes += pe::SramAllocator::aligned(b.bytes());
-  return bytes;
-}
-
-void ResidentGemmPlan::checkSram(const config::ArchConfig& arch, const std::string& asked) const {
-  const std::uint64_t bytes = busiestPeBytes();
-  if (bytes <= arch.pe.sramBytes) return;
-  const std::uint32_t last = grid - 1;
-  std::ostringstream why;
-  why << describe() << asked << ": PE (" << order[last] << "," << order[last] << ") needs " << bytes
-      << " bytes of SRAM, more than arch.pe.sram_bytes=" << arch.pe.sramBytes << ":";
-  for (const pe::BufferDecl& b : buffers(last, last))
-    why << " " << b.name << " " << b.elements << " " << pe::elementTypeName(b.type) << " = " << b.bytes() << " B;";
-  why << " (a larger grid makes the blocks smaller)";
-  throw PlanError(why.str());
+  SramDemand d;
+  for (const pe::BufferDecl& b : buffers(grid - 1, grid - 1))
+    d.add(b.name + " " + std::to_string(b.elements) + " " + pe::elementTypeName(b.type), b.bytes());
+  return d;
 }
 
 std::uint64_t ResidentGemmPlan::computeBound(const config::ArchConfig& arch) const {
@@ -64,7 +51,7 @@ ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const Gemm
                                         const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY, Placement placement,
                                         Buffering requested, const std::vector<ResidentBuffers>& offered) {
   if (shape.m == 0 || shape.k == 0 || shape.n == 0) throw PlanError("a GEMM needs m, k and n of at least 1");
-  if (arch.fabric.routing != fabric::RoutingMode::Color)
+  if (arch.fabric.routing != fabric::routingMode<fabric::ColorRouting>())
     throw PlanError(algorithm + " routes by color; set arch.fabric.routing: color");
   if (gridX && gridY && gridX != gridY)
     throw PlanError(algorithm + " runs on a square grid of PEs, but workload.grid_x=" + std::to_string(gridX) +
@@ -100,17 +87,21 @@ ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const Gemm
     p.buffering = b.buffering;
     p.aBuffers = b.a;
     p.bBuffers = b.b;
-    return p.busiestPeBytes();
+    return p.busiestPeDemand();
   };
+  const SramBudget budget(arch);
   const ResidentBuffers* smallest = nullptr;
   std::uint64_t smallestBytes = 0;
   for (const ResidentBuffers& b : tried) {
-    const std::uint64_t bytes = use(b);
-    if (bytes <= arch.pe.sramBytes) return p;
-    if (!smallest || bytes < smallestBytes) smallest = &b, smallestBytes = bytes;
+    const SramDemand demand = use(b);
+    if (budget.fits(demand)) return p;
+    if (!smallest || demand.bytes() < smallestBytes) smallest = &b, smallestBytes = demand.bytes();
   }
-  use(*smallest);
-  p.checkSram(arch, requested == Buffering::Auto ? "" : std::string(", as workload.buffering=") + bufferingName(requested) + " asks");
+  const SramDemand smallestDemand = use(*smallest);
+  const std::string asked =
+      requested == Buffering::Auto ? "" : std::string(", as workload.buffering=") + bufferingName(requested) + " asks";
+  const std::uint32_t last = p.order[p.grid - 1];
+  budget.check(p.describe() + asked, last, last, smallestDemand, "a larger grid makes the blocks smaller");
   return p;
 }
 

@@ -21,6 +21,7 @@
 
 #include "firmware/gemm/Buffering.h"
 #include "firmware/gemm/GemmShape.h"
+#include "firmware/gemm/SramBudget.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/pe/Isa.h"
 #include "hw/pe/OpKind.h"
@@ -55,8 +56,9 @@ struct ResidentGemmPlan {
   std::uint32_t ksMax() const { return ks(grid - 1); }
   // The buffers of the PE at logical (i, j), in allocation order.
   std::vector<pe::BufferDecl> buffers(std::uint32_t i, std::uint32_t j) const;
-  // The SRAM the busiest PE's buffers take, aligned as the allocator places them.
-  std::uint64_t busiestPeBytes() const;
+  // What the busiest PE's buffers take in SRAM; bytes(): aligned as the allocator places them.
+  SramDemand busiestPeDemand() const;
+  std::uint64_t busiestPeBytes() const { return busiestPeDemand().bytes(); }
   std::string describe() const;
   // The busiest PE's FMACs at full lanes: all of K for its ns(j) columns of ms(i) rows.
   std::uint64_t computeBound(const config::ArchConfig& arch) const;
@@ -79,11 +81,6 @@ struct ResidentGemmPlan {
                                const std::vector<ResidentBuffers>& offered);
   // Throws PlanError when the algorithm needs more colors than the fabric has.
   void checkColors(unsigned colors, const config::ArchConfig& arch) const;
-
- private:
-  // Throws PlanError naming the busiest PE and its buffers when they
-  // overflow SRAM; `asked` says why this buffering was used.
-  void checkSram(const config::ArchConfig& arch, const std::string& asked) const;
 };
 
 }  // namespace wsesim::firmware

@@ -13,6 +13,8 @@ RingShiftGemm::RingShiftGemm(const std::string& algorithm, const GemmShape& shap
                                           {{Buffering::Double, {"a0", "a1"}, {"b0", "b1"}}})),
       aShift_(RingShift::plan(plan_.order, 0)),
       bShift_(RingShift::plan(plan_.order, aShift_.colors)) {
+  outline_.colorsUsed = aShift_.colors + bShift_.colors;
+  outline_.phases = 2 * plan_.grid - 1;
   plan_.checkColors(colorsUsed(), arch);
 }
 

@@ -30,8 +30,6 @@ class RingShiftGemm : public ResidentGemm {
   RingShiftGemm(const std::string& algorithm, const GemmShape& shape, const config::ArchConfig& arch,
                 std::uint32_t gridX, std::uint32_t gridY, ResidentGemmPlan::Placement placement, Buffering buffering);
 
-  unsigned colorsUsed() const override { return aShift_.colors + bShift_.colors; }
-  std::uint32_t phases() const override { return 2 * plan_.grid - 1; }
   void programRoutes(fabric::ColorRouteTable& routes) const override;
 
  protected:

@@ -7,11 +7,9 @@ SummaGemm::SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std
     : ResidentGemm(ResidentGemmPlan::make("summa", shape, arch, gridX, gridY, ResidentGemmPlan::inOrder, buffering,
                                           {{Buffering::Single, {"a", "ap"}, {"b", "bp"}},
                                            {Buffering::Double, {"a", "ap0", "ap1"}, {"b", "bp0", "bp1"}}})) {
+  outline_.colorsUsed = 2;
+  outline_.phases = plan_.buffering == Buffering::Double ? plan_.grid + 1 : 2 * plan_.grid;
   plan_.checkColors(colorsUsed(), arch);
-}
-
-std::uint32_t SummaGemm::phases() const {
-  return plan_.buffering == Buffering::Double ? plan_.grid + 1 : 2 * plan_.grid;
 }
 
 std::optional<std::uint32_t> SummaGemm::broadcastStep(std::uint32_t phase) const {

@@ -35,8 +35,6 @@ class SummaGemm : public ResidentGemm {
   SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
             Buffering buffering);
 
-  unsigned colorsUsed() const override { return 2; }
-  std::uint32_t phases() const override;
   void programRoutes(fabric::ColorRouteTable&) const override {}
   void programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t phase) const override;
 

@@ -1,7 +1,6 @@
 #include "firmware/gemm/WeightGradGemm.h"
 
 #include <map>
-#include <sstream>
 #include <tuple>
 
 #include "firmware/routes/ChainRoutes.h"
@@ -9,7 +8,6 @@
 #include "hw/pe/Numerics.h"
 #include "hw/pe/OpTiming.h"
 #include "hw/pe/ProgramBuilder.h"
-#include "hw/pe/SramAllocator.h"
 
 namespace wsesim::firmware {
 
@@ -24,39 +22,48 @@ constexpr unsigned kBroadcastThread = 1;
 
 WeightGradGemm::WeightGradGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX,
                                std::uint32_t gridY)
-    : shape_(shape),
-      layout_(WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward}, arch, gridX,
-                                     gridY)) {
+    : WeightGradGemm(shape, WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward},
+                                                   arch, gridX, gridY)) {
   if (arch.pe.threads < 2)
     throw PlanError("the weight-gradient pass overlaps the dY broadcast and the column reduction with the FMACs on 2 "
                     "hardware threads, but arch.pe.threads=" + std::to_string(arch.pe.threads));
   // The buffers of program(): X and dY (kept), the accumulator pair and the send buffer.
   const std::uint64_t in = elementBytes(layout_.inputType()), acc = elementBytes(layout_.accumulatorType());
+  const std::string inName = elementTypeName(layout_.inputType()), accName = elementTypeName(layout_.accumulatorType());
+  const SramBudget budget(arch);
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
     for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
-      const std::uint64_t x = std::uint64_t(layout_.ks(c)) * layout_.ms(r) * in;
-      const std::uint64_t dy = layout_.ms(r) * layout_.outputColumns(c) * in;
-      const std::uint64_t sums = 3 * SramAllocator::aligned(layout_.ks(c) * acc);
-      const std::uint64_t need = SramAllocator::aligned(x) + SramAllocator::aligned(dy) + sums;
-      if (need <= arch.pe.sramBytes) continue;
-      std::ostringstream why;
-      why << describe() << ": PE (" << c << "," << r << ") needs " << need << " bytes of SRAM, more than arch.pe.sram_bytes="
-          << arch.pe.sramBytes << ": activations 'x' " << x << " B, output gradients 'dy' " << dy
-          << " B, accumulator and send buffer " << sums << " B";
-      throw PlanError(why.str());
+      SramDemand d;
+      d.add("activations 'x' " + std::to_string(layout_.ks(c)) + "x" + std::to_string(layout_.ms(r)) + " " + inName,
+            std::uint64_t(layout_.ks(c)) * layout_.ms(r) * in);
+      d.add("output gradients 'dy' " + std::to_string(layout_.ms(r)) + "x" +
+                std::to_string(layout_.outputColumns(c)) + " " + inName,
+            layout_.ms(r) * layout_.outputColumns(c) * in);
+      d.add("accumulator pair and send buffer " + std::to_string(layout_.ks(c)) + " " + accName, layout_.ks(c) * acc, 3);
+      budget.check(describe(), c, r, d, "a taller grid spreads m over more rows, a wider one k over more columns");
     }
 }
 
 std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCut>& cuts) const {
   WeightStreamPlan layout = layout_.cut(cuts);
-  GemmShape shape = shape_;
+  GemmShape shape = this->shape();
   shape.n = layout.shape.n;
   return std::unique_ptr<GemmMapping>(new WeightGradGemm(shape, std::move(layout)));
 }
 
-std::string WeightGradGemm::describe() const {
-  std::string forward = layout_.describe();
-  return "weight_grad dW = X^T . dY of the layer " + forward.substr(forward.find(' ') + 1);
+GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStreamPlan& layout) {
+  GemmOutline o;
+  o.shape = shape;
+  o.gridX = layout.gridX;
+  o.gridY = layout.gridY;
+  o.colorsUsed = 3;
+  const std::string forward = layout.describe();
+  o.line = "weight_grad dW = X^T . dY of the layer " + forward.substr(forward.find(' ') + 1);
+  o.phases = layout.passes();
+  o.keptBuffers = {"x", "dy"};
+  for (std::uint32_t p = 0; p < layout.passes(); ++p) o.phaseOutputs.push_back(layout.ns(p));
+  o.transposed = true;  // WeightStreamPlan::pe
+  return o;
 }
 
 void WeightGradGemm::programRoutes(fabric::ColorRouteTable& routes) const {
@@ -119,7 +126,7 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
     b.fmov(broadcast, inPrecision, fabricOut(broadcastColor_, ms * ns), memory(dy, ms * ns, ms * dyColumnOffset(pass)),
            Issue::onThread(kBroadcastThread));
   }
-  b.fmac(onDy, shape_.precision, acc, memory(accPair, ks).indexed(kStarted, ks), memory(x, ks, 0, ms).indexed(kMIndex, 1),
+  b.fmac(onDy, shape().precision, acc, memory(accPair, ks).indexed(kStarted, ks), memory(x, ks, 0, ms).indexed(kMIndex, 1),
          taskArgument());
   b.setIndex(onDy, kStarted, 1);
   b.countIndex(onDy, kMIndex, ms, columnDone);
@@ -138,7 +145,7 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   return b.build();
 }
 
-void WeightGradGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
+void WeightGradGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
   // PEs alike in role and buffers share one program.
   std::map<std::tuple<bool, bool, unsigned, std::uint32_t, std::uint32_t, std::uint64_t>, ProgramId> programs;
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
@@ -151,7 +158,7 @@ void WeightGradGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::ui
     }
 }
 
-void WeightGradGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& xt,
+void WeightGradGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& xt,
                                    const Matrix& dy) const {
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
     for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
@@ -170,20 +177,20 @@ void WeightGradGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh
     }
 }
 
-Matrix WeightGradGemm::readOutput(const PeGrid&, const fabric::MeshGeometry& mesh,
+Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& mesh,
                                   const wafer::EdgeEgress& egress) const {
   // Column c's gradients leave an end of its mesh row: for each pass in
   // order, each n of the pass, its ks k's.
-  Matrix dw(shape_.m, shape_.n);
+  Matrix dw(shape().m, shape().n);
   for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
     const MeshLine line = layout_.column(c);
     const bool east = chainsEast(c);
     const std::uint32_t end = east ? line.length(mesh) - 1 : 0;
     const std::vector<std::uint32_t>& out = egress.payloads(mesh.id(line.x(end), line.y(end)), east ? line.up() : line.down());
     const std::uint32_t ks = layout_.ks(c);
-    if (out.size() != std::size_t(ks) * shape_.n)
+    if (out.size() != std::size_t(ks) * shape().n)
       throw PlanError("column " + std::to_string(c) + " sent " + std::to_string(out.size()) +
-                      " gradients off the wafer, expected " + std::to_string(std::size_t(ks) * shape_.n));
+                      " gradients off the wafer, expected " + std::to_string(std::size_t(ks) * shape().n));
     for (std::size_t i = 0; i < out.size(); ++i)
       dw.at(layout_.kBegin[c] + std::uint32_t(i % ks), std::uint32_t(i / ks)) =
           fromPayload(layout_.accumulatorType(), out[i]);
@@ -193,15 +200,15 @@ Matrix WeightGradGemm::readOutput(const PeGrid&, const fabric::MeshGeometry& mes
 
 GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   GemmBounds b;
-  const unsigned lanes = arch.pe.lanes.of(Opcode::Fmac, shape_.precision);
+  const unsigned lanes = arch.pe.lanes.of(Opcode::Fmac, shape().precision);
   const std::uint32_t ksMax = layout_.ks(layout_.gridX - 1), msMax = layout_.ms(layout_.gridY - 1);
-  b.compute = std::uint64_t(shape_.n) * msMax * elementCycles(arch.pe, Opcode::Fmac, shape_.precision, ksMax, lanes);
+  b.compute = std::uint64_t(shape().n) * msMax * elementCycles(arch.pe, Opcode::Fmac, shape().precision, ksMax, lanes);
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
-  b.bandwidth = std::max(layout_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(layout_.accumulatorType())), shape_.n, true),
-                         std::uint64_t(ksMax) * shape_.n);
+  b.bandwidth = std::max(layout_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(layout_.accumulatorType())), shape().n, true),
+                         std::uint64_t(ksMax) * shape().n);
   // A row's dY leaves its source router once per element, and a column's
   // link to the edge carries ks sums per n.
-  b.reduction = std::max<std::uint64_t>(std::uint64_t(msMax) * shape_.n, std::uint64_t(ksMax) * shape_.n);
+  b.reduction = std::max<std::uint64_t>(std::uint64_t(msMax) * shape().n, std::uint64_t(ksMax) * shape().n);
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   const std::uint32_t t = layout_.target.back();
   const std::uint64_t across = std::max(t, layout_.gridX - 1 - t) * hop;

@@ -36,38 +36,29 @@ class WeightGradGemm : public GemmMapping {
   // PlanError when the layout or a PE's buffers do not fit.
   WeightGradGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY);
 
-  const GemmShape& shape() const override { return shape_; }
-  std::uint32_t gridX() const override { return layout_.gridX; }
-  std::uint32_t gridY() const override { return layout_.gridY; }
-  unsigned colorsUsed() const override { return 3; }
-  std::string describe() const override;
-  std::uint32_t phases() const override { return layout_.passes(); }
-  std::vector<std::string> keptBuffers() const override { return {"x", "dy"}; }
-
-  fabric::RouterId pe(const fabric::MeshGeometry& mesh, std::uint32_t c, std::uint32_t r) const override {
-    return WeightStreamPlan::pe(mesh, c, r);
-  }
   void programRoutes(fabric::ColorRouteTable& routes) const override;
   void programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const override;
-  void load(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
+  void load(pe::PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
   // A is X^T (K x M), B is dY (M x N).
-  void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+  void writeOperands(pe::PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
-  Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
+  Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeEgress& egress) const override;
   // compute: the busiest PE's FMACs at full lanes; bandwidth: K x N
   // gradients through the busiest ring feed (or a column's through its
   // edge port); reduction: the busiest link (a column's sums, or a row's dY
   // broadcast); latency: a dY to the farthest column, then down the column.
   GemmBounds bounds(const config::ArchConfig& arch) const override;
-  std::uint32_t phaseOutputs(std::uint32_t pass) const override { return layout_.ns(pass); }
   std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override;
 
   pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const;
 
  private:
   // A layout already checked against the architecture (or cut from one).
-  WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout) : shape_(shape), layout_(std::move(layout)) {}
+  WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout)
+      : GemmMapping(outlineOf(shape, layout)), layout_(std::move(layout)) {}
+  // 3 colors; kept: X and dY; a phase per pass of n's of the forward layout.
+  static GemmOutline outlineOf(const GemmShape& shape, const WeightStreamPlan& layout);
   // Whether column c's reduction runs towards higher rows and leaves East.
   // The gradients leave through the edge the weights did not come in by.
   static bool chainsEast(std::uint32_t c) { return !WeightStreamPlan::weightsFromEast(c); }
@@ -75,7 +66,6 @@ class WeightGradGemm : public GemmMapping {
   // Where pass `pass`'s n's start in the "dy" buffer of its target column, in n's.
   std::uint32_t dyColumnOffset(std::uint32_t pass) const;
 
-  GemmShape shape_;
   WeightStreamPlan layout_;  // of the forward GEMM Y[M x N] = X[M x K] . W[K x N]
   unsigned broadcastColor_ = 0;
   unsigned sumColors_[2] = {1, 2};

@@ -28,10 +28,21 @@ void WeightStreamGemm::programRoutes(fabric::ColorRouteTable& routes) const {
   }
 }
 
-std::vector<std::string> WeightStreamGemm::keptBuffers() const {
-  std::vector<std::string> kept{"x"};
-  for (std::uint32_t p = 0; p < plan_.passes(); ++p) kept.push_back("y" + std::to_string(p));
-  return kept;
+GemmOutline WeightStreamGemm::outlineOf(const WeightStreamPlan& plan) {
+  GemmOutline o;
+  o.shape = plan.shape;
+  o.gridX = plan.gridX;
+  o.gridY = plan.gridY;
+  o.colorsUsed = 5;
+  o.line = plan.describe();
+  o.phases = plan.passes();
+  o.keptBuffers = {"x"};
+  for (std::uint32_t p = 0; p < plan.passes(); ++p) {
+    o.keptBuffers.push_back("y" + std::to_string(p));
+    o.phaseOutputs.push_back(plan.ns(p));
+  }
+  o.transposed = true;  // WeightStreamPlan::pe
+  return o;
 }
 
 WeightStreamGemm::Role WeightStreamGemm::roleOf(std::uint32_t c, std::uint32_t pass) const {
@@ -116,7 +127,7 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
   return b.build();
 }
 
-void WeightStreamGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
+void WeightStreamGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
   // PEs with the same role and block shape share one program.
   std::map<std::tuple<Role, std::uint32_t, std::uint32_t>, ProgramId> programs;
   for (std::uint32_t r = 0; r < plan_.gridY; ++r)
@@ -128,7 +139,7 @@ void WeightStreamGemm::load(PeGrid& pes, const fabric::MeshGeometry& mesh, std::
     }
 }
 
-void WeightStreamGemm::writeOperands(PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& x,
+void WeightStreamGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& x,
                                      const Matrix&) const {
   // PE (c, r) holds its X block k-major: the column of each k is contiguous.
   for (std::uint32_t r = 0; r < plan_.gridY; ++r)
@@ -164,7 +175,7 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
   return streams;
 }
 
-Matrix WeightStreamGemm::readOutput(const PeGrid& pes, const fabric::MeshGeometry& mesh,
+Matrix WeightStreamGemm::readOutput(const PeControl& pes, const fabric::MeshGeometry& mesh,
                                     const wafer::EdgeEgress&) const {
   Matrix y(plan_.shape.m, plan_.shape.n);
   for (std::uint32_t p = 0; p < plan_.passes(); ++p)

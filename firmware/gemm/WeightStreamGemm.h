@@ -26,8 +26,7 @@
 #include "firmware/gemm/WeightStreamPlan.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/Isa.h"
-#include "hw/pe/PeGrid.h"
-#include "hw/wafer/EdgeIngress.h"
+#include "hw/wafer/EdgeStream.h"
 
 namespace wsesim::firmware {
 
@@ -37,36 +36,23 @@ namespace wsesim::firmware {
 // weight along a column, then its sums along the row).
 class WeightStreamGemm : public GemmMapping {
  public:
-  explicit WeightStreamGemm(WeightStreamPlan plan) : plan_(std::move(plan)) {}
+  explicit WeightStreamGemm(WeightStreamPlan plan) : GemmMapping(outlineOf(plan)), plan_(std::move(plan)) {}
 
   const WeightStreamPlan& plan() const { return plan_; }
-  const GemmShape& shape() const override { return plan_.shape; }
-  std::uint32_t gridX() const override { return plan_.gridX; }
-  std::uint32_t gridY() const override { return plan_.gridY; }
-  unsigned colorsUsed() const override { return 5; }
-  std::uint32_t phases() const override { return plan_.passes(); }
-  // The activations, and each target's output rows ("y<pass>").
-  std::vector<std::string> keptBuffers() const override;
-  std::string describe() const override { return plan_.describe(); }
-
-  fabric::RouterId pe(const fabric::MeshGeometry& mesh, std::uint32_t c, std::uint32_t r) const override {
-    return WeightStreamPlan::pe(mesh, c, r);
-  }
   void programRoutes(fabric::ColorRouteTable& routes) const override;
   // Adds one program per distinct PE role and shape, and loads the grid's PEs.
-  void load(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
+  void load(pe::PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
   // Places A (the activations X); B streams in.
-  void writeOperands(pe::PeGrid& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
+  void writeOperands(pe::PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
   // One stream per column, entering its mesh row from the West or East
   // edge: the column's k's for the pass's first n, then for its next n, ...; payloads
   // from `b` (K x N), or zero when `b` is null (timing mode).
   std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                          std::uint32_t pass) const override;
-  Matrix readOutput(const pe::PeGrid& pes, const fabric::MeshGeometry& mesh,
+  Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeEgress& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
-  std::uint32_t phaseOutputs(std::uint32_t pass) const override { return plan_.ns(pass); }
   std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override {
     return std::make_unique<WeightStreamGemm>(plan_.cut(cuts));
   }
@@ -75,6 +61,9 @@ class WeightStreamGemm : public GemmMapping {
   pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const;
 
  private:
+  // 5 colors; kept: the activations, and each target's output rows ("y<pass>"); a phase per pass of n's.
+  static GemmOutline outlineOf(const WeightStreamPlan& plan);
+
   // What a PE's program depends on besides its block shape.
   struct Role {
     std::uint8_t side = 0;  // 0: the target, 1: west of it (sends east), 2: east of it (sends west)

@@ -16,14 +16,22 @@ std::uint64_t WeightStreamPlan::outputColumns(std::uint32_t c) const {
   return n;
 }
 
-std::uint64_t WeightStreamPlan::sramBytes(std::uint32_t c, std::uint32_t r) const {
+SramDemand WeightStreamPlan::sramDemand(std::uint32_t c, std::uint32_t r) const {
   const std::uint64_t in = pe::elementBytes(inputType()), acc = pe::elementBytes(accumulatorType());
+  const std::string inName = pe::elementTypeName(inputType()), accName = pe::elementTypeName(accumulatorType());
   // A target with neighbours on both sides double-buffers its send buffer.
   bool twoSidedTarget = false;
   for (std::uint32_t t : target) twoSidedTarget = twoSidedTarget || (t == c && c > 0 && c + 1 < gridX);
-  return pe::SramAllocator::aligned(std::uint64_t(ks(c)) * ms(r) * in)        // activations
-         + (twoSidedTarget ? 4 : 3) * pe::SramAllocator::aligned(ms(r) * acc)  // zeros, accumulator, send buffer(s)
-         + pe::SramAllocator::aligned(ms(r) * outputColumns(c) * acc);        // the output rows it keeps
+  SramDemand d;
+  d.add("activations " + std::to_string(ks(c)) + "x" + std::to_string(ms(r)) + " " + inName,
+        std::uint64_t(ks(c)) * ms(r) * in);
+  d.add("zeros, accumulator and send buffer" + std::string(twoSidedTarget ? "s " : " ") + std::to_string(ms(r)) + " " +
+            accName,
+        ms(r) * acc, twoSidedTarget ? 4 : 3);
+  if (outputColumns(c))
+    d.add("output " + std::to_string(ms(r)) + "x" + std::to_string(outputColumns(c)) + " " + accName,
+          ms(r) * outputColumns(c) * acc);
+  return d;
 }
 
 std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, std::uint32_t n, bool outbound) const {
@@ -68,7 +76,7 @@ WeightStreamPlan WeightStreamPlan::cut(const std::vector<PhaseCut>& cuts) const 
 WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX,
                                         std::uint32_t gridY) {
   if (shape.m == 0 || shape.k == 0 || shape.n == 0) throw PlanError("a GEMM needs m, k and n of at least 1");
-  if (arch.fabric.routing != fabric::RoutingMode::Color)
+  if (arch.fabric.routing != fabric::routingMode<fabric::ColorRouting>())
     throw PlanError("weight_stream routes by color; set arch.fabric.routing: color");
   if (arch.fabric.colors < 5)
     throw PlanError("weight_stream uses 5 colors (weights, two each way for the row reductions), but "
@@ -111,19 +119,9 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   std::uint32_t wc = 0, wr = 0;
   for (std::uint32_t c = 0; c < p.gridX; ++c)
     for (std::uint32_t r : {0u, p.gridY - 1})
-      if (p.sramBytes(c, r) > worst) worst = p.sramBytes(c, r), wc = c, wr = r;
-  if (worst > arch.pe.sramBytes) {
-    std::ostringstream why;
-    why << p.describe() << ": PE (" << wc << "," << wr << ") needs " << worst << " bytes of SRAM, more than arch.pe.sram_bytes="
-        << arch.pe.sramBytes << ": activations " << p.ks(wc) << "x" << p.ms(wr) << " " << pe::elementTypeName(p.inputType())
-        << " = " << std::uint64_t(p.ks(wc)) * p.ms(wr) * in << " B, zeros, accumulator and send buffers "
-        << p.ms(wr) << " " << pe::elementTypeName(p.accumulatorType()) << " each";
-    if (p.outputColumns(wc))
-      why << ", output " << p.ms(wr) << "x" << p.outputColumns(wc) << " " << pe::elementTypeName(p.accumulatorType())
-          << " = " << std::uint64_t(p.ms(wr)) * p.outputColumns(wc) * acc << " B";
-    why << " (a taller grid spreads m over more rows, a wider one k over more columns)";
-    throw PlanError(why.str());
-  }
+      if (p.sramDemand(c, r).bytes() > worst) worst = p.sramDemand(c, r).bytes(), wc = c, wr = r;
+  SramBudget(arch).check(p.describe(), wc, wr, p.sramDemand(wc, wr),
+                         "a taller grid spreads m over more rows, a wider one k over more columns");
   return p;
 }
 

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "firmware/gemm/GemmShape.h"
+#include "firmware/gemm/SramBudget.h"
 #include "firmware/routes/LineRoutes.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/pe/OpKind.h"
@@ -73,8 +74,8 @@ struct WeightStreamPlan {
   std::uint32_t ns(std::uint32_t p) const { return nBegin[p + 1] - nBegin[p]; }
   // Output elements PE column c keeps per row element: the n's of every pass targeting it.
   std::uint64_t outputColumns(std::uint32_t c) const;
-  // SRAM bytes the plan needs on PE (c, r).
-  std::uint64_t sramBytes(std::uint32_t c, std::uint32_t r) const;
+  // What the plan holds in the SRAM of PE (c, r).
+  SramDemand sramDemand(std::uint32_t c, std::uint32_t r) const;
   std::string describe() const;
   // This plan with pass i being pass cuts[i].phase cut to its first
   // cuts[i].outputs n's (same grid, splits and targets; N their sum).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "firmware/gemm/GemmAlgorithms.h"
 #include "firmware/gemm/WeightStreamPlan.h"
 #include "hw/config/ConfigError.h"
 

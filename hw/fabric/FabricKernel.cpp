@@ -42,8 +42,7 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
       next_(params.mesh.routers()),
       neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u},
       moves_(std::size_t(params.mesh.routers()) * (kPortCount - 1) + kTargetRouter, ZeroedArray<Move>::Pages::Huge) {
-  if (params.routing == RoutingMode::Color && routes == nullptr)
-    throw FabricError("color routing needs a color route table");
+  withRoutingPolicy(params.routing, [&](auto policy) { decltype(policy)::type::checkSetup(routes); });
   if (params.colors == 0 || params.colors > 32)
     throw FabricError("the fabric supports 1..32 colors, got " + std::to_string(params.colors));
   if (params.hopLatencyCycles == 0) throw FabricError("hop latency must be at least one cycle");
@@ -98,8 +97,9 @@ void FabricKernel::retire(const Routing& routing, RouterId r, Header& h, unsigne
 
 bool FabricKernel::inject(RouterId r, const Wavelet& w, std::uint64_t now) {
   const std::uint64_t readyAt = now + params_.rampLatencyCycles;
-  if (params_.routing == RoutingMode::Color) return inject(ColorRouting{routes_}, r, Port::Ramp, w, readyAt, now);
-  return inject(XyRouting{params_.mesh}, r, Port::Ramp, w, readyAt, now);
+  return withRoutingPolicy(params_.routing, [&](auto policy) {
+    return inject(typename decltype(policy)::type(params_.mesh, routes_), r, Port::Ramp, w, readyAt, now);
+  });
 }
 
 bool FabricKernel::injectAtEdge(RouterId r, Port side, const Wavelet& w, std::uint64_t now) {
@@ -107,8 +107,9 @@ bool FabricKernel::injectAtEdge(RouterId r, Port side, const Wavelet& w, std::ui
     throw FabricError("router " + params_.mesh.name(r) + " has no edge on its " + portName(side) +
                       " side to take wavelets from outside the mesh");
   const std::uint64_t readyAt = now + params_.hopLatencyCycles;
-  if (params_.routing == RoutingMode::Color) return inject(ColorRouting{routes_}, r, side, w, readyAt, now);
-  return inject(XyRouting{params_.mesh}, r, side, w, readyAt, now);
+  return withRoutingPolicy(params_.routing, [&](auto policy) {
+    return inject(typename decltype(policy)::type(params_.mesh, routes_), r, side, w, readyAt, now);
+  });
 }
 
 template <class Routing>
@@ -117,10 +118,7 @@ bool FabricKernel::inject(const Routing& routing, RouterId r, Port in, const Wav
   if (w.color >= params_.colors)
     throw FabricError("a wavelet entering router " + params_.mesh.name(r) + " has color " +
                       std::to_string(w.color) + " but the fabric has " + std::to_string(params_.colors) + " colors");
-  if (params_.routing == RoutingMode::Xy && !params_.mesh.contains(w.destX, w.destY))
-    throw FabricError("PE " + params_.mesh.name(r) + " sent a wavelet to (" + std::to_string(w.destX) + "," +
-                      std::to_string(w.destY) + "), outside the " + std::to_string(params_.mesh.width) + "x" +
-                      std::to_string(params_.mesh.height) + " mesh");
+  routing.checkInjection(r, w);
   RouterState& s = routers_[r];
   // A router that took a wavelet this cycle is active, so step() clears the flags.
   if ((s.injected & bit(in)) || (s.noSpace[unsigned(in)] & (1u << w.color))) return false;
@@ -137,10 +135,9 @@ void FabricKernel::step(std::uint64_t now) {
   if (now >= kLastCycle)
     throw FabricError("cycle " + std::to_string(now) + " is past the fabric's last cycle, 2^47 - 1 " +
                       "(queued wavelets keep their ready cycle in 48 bits)");
-  if (params_.routing == RoutingMode::Color)
-    stepWith(ColorRouting{routes_}, now);
-  else
-    stepWith(XyRouting{params_.mesh}, now);
+  withRoutingPolicy(params_.routing, [&](auto policy) {
+    stepWith(typename decltype(policy)::type(params_.mesh, routes_), now);
+  });
 }
 
 template <class Routing>
@@ -406,9 +403,9 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
         return;
       }
       const Header& q = queues_.header(r, in, color);
-      const PortMask wanted = params_.routing == RoutingMode::Color
-                                  ? routes_->at(r, color).forward
-                                  : XyRouting{mesh}.forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q));
+      const PortMask wanted = withRoutingPolicy(params_.routing, [&](auto policy) {
+        return typename decltype(policy)::type(mesh, routes_).forward(r, mesh.xOf(r), mesh.yOf(r), queues_.front(q));
+      });
       const PortMask pending = q.pending;
       out << "  router " << mesh.name(r) << " input " << portName(Port(in)) << " color " << color << ": "
           << unsigned(q.count) << " queued, head wants " << portMaskName(wanted) << ", already sent to "

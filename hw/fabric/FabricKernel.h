@@ -24,7 +24,7 @@
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/fabric/FabricParams.h"
 #include "hw/fabric/MeshGeometry.h"
-#include "hw/fabric/RoutingPolicy.h"
+#include "hw/fabric/RoutingPolicies.h"
 #include "hw/fabric/WaveletQueues.h"
 
 namespace wsesim::fabric {

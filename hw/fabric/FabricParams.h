@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "hw/fabric/MeshGeometry.h"
-#include "hw/fabric/RoutingPolicy.h"
+#include "hw/fabric/RoutingPolicies.h"
 
 namespace wsesim::fabric {
 
@@ -19,7 +19,7 @@ struct RouterParams {
   unsigned hopLatencyCycles = 0;   // router to router
   unsigned rampLatencyCycles = 0;  // between a router and its PE, either way
   unsigned routeSwitchCycles = 0;  // to reprogram the routes between two phases of a mapping
-  RoutingMode routing = RoutingMode::Color;
+  RoutingMode routing;             // a policy of RoutingPolicyList (arch.fabric.routing)
 };
 
 // What a FabricKernel is built from: the mesh, its routers and links, and

@@ -1,36 +1,18 @@
 #pragma once
-// What software sees of the PEs: the mappings load programs and move data
-// in and out, the runtime (firmware/runtime) runs them phase by phase. It
-// is all firmware gets of the PE array; PeArray implements it, and the chip
-// (hw/chip/WaferChip) steps the PEs.
+// What the runtime (firmware/runtime) sees of the PEs as it runs a mapping
+// phase by phase: a mapping's view (PeControl: programs, buffers) plus
+// whether they are idle. It is all firmware gets of the PE array; PeArray
+// implements it, and the chip (hw/chip/WaferChip) steps the PEs.
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "hw/fabric/FabricKernel.h"
-#include "hw/pe/Isa.h"
+#include "hw/pe/PeControl.h"
 
 namespace wsesim::pe {
 
-using ProgramId = std::uint32_t;
-inline constexpr ProgramId kNoProgram = ~ProgramId(0);
-
-class PeGrid {
+class PeGrid : public PeControl {
  public:
-  virtual ~PeGrid() = default;
-
-  virtual ProgramId addProgram(Program program) = 0;
-  // Loads program `id` on `pe` (PeArray::load: buffers, checks, start tasks).
-  virtual void load(fabric::RouterId pe, ProgramId id) = 0;
-  // Removes an idle PE's program, freeing its buffers except those named in `keep`.
-  virtual void unload(fabric::RouterId pe, const std::vector<std::string>& keep) = 0;
-  // Host access to a PE's buffers (functional mode only).
-  virtual void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
-                     const std::vector<float>& values) = 0;
-  virtual std::vector<float> read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
-                                  std::uint32_t count) const = 0;
-
   // The wafer skipped to cycle `now` without a visit: programs loaded from
   // now on start in `now`.
   virtual void skipTo(std::uint64_t now) = 0;

@@ -15,7 +15,7 @@ class Checker {
       : p_(p), params_(params), fabric_(fabric), routes_(routes), pe_(pe) {}
 
   void run() {
-    if (fabric_.routing != fabric::RoutingMode::Color)
+    if (fabric_.routing != fabric::routingMode<fabric::ColorRouting>())
       fail("PE programs address the fabric by color; set arch.fabric.routing: color");
     if (p_.tasks.size() > params_.tasks)
       fail("has " + std::to_string(p_.tasks.size()) + " tasks, more than arch.pe.tasks=" +

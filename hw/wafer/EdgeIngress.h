@@ -8,18 +8,9 @@
 #include <functional>
 #include <vector>
 
-#include "hw/fabric/MeshGeometry.h"
-#include "hw/fabric/Port.h"
+#include "hw/wafer/EdgeStream.h"
 
 namespace wsesim::wafer {
-
-struct EdgeStream {
-  fabric::RouterId router = 0;
-  fabric::Port side = fabric::Port::West;
-  unsigned color = 0;
-  std::uint64_t count = 0;                         // wavelets in the stream
-  std::function<std::uint32_t(std::uint64_t)> payload;  // of wavelet i (unset: 0)
-};
 
 class EdgeIngress {
  public:

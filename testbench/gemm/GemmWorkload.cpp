@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "firmware/gemm/GemmAlgorithms.h"
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/Matrix.h"
 #include "firmware/runtime/GemmPhases.h"
@@ -57,11 +58,19 @@ GemmConfig readConfig(config::ParamReader& p) {
   const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("fp32"));
   c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
   c.algorithm = p.choice("workload.algorithm", firmware::gemmAlgorithms(), std::string("weight_stream"));
-  const std::string pass = p.choice("workload.pass", {"forward", "backward_data", "weight_grad"}, std::string("forward"));
-  c.pass = pass == "forward" ? GemmPass::Forward : pass == "backward_data" ? GemmPass::BackwardData : GemmPass::WeightGrad;
-  if (c.pass != GemmPass::Forward && c.algorithm != "weight_stream")
-    throw config::ConfigError("workload.pass: the backward passes are weight_stream's; " + c.algorithm +
-                              " computes the forward product only");
+  const firmware::GemmCapabilities& can = firmware::gemmAlgorithm(c.algorithm).capabilities;
+  if (!can.supports(c.precision))
+    throw config::ConfigError("workload.dtype: " + c.algorithm + " does not compute in " + dtype + " (" + dtype +
+                              ": " + firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
+                                return a.supports(c.precision);
+                              }) + ")");
+  const std::string pass = p.choice("workload.pass", firmware::gemmPassNames(), std::string("forward"));
+  c.pass = firmware::gemmPassOf(pass);
+  if (!can.supports(c.pass))
+    throw config::ConfigError("workload.pass: " + c.algorithm + " maps the " + can.passList() + " pass only, not " + pass +
+                              " (" + pass + ": " + firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
+                                return a.supports(c.pass);
+                              }) + ")");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as many columns as the mesh and k allow (weight_stream's lie along mesh rows)"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as many rows as the mesh and m allow (weight_stream's lie along mesh columns)"));
   const std::string buffering = p.choice("workload.buffering", {"auto", "double", "single"}, std::string("auto"));
@@ -71,19 +80,18 @@ GemmConfig readConfig(config::ParamReader& p) {
   c.sampling = readSampling(p, GemmSampling{});
   c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
   if (c.weightsFromMemoryx) {
-    if (c.algorithm != "weight_stream")
-      throw config::ConfigError("workload.weights: memoryx streams weight_stream's weights; " + c.algorithm +
-                                " keeps both operands on the wafer");
+    if (!can.weightsFromMemoryx)
+      throw config::ConfigError(
+          "workload.weights: " + c.algorithm +
+          (can.streamsWeights ? " cannot take its streamed weights from MemoryX" : " keeps both operands on the wafer") +
+          ", weights: edge only (memoryx: " +
+          firmware::gemmAlgorithmsThat([](const firmware::GemmCapabilities& a) { return a.weightsFromMemoryx; }) + ")");
     c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   }
   c.integers = p.choice("workload.values", {"integers", "uniform"}, std::string("integers")) == "integers";
   c.valueRange = int(p.integer("workload.value_range", 1, 1000, 3));
   c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
   return c;
-}
-
-const char* passName(GemmPass p) {
-  return p == GemmPass::Forward ? "forward" : p == GemmPass::BackwardData ? "backward_data" : "weight_grad";
 }
 
 class GemmWorkload : public workload::Workload {
@@ -173,7 +181,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
         &wafer.finishedEvent(), [&, layer] {
           system::WaferTask t;
           t.name = full_.describe();
-          t.kind = passName(config_.pass);
+          t.kind = firmware::gemmPassName(config_.pass);
           const GemmTime time = fullTime();
           t.duration = system::cyclesToTime(time.cycles, arch_.clockHz);
           if (config_.pass == GemmPass::WeightGrad) {
@@ -219,7 +227,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r["type"] = "gemm";
   r["algorithm"] = config_.algorithm;
   r["mapping"] = full_.describe();
-  r["pass"] = passName(config_.pass);
+  r["pass"] = firmware::gemmPassName(config_.pass);
   r["dtype"] = pe::precisionName(s.precision);
   r["m"] = config_.m;
   r["k"] = config_.k;
@@ -351,12 +359,17 @@ std::string GemmWorkload::summary() const {
 std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params, const config::ArchConfig& arch,
                                                      const config::RunConfig& run) {
   const GemmConfig c = readConfig(params);
+  const bool sampled = firmware::gemmAlgorithm(c.algorithm).capabilities.sampledTiming;
   if ((c.sampling.representativeRows || c.sampling.steadyStateOutputs) &&
-      (c.algorithm != "weight_stream" || run.mode != config::DataMode::Timing))
+      (!sampled || run.mode != config::DataMode::Timing))
     throw config::ConfigError(std::string(c.sampling.representativeRows ? "workload.rows: representative"
                                                                         : "workload.steady_state_outputs") +
-                              " needs algorithm weight_stream and run.mode: timing (what is not simulated holds "
-                              "no results)");
+                              " needs run.mode: timing and an algorithm that samples its timing (" +
+                              firmware::gemmAlgorithmsThat([](const firmware::GemmCapabilities& a) {
+                                return a.sampledTiming;
+                              }) + "), but " +
+                              (sampled ? "run.mode is functional" : c.algorithm + " simulates every row and output") +
+                              " (what is not simulated holds no results)");
   try {
     const firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass);
     return std::make_unique<GemmWorkload>(c, std::make_unique<SimulatedGemm>(c.algorithm, shape, arch, c.gridX, c.gridY, c.buffering, c.sampling),

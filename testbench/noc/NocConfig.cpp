@@ -37,7 +37,7 @@ NocConfig NocConfig::read(config::ParamReader& p, const config::ArchConfig& arch
   for (const PatternName& n : kPatterns)
     if (pattern == n.name) c.pattern = n.pattern;
 
-  const bool xy = arch.fabric.routing == fabric::RoutingMode::Xy;
+  const bool xy = arch.fabric.routing == fabric::routingMode<fabric::XyRouting>();
   if (isBroadcast(c.pattern) && xy)
     throw ConfigError("workload.pattern = " + pattern +
                       " multicasts over static color routes: it needs arch.fabric.routing = color");

@@ -103,7 +103,7 @@ void NocWorkload::run(const workload::RunOptions& options) {
   nlohmann::json& r = results_;
   r["type"] = "noc";
   r["pattern"] = patternName(config_.pattern);
-  r["routing"] = arch_.fabric.routing == fabric::RoutingMode::Xy ? "xy" : "color";
+  r["routing"] = fabric::routingName(arch_.fabric.routing);
   r["sources"] = traffic.sources();
   r["fanout"] = fanout;
   r["latency_avg"] = latency.average;

@@ -41,7 +41,7 @@ class ChainReduceWorkload : public workload::Workload {
 
 void ChainReduceWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (arch_.fabric.routing != fabric::RoutingMode::Color)
+  if (arch_.fabric.routing != fabric::routingMode<fabric::ColorRouting>())
     throw std::runtime_error("chain_reduce programs route by color; set arch.fabric.routing: color");
   chip::WaferChip chip(arch_, run_, chip::ChipParts{}, start);
   programChainRoutes(config_, chip.routes());

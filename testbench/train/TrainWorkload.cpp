@@ -9,6 +9,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "firmware/gemm/GemmAlgorithms.h"
 #include "firmware/gemm/GemmShape.h"
 #include "firmware/runtime/GemmSequence.h"
 #include "firmware/runtime/SimulatedGemm.h"
@@ -49,6 +50,25 @@ firmware::GemmPass firmwarePass(models::GemmPass p) {
     case models::GemmPass::WeightGrad: break;
   }
   return firmware::GemmPass::WeightGrad;
+}
+
+// The algorithm a training step maps its layers with: the first in the
+// registry that streams weights from MemoryX, maps every pass in the step's
+// precision and, if the step samples its GEMMs (representative rows,
+// steady-state outputs), samples its timing.
+std::string stepAlgorithm(pe::Precision precision, const runtime::GemmSampling& sampling) {
+  const bool sampled = sampling.representativeRows || sampling.steadyStateOutputs;
+  for (const firmware::GemmAlgorithm& a : firmware::gemmAlgorithmRegistry()) {
+    const firmware::GemmCapabilities& can = a.capabilities;
+    if (can.weightsFromMemoryx && (can.sampledTiming || !sampled) && can.supports(precision) &&
+        can.supports(firmware::GemmPass::Forward) && can.supports(firmware::GemmPass::BackwardData) &&
+        can.supports(firmware::GemmPass::WeightGrad))
+      return a.name;
+  }
+  throw config::ConfigError(std::string("workload.dtype: no GEMM algorithm maps a training step in ") +
+                            pe::precisionName(precision) +
+                            std::string(" (every pass, weights from MemoryX") + (sampled ? ", sampled timing" : "") +
+                            ": docs/adding-a-gemm-algorithm.md)");
 }
 
 // A GEMM of the step as simulated (SimulatedGemm: the mapping, or its
@@ -103,6 +123,7 @@ class TrainWorkload : public workload::Workload {
   config::RunConfig run_;  // its VCD region within the rows simulated
   std::uint32_t meshColumns_ = 1;  // of the mesh simulated: as wide as the widest GEMM simulated needs
   models::TrainingStep step_;
+  std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
   std::uint64_t stepCycles_ = 0, totalCycles_ = 0;
@@ -112,6 +133,7 @@ class TrainWorkload : public workload::Workload {
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
     : config_(std::move(config)), arch_(arch), run_(run) {
   step_ = models::lowerTrainingStep(config_.model, config_.batch, config_.seq);
+  algorithm_ = stepAlgorithm(config_.precision, config_.sampling);
   std::map<std::tuple<models::GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::size_t> distinct;
   for (const models::StreamedGemm& g : step_.gemms) {
     const auto key = std::make_tuple(g.pass, g.m, g.k, g.n);
@@ -122,7 +144,7 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
           runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, pass);
       try {
         gemms_.push_back(
-            StepGemm{g.name, g.pass, shape, std::make_unique<runtime::SimulatedGemm>("weight_stream", shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
+            StepGemm{g.name, g.pass, shape, std::make_unique<runtime::SimulatedGemm>(algorithm_, shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
       } catch (const firmware::PlanError& e) {
         throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + models::passName(g.pass) + ": " +
                                   e.what());
@@ -209,7 +231,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   std::vector<std::unique_ptr<runtime::SimulatedGemm>> otherWafers;
   for (unsigned w = 1; w < wafersSimulated; ++w)
     for (const StepGemm& g : gemms_) {
-      otherWafers.push_back(std::make_unique<runtime::SimulatedGemm>("weight_stream", g.shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
+      otherWafers.push_back(std::make_unique<runtime::SimulatedGemm>(algorithm_, g.shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
       sequence.push_back(otherWafers.back().get());
     }
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);

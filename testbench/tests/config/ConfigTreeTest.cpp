@@ -48,7 +48,7 @@ TEST(Presets, Wse2MatchesTheWseFactsSheet) {
   EXPECT_DOUBLE_EQ(a.clockHz, 1.1e9);
   EXPECT_EQ(a.fabric.hopLatencyCycles, 1u);
   EXPECT_EQ(a.fabric.rampLatencyCycles, 2u);
-  EXPECT_EQ(a.fabric.routing, fabric::RoutingMode::Color);
+  EXPECT_EQ(a.fabric.routing, fabric::routingMode<fabric::ColorRouting>());
   EXPECT_EQ(originOf(tree, "arch.mesh.width"), "preset wse2");
 }
 

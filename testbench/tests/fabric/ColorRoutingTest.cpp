@@ -38,7 +38,7 @@ TEST(ColorRouting, ZeroLoadLatencyTable) {
   for (const ColorLatencyCase& c : cases) {
     SCOPED_TRACE(::testing::Message() << "color " << c.color << ", " << c.path.size() - 1 << " hops, hop "
                                       << c.hop << " ramp " << c.ramp);
-    const FabricParams p = makeParams(RoutingMode::Color, 6, 5, c.hop, c.ramp, 2, 32);
+    const FabricParams p = makeParams(routingMode<ColorRouting>(), 6, 5, c.hop, c.ramp, 2, 32);
     ColorRouteTable routes(p.mesh, p.colors);
     routePath(routes, c.color, c.path);
     FabricKernel fabric(p, &routes);
@@ -74,7 +74,7 @@ TEST(ColorRouting, RowMulticastDeliversEveryWaveletToEveryPeOnceAtHandDerivedCyc
   for (const Latencies lat : {Latencies{1, 2}, Latencies{2, 1}, Latencies{3, 3}}) {
     SCOPED_TRACE(::testing::Message() << "hop " << lat.hop << " ramp " << lat.ramp);
     const unsigned depth = std::max(lat.hop, lat.ramp) + 1;
-    const FabricParams p = makeParams(RoutingMode::Color, 6, 1, lat.hop, lat.ramp, depth);
+    const FabricParams p = makeParams(routingMode<ColorRouting>(), 6, 1, lat.hop, lat.ramp, depth);
     const unsigned color = 3;
     ColorRouteTable routes(p.mesh, p.colors);
     routes.set(2, 0, color, bit(Port::Ramp), bit(Port::West) | bit(Port::East) | bit(Port::Ramp));
@@ -117,7 +117,7 @@ TEST(ColorRouting, RowMulticastDeliversEveryWaveletToEveryPeOnceAtHandDerivedCyc
 // its copy, never sending W twice: the W link can lead the E link out of the
 // source by at most one wavelet, and every PE gets every wavelet once.
 TEST(ColorRouting, MulticastWithStalledBranchDeliversExactlyOnce) {
-  const FabricParams p = makeParams(RoutingMode::Color, 5, 1, 1, 2, 2);
+  const FabricParams p = makeParams(routingMode<ColorRouting>(), 5, 1, 1, 2, 2);
   ColorRouteTable routes(p.mesh, p.colors);
   routes.set(2, 0, 0, bit(Port::Ramp), bit(Port::West) | bit(Port::East));
   routes.set(1, 0, 0, bit(Port::East), bit(Port::West) | bit(Port::Ramp));
@@ -171,7 +171,7 @@ TEST(ColorRouting, MulticastWithStalledBranchDeliversExactlyOnce) {
 // Injected at 0 with R = 2, the wavelet leaves (0,0) in step(2), and the
 // arrival check at (1,0) fires right there.
 void expectMisrouteAtStep2(PortMask acceptAt10, PortMask forwardAt10, const std::string& why) {
-  const FabricParams p = makeParams(RoutingMode::Color, 3, 2, 1, 2, 2);
+  const FabricParams p = makeParams(routingMode<ColorRouting>(), 3, 2, 1, 2, 2);
   ColorRouteTable routes(p.mesh, p.colors);
   routes.set(0, 0, 2, bit(Port::Ramp), bit(Port::East));
   if (acceptAt10 | forwardAt10) routes.set(1, 0, 2, acceptAt10, forwardAt10);
@@ -206,7 +206,7 @@ TEST(ColorRouting, RouteThatForwardsNowhereThrowsFabricError) {
 }
 
 TEST(ColorRouting, InjectThrowsWhenRouteDoesNotAcceptFromRamp) {
-  const FabricParams p = makeParams(RoutingMode::Color, 3, 1, 1, 2, 2);
+  const FabricParams p = makeParams(routingMode<ColorRouting>(), 3, 1, 1, 2, 2);
   ColorRouteTable routes(p.mesh, p.colors);
   routes.set(0, 0, 2, bit(Port::East), bit(Port::Ramp));
   FabricKernel fabric(p, &routes);

@@ -132,9 +132,9 @@ void expectConservationUnderHotspot(RoutingMode mode) {
   }
 }
 
-TEST(Contention, HotspotConservesWaveletsAndDeliversEachOnceXy) { expectConservationUnderHotspot(RoutingMode::Xy); }
+TEST(Contention, HotspotConservesWaveletsAndDeliversEachOnceXy) { expectConservationUnderHotspot(routingMode<XyRouting>()); }
 TEST(Contention, HotspotConservesWaveletsAndDeliversEachOnceColorTree) {
-  expectConservationUnderHotspot(RoutingMode::Color);
+  expectConservationUnderHotspot(routingMode<ColorRouting>());
 }
 
 // XY mode, every PE of a 4x4 mesh sends to random destinations among three,
@@ -142,7 +142,7 @@ TEST(Contention, HotspotConservesWaveletsAndDeliversEachOnceColorTree) {
 // along it are fixed, so those wavelets arrive in injection order, whatever
 // the other colors and sources contending for the same links do.
 TEST(Contention, PerColorOrderFromEachSourceIsKeptXy) {
-  const FabricParams p = makeParams(RoutingMode::Xy, 4, 4, 1, 1, 2);
+  const FabricParams p = makeParams(routingMode<XyRouting>(), 4, 4, 1, 1, 2);
   FabricKernel fabric(p, nullptr);
   Driver driver(fabric);
   std::mt19937 rng(777);
@@ -182,7 +182,7 @@ TEST(Contention, PerColorOrderFromEachSourceIsKeptXy) {
 // color routed east to the PE at (3,0) (routers 1 and 2 merge their own PE
 // with the traffic from the west). Per (source, color) order must hold.
 TEST(Contention, PerColorOrderFromEachSourceIsKeptColor) {
-  const FabricParams p = makeParams(RoutingMode::Color, 4, 1, 1, 2, 3);
+  const FabricParams p = makeParams(routingMode<ColorRouting>(), 4, 1, 1, 2, 3);
   ColorRouteTable routes(p.mesh, p.colors);
   for (unsigned c = 0; c < 3; ++c) {
     routes.set(0, 0, c, bit(Port::Ramp), bit(Port::East));
@@ -238,7 +238,7 @@ TEST(Contention, PerColorOrderFromEachSourceIsKeptColor) {
 // cycle later (H = 1) and delivers it at once (one per cycle arrives), so the
 // PE sees b_k at 2k + 3 and a_k at 2k + 4: cycles 3..22 alternate B, A.
 TEST(Contention, RoundRobinAlternatesBetweenTwoInputs) {
-  const FabricParams p = makeParams(RoutingMode::Xy, 3, 1, 1, 1, 4);
+  const FabricParams p = makeParams(routingMode<XyRouting>(), 3, 1, 1, 1, 4);
   FabricKernel fabric(p, nullptr);
   Driver driver(fabric);
   RecordingObserver observer;
@@ -276,7 +276,7 @@ TEST(Contention, RoundRobinAlternatesBetweenTwoInputs) {
 // so the link carries c1, c3, c2, c1, c3, c2, ... The second case puts the
 // colors at the top of a 32-color fabric (29, 31, 30) to cover the wrap at 31.
 void expectRoundRobinOverInputColorPairs(unsigned c1, unsigned c2, unsigned c3) {
-  const FabricParams p = makeParams(RoutingMode::Xy, 3, 1, 1, 1, 4, 32);
+  const FabricParams p = makeParams(routingMode<XyRouting>(), 3, 1, 1, 1, 4, 32);
   FabricKernel fabric(p, nullptr);
   Driver driver(fabric);
   RecordingObserver observer;
@@ -319,7 +319,7 @@ TEST(Contention, RoundRobinCyclesThroughInputColorPairsAtColor31) {
 // (0,0) at T+k+2 and by (1,0) at T+k+3, delivered at (1,1) at T+k+4,
 // arriving at T + k + 6.
 TEST(Contention, JammedColorDoesNotBlockAnotherColorOnTheSameLinks) {
-  FabricParams p = makeParams(RoutingMode::Color, 2, 2, 1, 2, 3);
+  FabricParams p = makeParams(routingMode<ColorRouting>(), 2, 2, 1, 2, 3);
   p.watchdogCycles = 1000;
   ColorRouteTable routes(p.mesh, p.colors);
   routes.set(0, 0, 0, bit(Port::Ramp) | bit(Port::South), bit(Port::East));

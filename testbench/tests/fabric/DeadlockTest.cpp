@@ -49,7 +49,7 @@ Deadlocked stepUntilDeadlock(FabricKernel& fabric) {
 // every head waits for a full queue forever. No injection or delivery after
 // the last accepted offer at cycle L, so step(L + watchdog) throws.
 TEST(Deadlock, FilledCyclicRouteIsReportedAsDeadlockNotAHang) {
-  FabricParams p = makeParams(RoutingMode::Color, 2, 2, 1, 1, 2);
+  FabricParams p = makeParams(routingMode<ColorRouting>(), 2, 2, 1, 1, 2);
   p.watchdogCycles = 50;
   ColorRouteTable routes(p.mesh, p.colors);
   routeLoop(routes);
@@ -93,7 +93,7 @@ TEST(Deadlock, FilledCyclicRouteIsReportedAsDeadlockNotAHang) {
 // 40 - 0 >= watchdog 40 fires. After 40 hops (a multiple of 4) it is back at
 // (0,0), in its S input queue.
 TEST(Deadlock, CirculatingWaveletIsReportedWhenWatchdogExpires) {
-  FabricParams p = makeParams(RoutingMode::Color, 2, 2, 1, 1, 2);
+  FabricParams p = makeParams(routingMode<ColorRouting>(), 2, 2, 1, 1, 2);
   p.watchdogCycles = 40;
   ColorRouteTable routes(p.mesh, p.colors);
   routeLoop(routes);
@@ -115,7 +115,7 @@ TEST(Deadlock, CirculatingWaveletIsReportedWhenWatchdogExpires) {
 TEST(Deadlock, WatchdogFiresExactlyAfterItsIntervalWithoutProgress) {
   for (std::uint64_t watchdog : {12u, 11u}) {
     SCOPED_TRACE(::testing::Message() << "watchdog " << watchdog);
-    FabricParams p = makeParams(RoutingMode::Xy, 11, 1, 1, 2, 2);
+    FabricParams p = makeParams(routingMode<XyRouting>(), 11, 1, 1, 2, 2);
     p.watchdogCycles = watchdog;
     FabricKernel fabric(p, nullptr);
     RecordingSink sink;
@@ -149,7 +149,7 @@ TEST(Deadlock, WatchdogFiresExactlyAfterItsIntervalWithoutProgress) {
 TEST(Deadlock, DueWorkOutsideTheFabricIsNotCounted) {
   for (const bool due : {true, false}) {
     SCOPED_TRACE(due ? "PE op due at 100" : "nothing due");
-    FabricParams p = makeParams(RoutingMode::Xy, 1, 1, 1, 2, 2);
+    FabricParams p = makeParams(routingMode<XyRouting>(), 1, 1, 1, 2, 2);
     p.watchdogCycles = 20;
     FabricKernel fabric(p, nullptr);
     RecordingSink sink;
@@ -173,7 +173,7 @@ TEST(Deadlock, DueWorkOutsideTheFabricIsNotCounted) {
 // hotspot, but the hotspot delivers every cycle, so nothing is reported.
 // XY 4x4, all 15 other PEs send 20 wavelets each to (0,0), watchdog 10.
 TEST(Deadlock, WatchdogIgnoresLongWaitsWhileTheFabricProgresses) {
-  FabricParams p = makeParams(RoutingMode::Xy, 4, 4, 1, 2, 3);
+  FabricParams p = makeParams(routingMode<XyRouting>(), 4, 4, 1, 2, 3);
   p.watchdogCycles = 10;
   FabricKernel fabric(p, nullptr);
   Driver driver(fabric);

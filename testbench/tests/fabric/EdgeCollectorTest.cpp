@@ -18,7 +18,7 @@ using testsupport::makeWavelet;
 // mesh's East edge into the ring. Hop 1, ramp 2, queues of 4; one channel
 // per edge, so every row shares one feed.
 struct EgressBench {
-  FabricParams params = makeParams(RoutingMode::Color, 2, 3, 1, 2, 4);
+  FabricParams params = makeParams(routingMode<ColorRouting>(), 2, 3, 1, 2, 4);
   ColorRouteTable routes{params.mesh, params.colors};
   FabricKernel kernel{params, &routes};
   Driver driver{kernel};
@@ -110,7 +110,7 @@ TEST(EdgeCollector, LeavingWithoutACollectorNamesTheRouterAndEdge) {
 // edge on a 2-row mesh): each feed has its own quarter wavelet per cycle,
 // so both rows' wavelets leave every 4 cycles, side by side.
 TEST(EdgeCollector, EachRowsBandHasItsOwnFeed) {
-  FabricParams params = makeParams(RoutingMode::Color, 1, 2, 1, 2, 4);
+  FabricParams params = makeParams(routingMode<ColorRouting>(), 1, 2, 1, 2, 4);
   ColorRouteTable routes{params.mesh, params.colors};
   FabricKernel kernel{params, &routes};
   Driver driver{kernel};
@@ -130,7 +130,7 @@ TEST(EdgeCollector, EachRowsBandHasItsOwnFeed) {
 }
 
 TEST(EdgeCollector, NoRingChannelsOnTheSouthEdge) {
-  FabricParams params = makeParams(RoutingMode::Color, 1, 1, 1, 2, 4);
+  FabricParams params = makeParams(routingMode<ColorRouting>(), 1, 1, 1, 2, 4);
   ColorRouteTable routes{params.mesh, params.colors};
   FabricKernel kernel{params, &routes};
   Driver driver{kernel};

@@ -17,7 +17,7 @@ using testsupport::RecordingSink;
 // Row y of a 2 x 3 mesh takes color 0 from its West edge and delivers it
 // to the PE of column 1; color 1 from its East edge, delivered to column 0.
 struct EdgeBench {
-  FabricParams params = makeParams(RoutingMode::Color, 2, 3, 1, 2, 4);
+  FabricParams params = makeParams(routingMode<ColorRouting>(), 2, 3, 1, 2, 4);
   ColorRouteTable routes{params.mesh, params.colors};
   FabricKernel kernel{params, &routes};
   RecordingSink sink;
@@ -117,7 +117,7 @@ TEST(EdgeInjector, RowsOfOtherBandsAndEdgesDoNotShare) {
 // feeding it fills its queues (depth 4), and the West channel then waits:
 // it stalls, sends every wavelet once, and they all leave in order.
 TEST(EdgeInjector, AFullEdgeQueueHoldsTheChannelBack) {
-  FabricParams params = makeParams(RoutingMode::Color, 2, 1, 1, 2, 4);
+  FabricParams params = makeParams(routingMode<ColorRouting>(), 2, 1, 1, 2, 4);
   ColorRouteTable routes{params.mesh, params.colors};
   FabricKernel kernel{params, &routes};
   for (std::uint32_t x = 0; x < 2; ++x) routes.set(x, 0, 0, bit(Port::West), bit(Port::East));

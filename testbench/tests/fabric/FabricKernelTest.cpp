@@ -18,7 +18,7 @@ namespace {
 
 using namespace testsupport;
 
-FabricParams xyParams(std::uint32_t w, std::uint32_t h) { return makeParams(RoutingMode::Xy, w, h, 1, 2, 4); }
+FabricParams xyParams(std::uint32_t w, std::uint32_t h) { return makeParams(routingMode<XyRouting>(), w, h, 1, 2, 4); }
 
 Wavelet to(std::uint32_t x, std::uint32_t y, std::uint8_t color = 0) { return makeWavelet(color, 0, x, y); }
 
@@ -72,7 +72,7 @@ TEST(FabricKernel, ZeroLoadLatencyTableXy) {
   for (const LatencyCase& c : cases) {
     SCOPED_TRACE(::testing::Message() << "(" << c.from.first << "," << c.from.second << ")->(" << c.to.first << ","
                                       << c.to.second << ") hop " << c.hop << " ramp " << c.ramp);
-    const FabricParams p = makeParams(RoutingMode::Xy, c.width, c.height, c.hop, c.ramp, 2);
+    const FabricParams p = makeParams(routingMode<XyRouting>(), c.width, c.height, c.hop, c.ramp, 2);
     FabricKernel fabric(p, nullptr);
     RecordingSink sink;
     fabric.setSink(&sink);
@@ -134,8 +134,8 @@ void expectFullRateStream(RoutingMode mode) {
   EXPECT_EQ(fabric.counters().hops, 4u * n);
 }
 
-TEST(FabricKernel, LinkSustainsOneWaveletPerCycleXy) { expectFullRateStream(RoutingMode::Xy); }
-TEST(FabricKernel, LinkSustainsOneWaveletPerCycleColor) { expectFullRateStream(RoutingMode::Color); }
+TEST(FabricKernel, LinkSustainsOneWaveletPerCycleXy) { expectFullRateStream(routingMode<XyRouting>()); }
+TEST(FabricKernel, LinkSustainsOneWaveletPerCycleColor) { expectFullRateStream(routingMode<ColorRouting>()); }
 
 // Depth 1, H = 1 on a 4-hop path r0..r4 along the row. R = 0 so that the
 // source's RAMP queue (also depth 1) can refill every cycle and only the
@@ -154,7 +154,7 @@ TEST(FabricKernel, LinkSustainsOneWaveletPerCycleColor) { expectFullRateStream(R
 // first, its pop already done when upstream looks): the result must not
 // depend on it.
 void expectDepthOneHalfRate(std::uint32_t fromX, std::uint32_t toX) {
-  const FabricParams p = makeParams(RoutingMode::Xy, 5, 1, 1, 0, 1);
+  const FabricParams p = makeParams(routingMode<XyRouting>(), 5, 1, 1, 0, 1);
   FabricKernel fabric(p, nullptr);
   Driver driver(fabric);
   const unsigned n = 20;
@@ -188,7 +188,7 @@ TEST(FabricKernel, DepthOneHopOneLinkCarriesOneWaveletEveryTwoCyclesWestward) { 
 // (integer division). Later routers follow at +2 per hop with the same
 // spacing, so w_k arrives at a(k) + 3*2 + 1 = 8 + k + k/2.
 void expectTwoInThree(std::uint32_t fromX, std::uint32_t toX) {
-  const FabricParams p = makeParams(RoutingMode::Xy, 4, 1, 2, 1, 2);
+  const FabricParams p = makeParams(routingMode<XyRouting>(), 4, 1, 2, 1, 2);
   FabricKernel fabric(p, nullptr);
   Driver driver(fabric);
   const unsigned n = 30;
@@ -211,7 +211,7 @@ TEST(FabricKernel, QueueShallowerThanHopLatencyPlusOneThrottlesLinkToTwoInThreeW
 // for the PE in the next cycle; the RAMP takes one wavelet per cycle.
 // 3x1 mesh, depth 3, R = 10 so nothing leaves the RAMP queue before cycle 10.
 TEST(FabricKernel, InjectRefusesWhenRampQueueIsFull) {
-  const FabricParams p = makeParams(RoutingMode::Xy, 3, 1, 1, 10, 3);
+  const FabricParams p = makeParams(routingMode<XyRouting>(), 3, 1, 1, 10, 3);
   FabricKernel fabric(p, nullptr);
   const RouterId pe = p.mesh.id(0, 0);
   std::uint64_t t = 0;
@@ -238,7 +238,7 @@ TEST(FabricKernel, InjectRefusesWhenRampQueueIsFull) {
 }
 
 TEST(FabricKernel, InjectAcceptsOneWaveletPerCycle) {
-  const FabricParams p = makeParams(RoutingMode::Xy, 3, 1, 1, 2, 4);
+  const FabricParams p = makeParams(routingMode<XyRouting>(), 3, 1, 1, 2, 4);
   FabricKernel fabric(p, nullptr);
   const RouterId pe = p.mesh.id(1, 0);
   EXPECT_TRUE(fabric.inject(pe, to(2, 0, 0), 0));
@@ -271,7 +271,7 @@ TEST(FabricKernel, RejectsInvalidParameters) {
   p.colors = 33;
   EXPECT_THROW({ FabricKernel k(p, nullptr); }, FabricError);
   p = xyParams(3, 1);
-  p.routing = RoutingMode::Color;
+  p.routing = routingMode<ColorRouting>();
   EXPECT_THROW({ FabricKernel k(p, nullptr); }, FabricError);  // color mode without a route table
 }
 

@@ -89,5 +89,25 @@ TEST(WeightGradGemm, RepresentativeRowsNeedTimingMode) {
                config::ConfigError);
 }
 
+// 8 x 64 x 16 on the 8 x 8 grid with 150 bytes of SRAM: the forward layout
+// fits (its target PE (4,0): 8 x 1 activations 32 B, 4 one-element sum
+// buffers 16 B, 1 x 16 outputs 64 B = 112 B), but the weight gradient's
+// target PE (4,0) holds X 8 x 1 f32 = 32 B, dY
+// 1 x 16 f32 = 64 B and the accumulator pair and send buffer, 3 x 8 f32 =
+// 3 x 32 B: 192 B.
+TEST(WeightGradGemm, APeThatOverflowsSramIsNamedWithEveryBufferAndTheLimit) {
+  try {
+    runGemm(shape(8, 64, 16) + "  pass: weight_grad\n", "timing", "  pe:\n    sram_bytes: 150\n");
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (const config::ConfigError& e) {
+    const std::string msg = e.what();
+    for (const char* part :
+         {"weight_grad dW = X^T . dY of the layer 8x64x16", "PE (4,0) needs 192 bytes of SRAM, more than arch.pe.sram_bytes=150",
+          "activations 'x' 8x1 f32 = 32 B", "output gradients 'dy' 1x16 f32 = 64 B",
+          "accumulator pair and send buffer 8 f32 = 3 x 32 B"})
+      EXPECT_NE(msg.find(part), std::string::npos) << part << " missing: " << msg;
+  }
+}
+
 }  // namespace
 }  // namespace wsesim::gemm

@@ -1,0 +1,98 @@
+#include "firmware/gemm/GemmAlgorithms.h"
+
+#include <algorithm>
+
+#include "firmware/gemm/CannonGemm.h"
+#include "firmware/gemm/MeshGemm.h"
+#include "firmware/gemm/SummaGemm.h"
+#include "firmware/gemm/WeightGradGemm.h"
+#include "firmware/gemm/WeightStreamGemm.h"
+
+namespace wsesim::firmware {
+namespace {
+
+const std::vector<GemmPass> kEveryPass = {GemmPass::Forward, GemmPass::BackwardData, GemmPass::WeightGrad};
+const std::vector<GemmPass> kForwardOnly = {GemmPass::Forward};
+const std::vector<pe::Precision> kEveryDtype = {pe::Precision::Fp16, pe::Precision::Mixed, pe::Precision::Fp32};
+
+template <typename Resident>
+std::unique_ptr<GemmMapping> resident(const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx,
+                                      std::uint32_t gy, Buffering b) {
+  return std::make_unique<Resident>(s, arch, gx, gy, b);
+}
+
+std::unique_ptr<GemmMapping> weightStream(const GemmShape& s, const config::ArchConfig& arch, std::uint32_t gx,
+                                          std::uint32_t gy, Buffering b) {
+  // Its weights stream through, each used once as it passes: nothing to buffer per step.
+  if (b != Buffering::Auto)
+    throw PlanError(std::string("weight_stream offers no workload.buffering (auto only), not ") + bufferingName(b));
+  if (s.pass == GemmPass::WeightGrad) return std::make_unique<WeightGradGemm>(s, arch, gx, gy);
+  return std::make_unique<WeightStreamGemm>(WeightStreamPlan::make(s, arch, gx, gy));
+}
+
+}  // namespace
+
+bool GemmCapabilities::supports(GemmPass p) const { return std::count(passes.begin(), passes.end(), p) != 0; }
+bool GemmCapabilities::supports(pe::Precision p) const { return std::count(dtypes.begin(), dtypes.end(), p) != 0; }
+
+std::string GemmCapabilities::passList() const {
+  std::string names;
+  for (const GemmPass p : passes) names += (names.empty() ? "" : ", ") + std::string(gemmPassName(p));
+  return names;
+}
+
+// Adding an algorithm: its mapping's files (firmware/CMakeLists.txt), its
+// header above and one line here, in alphabetical order.
+const std::vector<GemmAlgorithm>& gemmAlgorithmRegistry() {
+  static const std::vector<GemmAlgorithm> all = {
+      // name, {passes, dtypes, streams weights, weights from MemoryX, sampled timing}, factory
+      {"cannon", {kForwardOnly, kEveryDtype, false, false, false}, resident<CannonGemm>},
+      {"meshgemm", {kForwardOnly, kEveryDtype, false, false, false}, resident<MeshGemm>},
+      {"summa", {kForwardOnly, kEveryDtype, false, false, false}, resident<SummaGemm>},
+      {"weight_stream", {kEveryPass, kEveryDtype, true, true, true}, weightStream},
+  };
+  return all;
+}
+
+std::vector<std::string> gemmAlgorithms() {
+  std::vector<std::string> names;
+  for (const GemmAlgorithm& a : gemmAlgorithmRegistry()) names.push_back(a.name);
+  return names;
+}
+
+const GemmAlgorithm& gemmAlgorithm(const std::string& name) {
+  for (const GemmAlgorithm& a : gemmAlgorithmRegistry())
+    if (a.name == name) return a;
+  std::string known;
+  for (const std::string& n : gemmAlgorithms()) known += (known.empty() ? "" : ", ") + n;
+  throw PlanError("no GEMM algorithm named '" + name + "' (known: " + known + ")");
+}
+
+std::string gemmAlgorithmsThat(const std::function<bool(const GemmCapabilities&)>& test) {
+  std::string names;
+  for (const GemmAlgorithm& a : gemmAlgorithmRegistry())
+    if (test(a.capabilities)) names += (names.empty() ? "" : ", ") + a.name;
+  return names.empty() ? "none" : names;
+}
+
+const std::vector<std::string>& gemmPassNames() {
+  static const std::vector<std::string> names = {"forward", "backward_data", "weight_grad"};
+  return names;
+}
+
+const char* gemmPassName(GemmPass p) { return gemmPassNames()[unsigned(p)].c_str(); }
+
+GemmPass gemmPassOf(const std::string& name) {
+  const std::vector<std::string>& names = gemmPassNames();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) throw PlanError("no GEMM pass named '" + name + "'");
+  return GemmPass(it - names.begin());
+}
+
+std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
+                                             const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
+                                             Buffering buffering) {
+  return gemmAlgorithm(algorithm).make(shape, arch, gridX, gridY, buffering);
+}
+
+}  // namespace wsesim::firmware

@@ -1,0 +1,30 @@
+#include "firmware/gemm/SramBudget.h"
+
+#include "firmware/gemm/GemmShape.h"
+#include "hw/pe/SramAllocator.h"
+
+namespace wsesim::firmware {
+
+SramDemand& SramDemand::add(std::string what, std::uint64_t bytes, unsigned copies) {
+  alignedBytes_ += copies * pe::SramAllocator::aligned(bytes);
+  parts_.push_back({std::move(what), bytes, copies});
+  return *this;
+}
+
+std::string SramDemand::parts() const {
+  std::string text;
+  for (const Part& p : parts_)
+    text += (text.empty() ? "" : "; ") + p.what + " = " + (p.copies > 1 ? std::to_string(p.copies) + " x " : "") +
+            std::to_string(p.bytes) + " B";
+  return text;
+}
+
+void SramBudget::check(const std::string& plan, std::uint32_t c, std::uint32_t r, const SramDemand& d,
+                       const std::string& hint) const {
+  if (fits(d)) return;
+  throw PlanError(plan + ": PE (" + std::to_string(c) + "," + std::to_string(r) + ") needs " +
+                  std::to_string(d.bytes()) + " bytes of SRAM, more than arch.pe.sram_bytes=" +
+                  std::to_string(limit_) + ": " + d.parts() + " (" + hint + ")");
+}
+
+}  // namespace wsesim::firmware

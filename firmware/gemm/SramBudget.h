@@ -1,0 +1,50 @@
+#pragma once
+// The one rule for whether a plan fits a PE's SRAM (arch.pe.sram_bytes) and
+// its error. A plan lists what its fullest PE holds, part by part, as the
+// allocator places it (each buffer aligned: SramAllocator::aligned); the
+// budget says whether that fits and, when it does not, throws a PlanError
+// naming the plan, the PE, every part with its bytes, the total and the limit.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/config/ArchConfig.h"
+
+namespace wsesim::firmware {
+
+// What one PE holds.
+class SramDemand {
+ public:
+  // `copies` buffers of `bytes` each, described as `what` ("activations 125x125 f32").
+  SramDemand& add(std::string what, std::uint64_t bytes, unsigned copies = 1);
+  // As placed: every buffer rounded up to the allocator's alignment.
+  std::uint64_t bytes() const { return alignedBytes_; }
+  // "a 100 f32 = 400 B; zeros 25 f32 = 3 x 100 B"
+  std::string parts() const;
+
+ private:
+  struct Part {
+    std::string what;
+    std::uint64_t bytes;
+    unsigned copies;
+  };
+  std::vector<Part> parts_;
+  std::uint64_t alignedBytes_ = 0;
+};
+
+class SramBudget {
+ public:
+  explicit SramBudget(const config::ArchConfig& arch) : limit_(arch.pe.sramBytes) {}
+
+  bool fits(const SramDemand& d) const { return d.bytes() <= limit_; }
+  // Throws PlanError unless `d`, PE (c, r)'s demand under `plan` (its
+  // description), fits; `hint` says what would make it smaller.
+  void check(const std::string& plan, std::uint32_t c, std::uint32_t r, const SramDemand& d,
+             const std::string& hint) const;
+
+ private:
+  std::uint64_t limit_;
+};
+
+}  // namespace wsesim::firmware
