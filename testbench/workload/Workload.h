@@ -63,5 +63,7 @@ using WorkloadFactory = std::function<std::unique_ptr<Workload>(
 
 // Workload types by the name used in `workload.type`.
 const std::map<std::string, WorkloadFactory>& workloadTypes();
+// Reads `workload.type`, one of workloadTypes().
+std::string readWorkloadType(config::ParamReader& params);
 
 }  // namespace wsesim::workload
