@@ -2,9 +2,9 @@
 // The GEMM a mapping computes, and the error for one that does not fit.
 
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
+#include "hw/common/Error.h"
 #include "hw/pe/OpKind.h"
 
 namespace wsesim::firmware {
@@ -28,9 +28,9 @@ struct PhaseCut {
 
 // The GEMM cannot be laid onto this architecture; the message says which
 // buffer on which PE, or which limit, is in the way.
-class PlanError : public std::runtime_error {
+class PlanError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 }  // namespace wsesim::firmware

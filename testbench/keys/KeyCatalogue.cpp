@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <deque>
-#include <exception>
 #include <set>
 
+#include "hw/common/Error.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
@@ -47,7 +47,7 @@ ReaderRun readAll(const config::ConfigTree& tree, const workload::WorkloadFactor
     workload::readWorkloadType(params);
     r.typeEnd = r.specs.size();
     if (factory) (*factory)(params, arch, run);
-  } catch (const std::exception& e) {
+  } catch (const Error& e) {  // a configuration a reader refuses; anything else is a bug and propagates
     r.error = e.what();
   }
   r.resolved = params.resolved();
