@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hw/common/EnumNames.h"
 #include "hw/common/Error.h"
 #include "hw/pe/OpKind.h"
 
@@ -12,6 +13,8 @@ namespace wsesim::firmware {
 // The training pass a GEMM belongs to: it decides, for weight streaming,
 // which operands live on the wafer and which stream in or out.
 enum class GemmPass : std::uint8_t { Forward, BackwardData, WeightGrad };
+inline constexpr EnumName<GemmPass> kGemmPassNames[] = {
+    {GemmPass::Forward, "forward"}, {GemmPass::BackwardData, "backward_data"}, {GemmPass::WeightGrad, "weight_grad"}};
 
 // C[m x n] = A[m x k] . B[k x n].
 struct GemmShape {

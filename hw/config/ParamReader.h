@@ -9,8 +9,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "hw/common/EnumNames.h"
 #include "hw/config/ConfigTree.h"
 
 namespace wsesim::config {
@@ -45,6 +47,13 @@ class ParamReader {
   std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt);
   std::string choice(const std::string& key, const std::vector<std::string>& options,
                      std::optional<std::string> fallback = std::nullopt);
+  // One of an enum's names (hw/common/EnumNames.h), as its value.
+  template <class E, std::size_t N>
+  E choice(const std::string& key, const EnumName<E> (&names)[N],
+           std::optional<std::common_type_t<E>> fallback = std::nullopt) {  // E deduced from the names only
+    return *valueOf(names, choice(key, namesOf(names),
+                                  fallback ? std::optional<std::string>(nameOf(names, *fallback)) : std::nullopt));
+  }
   bool flag(const std::string& key, std::optional<bool> fallback = std::nullopt);
   // A key with no default that may stay unset: nullopt then.
   std::optional<std::int64_t> optionalInteger(const std::string& key, std::int64_t min, std::int64_t max);

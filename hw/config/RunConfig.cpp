@@ -6,8 +6,7 @@ namespace wsesim::config {
 
 RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {
   RunConfig r;
-  r.mode = p.choice("run.mode", {"functional", "timing"}, "functional") == "timing" ? DataMode::Timing
-                                                                                  : DataMode::Functional;
+  r.mode = p.choice("run.mode", kDataModeNames, DataMode::Functional);
   // The watchdog must outlast a lone wavelet crossing the mesh corner to
   // corner, or a healthy run with little traffic would be declared deadlocked.
   const std::int64_t crossing =

@@ -18,6 +18,7 @@ struct Region {
 // functional: SRAM holds real bytes and ops compute real values.
 // timing: no data at all, the same programs and the same cycle counts.
 enum class DataMode { Functional, Timing };
+inline constexpr EnumName<DataMode> kDataModeNames[] = {{DataMode::Functional, "functional"}, {DataMode::Timing, "timing"}};
 
 struct RunConfig {
   DataMode mode = DataMode::Functional;

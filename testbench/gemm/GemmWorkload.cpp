@@ -49,20 +49,15 @@ GemmConfig readConfig(config::ParamReader& p) {
   c.m = std::uint32_t(p.integer("workload.m", 1, 1 << 30));
   c.k = std::uint32_t(p.integer("workload.k", 1, 1 << 30));
   c.n = std::uint32_t(p.integer("workload.n", 1, 1 << 30));
-  const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("fp32"));
-  c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
+  c.precision = p.choice("workload.dtype", pe::kPrecisionNames, pe::Precision::Fp32);
   c.algorithm = p.choice("workload.algorithm", firmware::gemmAlgorithms(), std::string("weight_stream"));
-  const std::string pass = p.choice("workload.pass", {"forward", "backward_data", "weight_grad"}, std::string("forward"));
-  c.pass = pass == "forward" ? GemmPass::Forward : pass == "backward_data" ? GemmPass::BackwardData : GemmPass::WeightGrad;
+  c.pass = p.choice("workload.pass", firmware::kGemmPassNames, GemmPass::Forward);
   if (c.pass != GemmPass::Forward && c.algorithm != "weight_stream")
     throw config::ConfigError("workload.pass: the backward passes are weight_stream's; " + c.algorithm +
                               " computes the forward product only");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as many columns as the mesh and k allow (weight_stream's lie along mesh rows)"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as many rows as the mesh and m allow (weight_stream's lie along mesh columns)"));
-  const std::string buffering = p.choice("workload.buffering", {"auto", "double", "single"}, std::string("auto"));
-  c.buffering = buffering == "double" ? firmware::Buffering::Double
-              : buffering == "single" ? firmware::Buffering::Single
-                                      : firmware::Buffering::Auto;
+  c.buffering = p.choice("workload.buffering", firmware::kBufferingNames, firmware::Buffering::Auto);
   c.sampling = readSampling(p, GemmSampling{});
   c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
   if (c.weightsFromMemoryx) {
@@ -77,9 +72,7 @@ GemmConfig readConfig(config::ParamReader& p) {
   return c;
 }
 
-const char* passName(GemmPass p) {
-  return p == GemmPass::Forward ? "forward" : p == GemmPass::BackwardData ? "backward_data" : "weight_grad";
-}
+const char* passName(GemmPass p) { return nameOf(firmware::kGemmPassNames, p); }
 
 class GemmWorkload : public workload::Workload {
  public:

@@ -499,8 +499,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
   c.sampling = gemm::readSampling(p, c.sampling);
-  const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("mixed"));
-  c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
+  c.precision = p.choice("workload.dtype", pe::kPrecisionNames, pe::Precision::Mixed);
   // A run option only this workload has, so it is read here, not in RunConfig.
   c.waferTimingCache = p.text("run.wafer_timing_cache", std::string());
   c.waferTimingKey = waferTimingKey(p.resolved());
