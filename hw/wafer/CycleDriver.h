@@ -1,7 +1,9 @@
 #pragma once
 // What feeds the wafer's cycle kernel: a traffic generator for NoC studies,
-// later the PEs' compute engines. The wafer calls it once per simulated
-// cycle and asks it when it next has work, to jump over idle stretches.
+// the PEs' compute engines (PeArray), the I/O ring's edge injectors, or a
+// workload's phase controller around them. The wafer calls it once per
+// simulated cycle and asks it when it next has work, to jump over idle
+// stretches.
 
 #include <cstdint>
 #include <limits>

@@ -1,7 +1,8 @@
 #pragma once
-// A workload is what a run simulates: NoC traffic today, GEMMs and training
-// steps later. Each type reads its own `workload.*` keys, elaborates the
-// hardware it needs, runs it, and reports type-specific results.
+// A workload is what a run simulates (`workload.type`: NoC traffic, a chain
+// reduction on the PEs, a GEMM, a training step). Each type reads its own
+// `workload.*` keys, elaborates the hardware it needs, runs it, and reports
+// type-specific results.
 
 #include <nlohmann/json.hpp>
 
