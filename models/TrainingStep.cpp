@@ -2,27 +2,6 @@
 
 namespace wsesim::models {
 
-const char* passName(GemmPass p) {
-  switch (p) {
-    case GemmPass::Forward: return "forward";
-    case GemmPass::BackwardData: return "backward_data";
-    case GemmPass::WeightGrad: return "weight_grad";
-  }
-  return "?";
-}
-
-const char* opKindName(WaferOpKind k) {
-  switch (k) {
-    case WaferOpKind::AttentionMatmul: return "attention_matmul";
-    case WaferOpKind::Softmax: return "softmax";
-    case WaferOpKind::LayerNorm: return "layer_norm";
-    case WaferOpKind::Gelu: return "gelu";
-    case WaferOpKind::ResidualAdd: return "residual_add";
-    case WaferOpKind::Embedding: return "embedding";
-  }
-  return "?";
-}
-
 namespace {
 
 // Builds the step in execution order.

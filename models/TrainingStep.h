@@ -11,12 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "hw/common/EnumNames.h"
 #include "models/TransformerModel.h"
 
 namespace wsesim::models {
 
 enum class GemmPass : std::uint8_t { Forward, BackwardData, WeightGrad };
-const char* passName(GemmPass p);
+inline constexpr EnumName<GemmPass> kGemmPassNames[] = {
+    {GemmPass::Forward, "forward"}, {GemmPass::BackwardData, "backward_data"}, {GemmPass::WeightGrad, "weight_grad"}};
+constexpr const char* passName(GemmPass p) { return nameOf(kGemmPassNames, p); }
 
 inline constexpr std::uint32_t kHeadLayer = ~0u;  // the LM head and embeddings belong to no layer
 
@@ -31,7 +34,11 @@ struct StreamedGemm {
 };
 
 enum class WaferOpKind : std::uint8_t { AttentionMatmul, Softmax, LayerNorm, Gelu, ResidualAdd, Embedding };
-const char* opKindName(WaferOpKind k);
+inline constexpr EnumName<WaferOpKind> kWaferOpKindNames[] = {
+    {WaferOpKind::AttentionMatmul, "attention_matmul"}, {WaferOpKind::Softmax, "softmax"},
+    {WaferOpKind::LayerNorm, "layer_norm"}, {WaferOpKind::Gelu, "gelu"}, {WaferOpKind::ResidualAdd, "residual_add"},
+    {WaferOpKind::Embedding, "embedding"}};
+constexpr const char* opKindName(WaferOpKind k) { return nameOf(kWaferOpKindNames, k); }
 
 // Work on the wafer without streamed weights: `flops` of arithmetic on
 // `elements` values (the cost model in the train workload prices them).

@@ -7,15 +7,16 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "hw/common/Error.h"
+
 namespace wsesim::models {
 
-class ModelError : public std::runtime_error {
+class ModelError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct TransformerModel {

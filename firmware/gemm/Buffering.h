@@ -9,12 +9,15 @@
 
 #include <cstdint>
 
+#include "hw/common/EnumNames.h"
+
 namespace wsesim::firmware {
 
 enum class Buffering : std::uint8_t { Auto, Double, Single };
 
-inline const char* bufferingName(Buffering b) {
-  return b == Buffering::Double ? "double" : b == Buffering::Single ? "single" : "auto";
-}
+inline constexpr EnumName<Buffering> kBufferingNames[] = {
+    {Buffering::Auto, "auto"}, {Buffering::Double, "double"}, {Buffering::Single, "single"}};
+
+constexpr const char* bufferingName(Buffering b) { return nameOf(kBufferingNames, b); }
 
 }  // namespace wsesim::firmware

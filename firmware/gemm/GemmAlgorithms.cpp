@@ -75,20 +75,6 @@ std::string gemmAlgorithmsThat(const std::function<bool(const GemmCapabilities&)
   return names.empty() ? "none" : names;
 }
 
-const std::vector<std::string>& gemmPassNames() {
-  static const std::vector<std::string> names = {"forward", "backward_data", "weight_grad"};
-  return names;
-}
-
-const char* gemmPassName(GemmPass p) { return gemmPassNames()[unsigned(p)].c_str(); }
-
-GemmPass gemmPassOf(const std::string& name) {
-  const std::vector<std::string>& names = gemmPassNames();
-  const auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end()) throw PlanError("no GEMM pass named '" + name + "'");
-  return GemmPass(it - names.begin());
-}
-
 std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
                                              const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
                                              Buffering buffering) {

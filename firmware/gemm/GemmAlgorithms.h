@@ -56,9 +56,6 @@ const GemmAlgorithm& gemmAlgorithm(const std::string& name);
 // The names of the algorithms whose capabilities satisfy `test`, as "a, b" ("none" when empty).
 std::string gemmAlgorithmsThat(const std::function<bool(const GemmCapabilities&)>& test);
 
-const char* gemmPassName(GemmPass p);  // "backward_data"
-const std::vector<std::string>& gemmPassNames();
-GemmPass gemmPassOf(const std::string& name);
 
 std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
                                              const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,

@@ -2,9 +2,10 @@
 // The GEMM a mapping computes, and the error for one that does not fit.
 
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
+#include "hw/common/EnumNames.h"
+#include "hw/common/Error.h"
 #include "hw/pe/OpKind.h"
 
 namespace wsesim::firmware {
@@ -12,6 +13,9 @@ namespace wsesim::firmware {
 // The training pass a GEMM belongs to: it decides, for weight streaming,
 // which operands live on the wafer and which stream in or out.
 enum class GemmPass : std::uint8_t { Forward, BackwardData, WeightGrad };
+inline constexpr EnumName<GemmPass> kGemmPassNames[] = {
+    {GemmPass::Forward, "forward"}, {GemmPass::BackwardData, "backward_data"}, {GemmPass::WeightGrad, "weight_grad"}};
+constexpr const char* gemmPassName(GemmPass p) { return nameOf(kGemmPassNames, p); }  // "backward_data"
 
 // C[m x n] = A[m x k] . B[k x n].
 struct GemmShape {
@@ -28,9 +32,9 @@ struct PhaseCut {
 
 // The GEMM cannot be laid onto this architecture; the message says which
 // buffer on which PE, or which limit, is in the way.
-class PlanError : public std::runtime_error {
+class PlanError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 }  // namespace wsesim::firmware

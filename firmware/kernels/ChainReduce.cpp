@@ -19,8 +19,7 @@ ChainReduceConfig ChainReduceConfig::read(config::ParamReader& p, const config::
   c.rows = std::uint32_t(p.integer("workload.rows", 1, arch.mesh.height, 1));
   c.length = std::uint32_t(p.integer("workload.length", 1, 1 << 24, 256));
   c.repeat = std::uint32_t(p.integer("workload.repeat", 1, 1 << 20, 1));
-  const std::string dtype = p.choice("workload.dtype", {"fp32", "fp16"}, std::string("fp32"));
-  c.precision = dtype == "fp16" ? Precision::Fp16 : Precision::Fp32;
+  c.precision = *valueOf(pe::kPrecisionNames, p.choice("workload.dtype", {"fp32", "fp16"}, std::string("fp32")));
   c.color = unsigned(p.integer("workload.color", 0, std::int64_t(arch.fabric.colors) - 2, 0,
                                "the chain uses this color and the next one"));
   c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));

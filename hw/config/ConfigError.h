@@ -1,14 +1,14 @@
 #pragma once
 
-#include <stdexcept>
+#include "hw/common/Error.h"
 
 namespace wsesim::config {
 
 // A configuration that cannot be run; the message names the key, the value,
 // where the value came from, and what would be allowed.
-class ConfigError : public std::runtime_error {
+class ConfigError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 }  // namespace wsesim::config

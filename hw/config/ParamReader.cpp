@@ -47,7 +47,7 @@ std::string formatReal(double v) {
 
 const ConfigValue* ParamReader::lookup(const std::string& key, bool hasFallback) const {
   const ConfigValue* v = tree_.find(key);
-  if (!v && !hasFallback)
+  if (!v && !hasFallback && !specs_)
     throw ConfigError(key + ": missing; set it in the configuration or with --set " + key + "=..." +
                       (key.rfind("arch.", 0) == 0 ? ", or choose a preset (arch.preset) that defines it" : ""));
   return v;
@@ -57,51 +57,65 @@ void ParamReader::record(const std::string& key, ResolvedParam::Kind kind, std::
   resolved_[key] = ResolvedParam{kind, std::move(text)};
 }
 
+void ParamReader::declare(KeySpec spec) const {
+  if (!specs_) return;
+  if (const ConfigValue* v = tree_.find(spec.key)) spec.given = *v;
+  specs_->push_back(std::move(spec));
+}
+
 std::int64_t ParamReader::integer(const std::string& key, std::int64_t min, std::int64_t max,
                                   std::optional<std::int64_t> fallback, const std::string& note) {
+  declare({key, "integer", std::to_string(min), std::to_string(max), {},
+           fallback ? std::optional<std::string>(std::to_string(*fallback)) : std::nullopt, false, note, {}});
   const std::string range = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]" +
                             (note.empty() ? "" : " (" + note + ")");
-  std::int64_t value;
+  std::int64_t value = fallback.value_or(min);
   if (const ConfigValue* v = lookup(key, fallback.has_value())) {
     const std::optional<std::int64_t> number = parseInteger(v->text);
     if (!number) throw ConfigError(where(key, *v) + ": expected " + range);
     value = *number;
     if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
-  } else {
-    value = *fallback;
   }
   record(key, ResolvedParam::Kind::Integer, std::to_string(value));
   return value;
 }
 
+std::optional<std::int64_t> ParamReader::optionalInteger(const std::string& key, std::int64_t min, std::int64_t max) {
+  if (has(key)) return integer(key, min, max);
+  declare({key, "integer", std::to_string(min), std::to_string(max), {}, std::nullopt, true, "", {}});
+  return std::nullopt;
+}
+
 double ParamReader::real(const std::string& key, double min, double max, std::optional<double> fallback,
                          const std::string& note) {
+  declare({key, "real", formatReal(min), formatReal(max), {},
+           fallback ? std::optional<std::string>(formatReal(*fallback)) : std::nullopt, false, note, {}});
   const std::string range = "a number in [" + formatReal(min) + ", " + formatReal(max) + "]" +
                             (note.empty() ? "" : " (" + note + ")");
-  double value;
+  double value = fallback.value_or(min);
   if (const ConfigValue* v = lookup(key, fallback.has_value())) {
     const std::optional<double> number = parseNumber(v->text);
     if (!number) throw ConfigError(where(key, *v) + ": expected " + range);
     value = *number;
     if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
-  } else {
-    value = *fallback;
   }
   record(key, ResolvedParam::Kind::Real, formatReal(value));
   return value;
 }
 
 std::string ParamReader::text(const std::string& key, std::optional<std::string> fallback) {
+  declare({key, "text", "", "", {}, fallback, false, "", {}});
   const ConfigValue* v = lookup(key, fallback.has_value());
-  std::string value = v ? v->text : *fallback;
+  std::string value = v ? v->text : fallback.value_or("");
   record(key, ResolvedParam::Kind::Text, value);
   return value;
 }
 
 std::string ParamReader::choice(const std::string& key, const std::vector<std::string>& options,
                                 std::optional<std::string> fallback) {
+  declare({key, "choice", "", "", options, fallback, false, "", {}});
   const ConfigValue* v = lookup(key, fallback.has_value());
-  const std::string value = v ? v->text : *fallback;
+  const std::string value = v ? v->text : fallback ? *fallback : options.front();
   bool known = false;
   std::string list;
   for (const std::string& o : options) {
@@ -114,14 +128,14 @@ std::string ParamReader::choice(const std::string& key, const std::vector<std::s
 }
 
 bool ParamReader::flag(const std::string& key, std::optional<bool> fallback) {
-  bool value;
+  declare({key, "flag", "", "", {"false", "true"},
+           fallback ? std::optional<std::string>(*fallback ? "true" : "false") : std::nullopt, false, "", {}});
+  bool value = fallback.value_or(false);
   if (const ConfigValue* v = lookup(key, fallback.has_value())) {
     const std::string& t = v->text;
     if (t == "true" || t == "yes" || t == "on") value = true;
     else if (t == "false" || t == "no" || t == "off") value = false;
     else throw ConfigError(where(key, *v) + ": expected true or false");
-  } else {
-    value = *fallback;
   }
   record(key, ResolvedParam::Kind::Flag, value ? "true" : "false");
   return value;

@@ -9,8 +9,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "hw/common/EnumNames.h"
 #include "hw/config/ConfigTree.h"
 
 namespace wsesim::config {
@@ -19,6 +21,18 @@ struct ResolvedParam {
   enum class Kind { Integer, Real, Text, Flag };
   Kind kind;
   std::string text;  // canonical text of the value
+};
+
+// A read as its reader declared it: what `wsesim keys` lists.
+struct KeySpec {
+  std::string key;
+  std::string type;                     // integer, real, text, choice, flag
+  std::string min, max;                 // integer and real keys, canonical text
+  std::vector<std::string> options;     // choice keys
+  std::optional<std::string> fallback;  // the reader's own default; none: the key is required...
+  bool optional = false;                // ...unless it may stay unset (optionalInteger)
+  std::string note;                     // why the range is what it is
+  std::optional<ConfigValue> given;     // what the configuration held, with its origin (e.g. a preset)
 };
 
 class ParamReader {
@@ -33,7 +47,16 @@ class ParamReader {
   std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt);
   std::string choice(const std::string& key, const std::vector<std::string>& options,
                      std::optional<std::string> fallback = std::nullopt);
+  // One of an enum's names (hw/common/EnumNames.h), as its value.
+  template <class E, std::size_t N>
+  E choice(const std::string& key, const EnumName<E> (&names)[N],
+           std::optional<std::common_type_t<E>> fallback = std::nullopt) {  // E deduced from the names only
+    return *valueOf(names, choice(key, namesOf(names),
+                                  fallback ? std::optional<std::string>(nameOf(names, *fallback)) : std::nullopt));
+  }
   bool flag(const std::string& key, std::optional<bool> fallback = std::nullopt);
+  // A key with no default that may stay unset: nullopt then.
+  std::optional<std::int64_t> optionalInteger(const std::string& key, std::int64_t min, std::int64_t max);
 
   bool has(const std::string& key) const { return tree_.find(key) != nullptr; }
 
@@ -42,12 +65,20 @@ class ParamReader {
 
   const std::map<std::string, ResolvedParam>& resolved() const { return resolved_; }
 
+  // Instrumentation for `wsesim keys`: every read is also declared to
+  // `specs`, and a key with neither a value nor a default reads as a stand-in
+  // (the low end of its range, its first choice, empty text, false) instead
+  // of throwing, so that a reader runs to its end on an empty configuration.
+  void declareInto(std::vector<KeySpec>* specs) { specs_ = specs; }
+
  private:
   const ConfigValue* lookup(const std::string& key, bool hasFallback) const;
   void record(const std::string& key, ResolvedParam::Kind kind, std::string text);
+  void declare(KeySpec spec) const;
 
   const ConfigTree& tree_;
   std::map<std::string, ResolvedParam> resolved_;
+  std::vector<KeySpec>* specs_ = nullptr;
 };
 
 }  // namespace wsesim::config

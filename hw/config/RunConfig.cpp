@@ -6,8 +6,7 @@ namespace wsesim::config {
 
 RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {
   RunConfig r;
-  r.mode = p.choice("run.mode", {"functional", "timing"}, "functional") == "timing" ? DataMode::Timing
-                                                                                  : DataMode::Functional;
+  r.mode = p.choice("run.mode", kDataModeNames, DataMode::Functional);
   // The watchdog must outlast a lone wavelet crossing the mesh corner to
   // corner, or a healthy run with little traffic would be declared deadlocked.
   const std::int64_t crossing =
@@ -28,9 +27,10 @@ RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {
       p.integer("run.vcd.region.y1", r.vcdRegion.y0, h - 1, std::min<std::int64_t>(h - 1, r.vcdRegion.y0 + 3)));
   r.timelineLinkWindow =
       std::uint64_t(p.integer("run.timeline.link_window_cycles", 1, std::int64_t(1) << 32, 100));
-  if (p.has("run.max_host_bytes"))
-    r.maxHostBytes = std::uint64_t(p.integer("run.max_host_bytes", 1 << 20, std::int64_t(1) << 62));
-  if (p.has("run.max_cycles")) r.maxCycles = std::uint64_t(p.integer("run.max_cycles", 1, std::int64_t(1) << 62));
+  if (const auto bytes = p.optionalInteger("run.max_host_bytes", 1 << 20, std::int64_t(1) << 62))
+    r.maxHostBytes = std::uint64_t(*bytes);
+  if (const auto cycles = p.optionalInteger("run.max_cycles", 1, std::int64_t(1) << 62))
+    r.maxCycles = std::uint64_t(*cycles);
   return r;
 }
 

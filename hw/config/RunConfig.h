@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "hw/common/EnumNames.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
 #include "hw/pe/PeParams.h"
@@ -16,8 +17,9 @@ struct Region {
   bool contains(std::uint32_t x, std::uint32_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
 };
 
-// `run.mode` chooses the PE model's data mode.
+// `run.mode` chooses the PE model's data mode (pe/PeParams.h), by these names.
 using pe::DataMode;
+inline constexpr EnumName<DataMode> kDataModeNames[] = {{DataMode::Functional, "functional"}, {DataMode::Timing, "timing"}};
 
 struct RunConfig {
   DataMode mode = DataMode::Functional;

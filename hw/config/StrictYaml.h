@@ -8,15 +8,16 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-#include <stdexcept>
 #include <string>
+
+#include "hw/common/Error.h"
 
 namespace wsesim::yaml {
 
 // The message names the origin (a file name, "--set KEY"), the line and what is wrong.
-class YamlError : public std::runtime_error {
+class YamlError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // Exactly one YAML document, with no key repeated in any mapping at any

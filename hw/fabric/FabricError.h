@@ -2,14 +2,15 @@
 // Errors raised by the fabric model: misprogrammed routes, wavelets arriving
 // where no route accepts them, and deadlocks.
 
-#include <stdexcept>
 #include <string>
+
+#include "hw/common/Error.h"
 
 namespace wsesim::fabric {
 
-class FabricError : public std::runtime_error {
+class FabricError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // For the watchdog interval, wavelets waited in the fabric while nothing

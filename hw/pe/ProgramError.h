@@ -1,14 +1,13 @@
 #pragma once
-// A PE program that cannot run as written, or a PE that cannot hold it.
 
-#include <stdexcept>
-#include <string>
+#include "hw/common/Error.h"
 
 namespace wsesim::pe {
 
-class ProgramError : public std::runtime_error {
+// A PE program that cannot run as written, or a PE that cannot hold it.
+class ProgramError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 }  // namespace wsesim::pe

@@ -22,6 +22,9 @@ const char* kUsage =
     "      list the architecture presets (arch.preset) with their key numbers\n"
     "  wsesim models\n"
     "      list the model zoo (models/zoo) with shapes and parameter counts\n"
+    "  wsesim keys [--preset NAME] [--format table|markdown|json] [--set key=value]...\n"
+    "      list every configuration key with its type, range, default (the preset's,\n"
+    "      default wse2), where the default comes from, and what it means\n"
     "  wsesim --help\n"
     "\n"
     "exit status: 0 ok, 1 usage, 2 configuration error, 3 simulation failed, 4 cannot write output\n";
@@ -52,6 +55,7 @@ int dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (command == "run") return runCommand(argc - 1, argv + 1, out, err);
   if (command == "presets") return presetsCommand(out, err);
   if (command == "models") return modelsCommand(out, err);
+  if (command == "keys") return keysCommand(argc - 1, argv + 1, out, err);
   err << (command.empty() ? "wsesim: missing command\n" : "wsesim: unknown command '" + command + "'\n") << kUsage;
   return kUsageError;
 }

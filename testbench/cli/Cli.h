@@ -1,5 +1,5 @@
 #pragma once
-// The `wsesim` command line: run, presets, models, help.
+// The `wsesim` command line: run, presets, models, keys, help.
 
 #include <iosfwd>
 
@@ -22,5 +22,6 @@ int dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 int presetsCommand(std::ostream& out, std::ostream& err);
 int modelsCommand(std::ostream& out, std::ostream& err);
+int keysCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 }  // namespace wsesim::cli

@@ -3,9 +3,10 @@
 // every error put in the CLI's own words (Boost's speak of a '--config'
 // option there is none of, or of "positional options").
 
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "hw/common/Error.h"
 
 namespace wsesim::cli {
 
@@ -21,9 +22,9 @@ struct RunArguments {
 extern const char* const kRunUsage;
 
 // A command line that cannot be run; the message says what is missing or wrong.
-class UsageError : public std::runtime_error {
+class UsageError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 // argv[0] is "run". Throws UsageError.

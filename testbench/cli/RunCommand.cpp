@@ -92,9 +92,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     params = std::make_unique<config::ParamReader>(tree);
     arch = config::ArchConfig::read(*params);
     const config::RunConfig run = config::RunConfig::read(*params, arch);
-    std::vector<std::string> types;
-    for (const auto& [name, factory] : workload::workloadTypes()) types.push_back(name);
-    const std::string type = params->choice("workload.type", types);
+    const std::string type = workload::readWorkloadType(*params);
     work = workload::workloadTypes().at(type)(*params, arch, run);
     params->rejectUnknownKeys();
     memoryVerdict = checkHostMemory(*work, arch, run);

@@ -55,8 +55,8 @@ GemmConfig readConfig(config::ParamReader& p) {
   c.m = std::uint32_t(p.integer("workload.m", 1, 1 << 30));
   c.k = std::uint32_t(p.integer("workload.k", 1, 1 << 30));
   c.n = std::uint32_t(p.integer("workload.n", 1, 1 << 30));
-  const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("fp32"));
-  c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
+  c.precision = p.choice("workload.dtype", pe::kPrecisionNames, pe::Precision::Fp32);
+  const std::string dtype = pe::precisionName(c.precision);
   c.algorithm = p.choice("workload.algorithm", firmware::gemmAlgorithms(), std::string("weight_stream"));
   const firmware::GemmCapabilities& can = firmware::gemmAlgorithm(c.algorithm).capabilities;
   if (!can.supports(c.precision))
@@ -64,8 +64,8 @@ GemmConfig readConfig(config::ParamReader& p) {
                               ": " + firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
                                 return a.supports(c.precision);
                               }) + ")");
-  const std::string pass = p.choice("workload.pass", firmware::gemmPassNames(), std::string("forward"));
-  c.pass = firmware::gemmPassOf(pass);
+  c.pass = p.choice("workload.pass", firmware::kGemmPassNames, GemmPass::Forward);
+  const std::string pass = firmware::gemmPassName(c.pass);
   if (!can.supports(c.pass))
     throw config::ConfigError("workload.pass: " + c.algorithm + " maps the " + can.passList() + " pass only, not " + pass +
                               " (" + pass + ": " + firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
@@ -73,10 +73,7 @@ GemmConfig readConfig(config::ParamReader& p) {
                               }) + ")");
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as many columns as the mesh and k allow (weight_stream's lie along mesh rows)"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as many rows as the mesh and m allow (weight_stream's lie along mesh columns)"));
-  const std::string buffering = p.choice("workload.buffering", {"auto", "double", "single"}, std::string("auto"));
-  c.buffering = buffering == "double" ? firmware::Buffering::Double
-              : buffering == "single" ? firmware::Buffering::Single
-                                      : firmware::Buffering::Auto;
+  c.buffering = p.choice("workload.buffering", firmware::kBufferingNames, firmware::Buffering::Auto);
   c.sampling = readSampling(p, GemmSampling{});
   c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
   if (c.weightsFromMemoryx) {
@@ -94,6 +91,31 @@ GemmConfig readConfig(config::ParamReader& p) {
   return c;
 }
 
+// What a run found: results() and summary() are both written from it (and
+// from the mapping and the configuration, which the workload keeps).
+struct GemmResults {
+  std::uint32_t rowsSimulated = 0, phasesExtrapolated = 0;
+  std::uint64_t cyclesSimulated = 0;
+  std::vector<std::uint64_t> phaseStarts;
+  double weightsPerCycle = 0;  // the I/O ring's, all channels
+  double busyFraction = 0;     // of the simulated grid's PE-cycles
+  std::uint64_t edgeStallCycles = 0, tasks = 0, sramHighWater = 0;
+  unsigned colorsUsed = 0;
+  fabric::FabricCounters fabric;
+  struct System {  // weights from MemoryX through the cluster model
+    double seconds = 0;
+    std::uint64_t cycles = 0;
+    nlohmann::json bounds, traffic, memoryx, perSystem;  // results/ClusterReport.h
+  };
+  std::optional<System> system;
+  bool checked = false;  // functional mode: the product against the reference
+  std::uint64_t mismatches = 0;
+  double maxAbsError = 0, maxRelError = 0;
+  double elaborationSeconds = 0, simulationSeconds = 0;
+  std::uint64_t peBytes = 0, fabricBytes = 0;
+  nlohmann::json cost;  // energy, power, area, efficiency (results/EnergyReport.h)
+};
+
 class GemmWorkload : public workload::Workload {
  public:
   GemmWorkload(const GemmConfig& config, std::unique_ptr<SimulatedGemm> gemm, const config::ArchConfig& arch,
@@ -107,7 +129,7 @@ class GemmWorkload : public workload::Workload {
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
   std::uint64_t plannedHostBytes() const override;
-  nlohmann::json results() const override { return results_; }
+  nlohmann::json results() const override;
   std::string summary() const override;
 
  private:
@@ -115,7 +137,16 @@ class GemmWorkload : public workload::Workload {
     return config_.integers ? firmware::integerMatrix(rows, cols, config_.valueRange, config_.seed * 7919 + salt)
                             : firmware::uniformMatrix(rows, cols, type, config_.seed * 7919 + salt);
   }
-  void check(const Matrix& got, const Matrix& want, nlohmann::json& r) const;
+  void check(const Matrix& got, const Matrix& want, GemmResults& r) const;
+  double flops() const { return 2.0 * full_.shape().m * full_.shape().k * full_.shape().n; }
+  double achievedFlopsPerSecond() const {
+    const double seconds = double(cycles_) * arch_.secondsPerCycle();
+    return seconds > 0 ? flops() / seconds : 0.0;
+  }
+  double utilisation() const {
+    return flops() / (double(cycles_) * double(arch_.mesh.routers()) * 2.0 *
+                      arch_.pe.lanes.of(pe::Opcode::Fmac, full_.shape().precision));
+  }
   chip::ChipParts chipParts() const { return runtime::gemmChipParts(arch_, full_.shape().precision, run_.mode); }
 
   GemmConfig config_;
@@ -124,7 +155,7 @@ class GemmWorkload : public workload::Workload {
   config::ArchConfig arch_;
   config::RunConfig run_;  // its VCD region within the rows simulated
   std::uint64_t cycles_ = 0;
-  nlohmann::json results_;
+  GemmResults found_;
 };
 
 // The chip as simulated; in functional mode the operands, the result and
@@ -213,68 +244,34 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   cycles_ = time.cycles;
 
   const pe::PeCounters totals = pes.totals();
-  std::uint64_t sramHighWater = 0;
-  for (std::uint32_t r = 0; r < mapping.gridY(); ++r)
+  GemmResults& r = found_;
+  for (std::uint32_t row = 0; row < mapping.gridY(); ++row)
     for (std::uint32_t c = 0; c < mapping.gridX(); ++c)
-      sramHighWater = std::max(sramHighWater, pes.sram(mapping.pe(mesh, c, r)).highWater());
-  const double flops = 2.0 * s.m * s.k * s.n;
-  const double seconds = double(cycles_) * arch_.secondsPerCycle();
-  const double peakPerCycle = double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, s.precision);
-  const firmware::GemmBounds bounds = full_.bounds(arch_);
-  const fabric::FabricCounters& fabric = wafer.fabric().counters();
-
-  nlohmann::json& r = results_;
-  r["type"] = "gemm";
-  r["algorithm"] = config_.algorithm;
-  r["mapping"] = full_.describe();
-  r["pass"] = firmware::gemmPassName(config_.pass);
-  r["dtype"] = pe::precisionName(s.precision);
-  r["m"] = config_.m;
-  r["k"] = config_.k;
-  r["n"] = config_.n;
-  r["grid"] = {{"x", full_.gridX()}, {"y", full_.gridY()}};
-  r["rows_simulated"] = mapping.gridY();
-  r["phases_extrapolated"] = time.phasesExtrapolated;
-  r["rounds_simulated"] = gemm_->roundsRun();
-  r["cycles_simulated"] = wafer.cycles();
-  r["phases"] = full_.phases();
-  r["phase_start_cycles"] = phases.phaseStarts();
-  r["flops"] = flops;
-  r["achieved_flops_per_second"] = seconds > 0 ? flops / seconds : 0.0;
-  r["utilisation"] = flops / (double(cycles_) * peakPerCycle);
-  r["lower_bounds"] = {{"compute", bounds.compute},
-                       {"bandwidth", bounds.bandwidth},
-                       {"reduction", bounds.reduction},
-                       {"latency", bounds.latency},
-                       {"max", bounds.max()}};
-  r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
+      r.sramHighWater = std::max(r.sramHighWater, pes.sram(mapping.pe(mesh, c, row)).highWater());
+  r.rowsSimulated = mapping.gridY();
+  r.phasesExtrapolated = time.phasesExtrapolated;
+  r.cyclesSimulated = wafer.cycles();
+  r.phaseStarts = phases.phaseStarts();
   const wafer::IoRingEdge ingress = *chipParts().ingress;
-  r["weights_per_cycle"] = ingress.waveletsPerChannelCycle() * ingress.channels();
-  r["breakdown"] = {{"pe_busy_fraction",
-                     double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * wafer.cycles())},
-                    {"edge_stall_cycles", phases.edgeStalls()},
-                    {"tasks", totals.tasksRun}};
-  r["sram_high_water_bytes"] = sramHighWater;
-  if (const std::optional<firmware::Buffering> b = full_.buffering()) r["buffering"] = firmware::bufferingName(*b);
-  r["colors_used"] = mapping.colorsUsed();
-  r["wavelets"] = {{"weights_in", fabric.fromEdge}, {"from_pes", fabric.injected}, {"delivered", fabric.delivered},
-                   {"hops", fabric.hops}, {"out_of_wafer", fabric.toEdge}};
+  r.weightsPerCycle = ingress.waveletsPerChannelCycle() * ingress.channels();
+  r.busyFraction = double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * wafer.cycles());
+  r.edgeStallCycles = phases.edgeStalls();
+  r.tasks = totals.tasksRun;
+  r.colorsUsed = mapping.colorsUsed();
+  r.fabric = wafer.fabric().counters();
   if (cluster) {
     if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
     const double seconds = (cluster->finished() - cluster->began()).to_seconds();
-    r["system"] = {{"seconds", seconds},
-                   {"cycles", std::uint64_t(std::llround(seconds * arch_.clockHz))},
-                   {"bounds", results::streamBounds(*cluster, arch_)},
-                   {"traffic", results::clusterTraffic(*cluster)},
-                   {"memoryx", results::memoryxFigures(*cluster)},
-                   {"per_system", results::perSystemTiming(*cluster)}};
+    r.system = GemmResults::System{seconds, std::uint64_t(std::llround(seconds * arch_.clockHz)),
+                                   results::streamBounds(*cluster, arch_), results::clusterTraffic(*cluster),
+                                   results::memoryxFigures(*cluster), results::perSystemTiming(*cluster)};
   }
-  r["checked"] = functional;
+  r.checked = functional;
   if (functional) check(mapping.readOutput(pes, mesh, chip.egress()), firmware::referenceProduct(a, b), r);
-  r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
-               {"simulation_seconds", times.simulationSeconds},
-               {"pe_bytes", pes.hostBytes()},
-               {"fabric_bytes", wafer.fabric().hostBytes()}};
+  r.elaborationSeconds = times.elaborationSeconds;
+  r.simulationSeconds = times.simulationSeconds;
+  r.peBytes = pes.hostBytes();
+  r.fabricBytes = wafer.fabric().hostBytes();
 
   energy::ActionCounts actions = gemm_->fullActions(chip.actionsUntil(wafer.cycles()));
   // The whole GEMM's weights in and, for the weight gradient, its outputs out.
@@ -282,10 +279,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                         (config_.pass == GemmPass::WeightGrad ? double(s.m) * double(s.n) * pe::elementBytes(outputType)
                                                               : 0.0);
   results::EnergyScope scope;
-  scope.seconds = seconds;
-  scope.flops = flops;
+  scope.seconds = r.system ? r.system->seconds : double(cycles_) * arch_.secondsPerCycle();
+  scope.flops = flops();
   scope.samples = config_.m;  // a row of the layer's input: a token
-  if (cluster) scope.seconds = r["system"]["seconds"].get<double>();
   // The whole mesh over the whole run: every PE-cycle not active was idle.
   actions.peIdleCycles = double(arch_.mesh.routers()) * scope.seconds * arch_.clockHz - actions.peActiveCycles;
   if (cluster) {
@@ -294,10 +290,62 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     scope.systems = arch_.cluster.systems;
     actions = actions * double(scope.systems) + results::clusterActions(*cluster);
   }
-  r.update(results::energyResults(actions, arch_, scope));
+  r.cost = results::energyResults(actions, arch_, scope);
 }
 
-void GemmWorkload::check(const Matrix& got, const Matrix& want, nlohmann::json& r) const {
+nlohmann::json GemmWorkload::results() const {
+  const GemmResults& f = found_;
+  const firmware::GemmBounds bounds = full_.bounds(arch_);
+  nlohmann::json r;
+  r["type"] = "gemm";
+  r["algorithm"] = config_.algorithm;
+  r["mapping"] = full_.describe();
+  r["pass"] = firmware::gemmPassName(config_.pass);
+  r["dtype"] = pe::precisionName(full_.shape().precision);
+  r["m"] = config_.m;
+  r["k"] = config_.k;
+  r["n"] = config_.n;
+  r["grid"] = {{"x", full_.gridX()}, {"y", full_.gridY()}};
+  r["rows_simulated"] = f.rowsSimulated;
+  r["phases_extrapolated"] = f.phasesExtrapolated;
+  r["rounds_simulated"] = gemm_->roundsRun();
+  r["cycles_simulated"] = f.cyclesSimulated;
+  r["phases"] = full_.phases();
+  r["phase_start_cycles"] = f.phaseStarts;
+  r["flops"] = flops();
+  r["achieved_flops_per_second"] = achievedFlopsPerSecond();
+  r["utilisation"] = utilisation();
+  r["lower_bounds"] = {{"compute", bounds.compute},
+                       {"bandwidth", bounds.bandwidth},
+                       {"reduction", bounds.reduction},
+                       {"latency", bounds.latency},
+                       {"max", bounds.max()}};
+  r["cycles_over_bound"] = double(cycles_) / double(bounds.max());
+  r["weights_per_cycle"] = f.weightsPerCycle;
+  r["breakdown"] = {{"pe_busy_fraction", f.busyFraction}, {"edge_stall_cycles", f.edgeStallCycles}, {"tasks", f.tasks}};
+  r["sram_high_water_bytes"] = f.sramHighWater;
+  if (const std::optional<firmware::Buffering> b = full_.buffering()) r["buffering"] = firmware::bufferingName(*b);
+  r["colors_used"] = f.colorsUsed;
+  r["wavelets"] = {{"weights_in", f.fabric.fromEdge}, {"from_pes", f.fabric.injected},
+                   {"delivered", f.fabric.delivered}, {"hops", f.fabric.hops}, {"out_of_wafer", f.fabric.toEdge}};
+  if (f.system)
+    r["system"] = {{"seconds", f.system->seconds}, {"cycles", f.system->cycles}, {"bounds", f.system->bounds},
+                   {"traffic", f.system->traffic},  {"memoryx", f.system->memoryx}, {"per_system", f.system->perSystem}};
+  r["checked"] = f.checked;
+  if (f.checked) {
+    r["mismatches"] = f.mismatches;
+    r["max_abs_error"] = f.maxAbsError;
+    r["max_rel_error"] = f.maxRelError;
+  }
+  r["host"] = {{"elaboration_seconds", f.elaborationSeconds},
+               {"simulation_seconds", f.simulationSeconds},
+               {"pe_bytes", f.peBytes},
+               {"fabric_bytes", f.fabricBytes}};
+  r.update(f.cost);
+  return r;
+}
+
+void GemmWorkload::check(const Matrix& got, const Matrix& want, GemmResults& r) const {
   std::uint64_t mismatches = 0;
   double maxAbs = 0, maxRel = 0;
   for (std::size_t i = 0; i < want.values.size(); ++i) {
@@ -306,51 +354,46 @@ void GemmWorkload::check(const Matrix& got, const Matrix& want, nlohmann::json& 
     maxAbs = std::max(maxAbs, diff);
     maxRel = std::max(maxRel, diff / std::max(1e-30, std::abs(double(want.values[i]))));
   }
-  r["mismatches"] = mismatches;
-  r["max_abs_error"] = maxAbs;
-  r["max_rel_error"] = maxRel;
+  r.mismatches = mismatches;
+  r.maxAbsError = maxAbs;
+  r.maxRelError = maxRel;
 }
 
 std::string GemmWorkload::summary() const {
-  const nlohmann::json& r = results_;
+  const GemmResults& f = found_;
+  const firmware::GemmBounds b = full_.bounds(arch_);
   std::ostringstream out;
   char line[512];
-  const std::string buffering = r.contains("buffering") ? ", " + r["buffering"].get<std::string>() + "-buffered" : "";
-  std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u%s)\n",
-                r["algorithm"].get<std::string>().c_str(), r["pass"].get<std::string>().c_str(), config_.m, config_.k,
-                config_.n, r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
-                full_.gridX(), full_.gridY(), buffering.c_str());
+  const std::optional<firmware::Buffering> buffered = full_.buffering();
+  const std::string buffering = buffered ? ", " + std::string(firmware::bufferingName(*buffered)) + "-buffered" : "";
+  std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u%s)\n", config_.algorithm.c_str(),
+                firmware::gemmPassName(config_.pass), config_.m, config_.k, config_.n, pe::precisionName(full_.shape().precision),
+                arch_.mesh.width, arch_.mesh.height, full_.gridX(), full_.gridY(), buffering.c_str());
   out << line;
-  const nlohmann::json& b = r["lower_bounds"];
   std::snprintf(line, sizeof line,
                 "  cycles    %llu (lower bound %llu: compute %llu, bandwidth %llu, reduction %llu, latency %llu)\n",
-                (unsigned long long)cycles_, (unsigned long long)b["max"].get<std::uint64_t>(),
-                (unsigned long long)b["compute"].get<std::uint64_t>(),
-                (unsigned long long)b["bandwidth"].get<std::uint64_t>(),
-                (unsigned long long)b["reduction"].get<std::uint64_t>(),
-                (unsigned long long)b["latency"].get<std::uint64_t>());
+                (unsigned long long)cycles_, (unsigned long long)b.max(), (unsigned long long)b.compute,
+                (unsigned long long)b.bandwidth, (unsigned long long)b.reduction, (unsigned long long)b.latency);
   out << line;
   std::snprintf(line, sizeof line, "  speed     %.3g FLOP/s, %.2f%% of the mesh's peak, PEs busy %.1f%%\n",
-                r["achieved_flops_per_second"].get<double>(), 100 * r["utilisation"].get<double>(),
-                100 * r["breakdown"]["pe_busy_fraction"].get<double>());
+                achievedFlopsPerSecond(), 100 * utilisation(), 100 * f.busyFraction);
   out << line;
-  if (r.contains("system")) {
-    const nlohmann::json& sys = r["system"];
+  if (f.system) {
     std::string bound = "gradients out";
-    for (const auto& [kind, byBound] : sys["bounds"].items())
+    for (const auto& [kind, byBound] : f.system->bounds.items())
       for (const auto& [name, v] : byBound.items()) bound = name;
     std::snprintf(line, sizeof line, "  system    %.6g s = %llu cycles, weights from MemoryX via SwarmX to %u system%s (bound: %s)\n",
-                  sys["seconds"].get<double>(), (unsigned long long)sys["cycles"].get<std::uint64_t>(),
-                  arch_.cluster.systems, arch_.cluster.systems == 1 ? "" : "s", bound.c_str());
+                  f.system->seconds, (unsigned long long)f.system->cycles, arch_.cluster.systems,
+                  arch_.cluster.systems == 1 ? "" : "s", bound.c_str());
     out << line;
   }
-  if (r["checked"].get<bool>())
+  if (f.checked)
     std::snprintf(line, sizeof line, "  result    %llu mismatches against the reference, max |error| %.3g\n",
-                  (unsigned long long)r["mismatches"].get<std::uint64_t>(), r["max_abs_error"].get<double>());
+                  (unsigned long long)f.mismatches, f.maxAbsError);
   else
     std::snprintf(line, sizeof line, "  result    not checked (run.mode: timing keeps no data)\n");
   out << line;
-  out << results::energySummary(r);
+  out << results::energySummary(f.cost);
   return out.str();
 }
 

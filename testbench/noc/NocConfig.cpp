@@ -5,37 +5,13 @@
 #include "hw/config/ConfigError.h"
 
 namespace wsesim::noc {
-namespace {
-
-struct PatternName {
-  Pattern pattern;
-  const char* name;
-};
-const PatternName kPatterns[] = {
-    {Pattern::UniformRandom, "uniform_random"},  {Pattern::Transpose, "transpose"},
-    {Pattern::BitComplement, "bit_complement"},  {Pattern::Hotspot, "hotspot"},
-    {Pattern::NearestNeighbour, "nearest_neighbour"}, {Pattern::RowBroadcast, "row_broadcast"},
-    {Pattern::ColumnBroadcast, "column_broadcast"},
-};
-
-}  // namespace
-
-const char* patternName(Pattern p) {
-  for (const PatternName& n : kPatterns)
-    if (n.pattern == p) return n.name;
-  return "?";
-}
-
 bool isBroadcast(Pattern p) { return p == Pattern::RowBroadcast || p == Pattern::ColumnBroadcast; }
 
 NocConfig NocConfig::read(config::ParamReader& p, const config::ArchConfig& arch) {
   using config::ConfigError;
   NocConfig c;
-  std::vector<std::string> names;
-  for (const PatternName& n : kPatterns) names.push_back(n.name);
-  const std::string pattern = p.choice("workload.pattern", names, std::string("uniform_random"));
-  for (const PatternName& n : kPatterns)
-    if (pattern == n.name) c.pattern = n.pattern;
+  c.pattern = p.choice("workload.pattern", kPatternNames, Pattern::UniformRandom);
+  const std::string pattern = patternName(c.pattern);
 
   const bool xy = arch.fabric.routing == fabric::routingMode<fabric::XyRouting>();
   if (isBroadcast(c.pattern) && xy)

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "hw/common/EnumNames.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
 
@@ -19,7 +20,13 @@ enum class Pattern {
   ColumnBroadcast,
 };
 
-const char* patternName(Pattern p);
+inline constexpr EnumName<Pattern> kPatternNames[] = {
+    {Pattern::UniformRandom, "uniform_random"},      {Pattern::Transpose, "transpose"},
+    {Pattern::BitComplement, "bit_complement"},      {Pattern::Hotspot, "hotspot"},
+    {Pattern::NearestNeighbour, "nearest_neighbour"}, {Pattern::RowBroadcast, "row_broadcast"},
+    {Pattern::ColumnBroadcast, "column_broadcast"},
+};
+constexpr const char* patternName(Pattern p) { return nameOf(kPatternNames, p); }
 // Broadcast patterns use static color routes; the others route by address.
 bool isBroadcast(Pattern p);
 

@@ -22,6 +22,20 @@ struct LinkLoad {
   std::string busiest;
 };
 
+// What a run found: results() and summary() are both written from it.
+struct NocResults {
+  std::uint64_t sources = 0, fanout = 1;
+  LatencyStats latency;
+  double offeredRate = 0, acceptedRate = 0;  // wavelets per source per cycle in the window
+  fabric::FabricCounters counters;
+  std::uint64_t measuredPackets = 0, measuredDeliveriesMissing = 0;
+  LinkLoad links, ramps;
+  double routerCyclesPerSecond = 0, waveletHopsPerSecond = 0;
+  double elaborationSeconds = 0, simulationSeconds = 0;
+  std::uint64_t fabricBytes = 0;
+  nlohmann::json cost;  // energy, power, area, efficiency (results/EnergyReport.h)
+};
+
 class NocWorkload : public workload::Workload {
  public:
   NocWorkload(const NocConfig& config, const config::ArchConfig& arch, const config::RunConfig& run)
@@ -30,7 +44,7 @@ class NocWorkload : public workload::Workload {
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
   std::uint64_t plannedHostBytes() const override;
-  nlohmann::json results() const override { return results_; }
+  nlohmann::json results() const override;
   std::string summary() const override;
 
  private:
@@ -42,7 +56,7 @@ class NocWorkload : public workload::Workload {
   config::ArchConfig arch_;
   config::RunConfig run_;
   std::uint64_t cycles_ = 0;
-  nlohmann::json results_;
+  NocResults found_;
 };
 
 // At most one source per PE, each also in the ready list or the calendar;
@@ -94,43 +108,62 @@ void NocWorkload::run(const workload::RunOptions& options) {
     timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
   }
   const double simSeconds = times.simulationSeconds;
-  const fabric::FabricCounters& counters = wafer.fabric().counters();
-  const LatencyStats latency = traffic.latency();
   const double windowSourceCycles = double(traffic.sources()) * double(config_.measureCycles);
-  const LinkLoad links = linkLoad(traffic, false);
-  const LinkLoad ramps = linkLoad(traffic, true);
-
-  nlohmann::json& r = results_;
-  r["type"] = "noc";
-  r["pattern"] = patternName(config_.pattern);
-  r["routing"] = fabric::routingName(arch_.fabric.routing);
-  r["sources"] = traffic.sources();
-  r["fanout"] = fanout;
-  r["latency_avg"] = latency.average;
-  r["latency_p50"] = latency.p50;
-  r["latency_p99"] = latency.p99;
-  r["latency_max"] = latency.max;
-  r["latency_samples"] = latency.samples;
-  r["offered_rate"] = windowSourceCycles > 0 ? double(traffic.measuredWaveletsCreated()) / windowSourceCycles : 0.0;
-  r["accepted_rate"] =
-      windowSourceCycles > 0 ? double(traffic.windowDeliveries()) / fanout / windowSourceCycles : 0.0;
-  r["wavelets_injected"] = counters.injected;
-  r["wavelets_delivered"] = counters.delivered;
-  r["wavelets_in_flight"] = counters.queued;
-  r["wavelet_hops"] = counters.hops;
-  r["measured_packets"] = traffic.measuredPackets();
-  r["measured_deliveries_missing"] = traffic.measuredDeliveriesMissing();
-  r["router_cycles_per_second"] = simSeconds > 0 ? double(mesh.routers()) * double(cycles_) / simSeconds : 0.0;
-  r["wavelet_hops_per_second"] = simSeconds > 0 ? double(counters.hops) / simSeconds : 0.0;
-  r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
-               {"simulation_seconds", simSeconds},
-               {"fabric_bytes", wafer.fabric().hostBytes()}};
-  r["link_utilisation"] = {{"mean", links.mean}, {"p99", links.p99}, {"max", links.max}, {"busiest", links.busiest}};
-  r["ramp_utilisation"] = {{"mean", ramps.mean}, {"p99", ramps.p99}, {"max", ramps.max}, {"busiest", ramps.busiest}};
+  NocResults& r = found_;
+  r.sources = traffic.sources();
+  r.fanout = fanout;
+  r.latency = traffic.latency();
+  r.offeredRate = windowSourceCycles > 0 ? double(traffic.measuredWaveletsCreated()) / windowSourceCycles : 0.0;
+  r.acceptedRate = windowSourceCycles > 0 ? double(traffic.windowDeliveries()) / fanout / windowSourceCycles : 0.0;
+  r.counters = wafer.fabric().counters();
+  r.measuredPackets = traffic.measuredPackets();
+  r.measuredDeliveriesMissing = traffic.measuredDeliveriesMissing();
+  r.links = linkLoad(traffic, false);
+  r.ramps = linkLoad(traffic, true);
+  r.routerCyclesPerSecond = simSeconds > 0 ? double(mesh.routers()) * double(cycles_) / simSeconds : 0.0;
+  r.waveletHopsPerSecond = simSeconds > 0 ? double(r.counters.hops) / simSeconds : 0.0;
+  r.elaborationSeconds = times.elaborationSeconds;
+  r.simulationSeconds = simSeconds;
+  r.fabricBytes = wafer.fabric().hostBytes();
   // The whole run's traffic; the PEs are traffic sources, idle as compute engines.
   results::EnergyScope scope;
   scope.seconds = double(cycles_) * arch_.secondsPerCycle();
-  r.update(results::energyResults(chip.actionsUntil(cycles_), arch_, scope));
+  r.cost = results::energyResults(chip.actionsUntil(cycles_), arch_, scope);
+}
+
+nlohmann::json NocWorkload::results() const {
+  const NocResults& f = found_;
+  const auto load = [](const LinkLoad& l) {
+    return nlohmann::json{{"mean", l.mean}, {"p99", l.p99}, {"max", l.max}, {"busiest", l.busiest}};
+  };
+  nlohmann::json r;
+  r["type"] = "noc";
+  r["pattern"] = patternName(config_.pattern);
+  r["routing"] = fabric::routingName(arch_.fabric.routing);
+  r["sources"] = f.sources;
+  r["fanout"] = f.fanout;
+  r["latency_avg"] = f.latency.average;
+  r["latency_p50"] = f.latency.p50;
+  r["latency_p99"] = f.latency.p99;
+  r["latency_max"] = f.latency.max;
+  r["latency_samples"] = f.latency.samples;
+  r["offered_rate"] = f.offeredRate;
+  r["accepted_rate"] = f.acceptedRate;
+  r["wavelets_injected"] = f.counters.injected;
+  r["wavelets_delivered"] = f.counters.delivered;
+  r["wavelets_in_flight"] = f.counters.queued;
+  r["wavelet_hops"] = f.counters.hops;
+  r["measured_packets"] = f.measuredPackets;
+  r["measured_deliveries_missing"] = f.measuredDeliveriesMissing;
+  r["router_cycles_per_second"] = f.routerCyclesPerSecond;
+  r["wavelet_hops_per_second"] = f.waveletHopsPerSecond;
+  r["host"] = {{"elaboration_seconds", f.elaborationSeconds},
+               {"simulation_seconds", f.simulationSeconds},
+               {"fabric_bytes", f.fabricBytes}};
+  r["link_utilisation"] = load(f.links);
+  r["ramp_utilisation"] = load(f.ramps);
+  r.update(f.cost);
+  return r;
 }
 
 LinkLoad NocWorkload::linkLoad(const NocTraffic& traffic, bool ramps) const {
@@ -163,34 +196,29 @@ LinkLoad NocWorkload::linkLoad(const NocTraffic& traffic, bool ramps) const {
 }
 
 std::string NocWorkload::summary() const {
-  const nlohmann::json& r = results_;
+  const NocResults& f = found_;
   char line[512];
   std::ostringstream out;
   std::snprintf(line, sizeof line, "NoC %s on %ux%u (%s routing), %s wavelets/PE/cycle offered, %u-wavelet packets\n",
-                r["pattern"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height,
-                r["routing"].get<std::string>().c_str(), std::to_string(config_.injectionRate).c_str(),
-                config_.packetWavelets);
+                patternName(config_.pattern), arch_.mesh.width, arch_.mesh.height,
+                fabric::routingName(arch_.fabric.routing), std::to_string(config_.injectionRate).c_str(), config_.packetWavelets);
   out << line;
   std::snprintf(line, sizeof line,
                 "  latency   avg %.1f  p50 %llu  p99 %llu  max %llu cycles (%llu packets measured, %llu deliveries missing)\n",
-                r["latency_avg"].get<double>(), (unsigned long long)r["latency_p50"].get<std::uint64_t>(),
-                (unsigned long long)r["latency_p99"].get<std::uint64_t>(),
-                (unsigned long long)r["latency_max"].get<std::uint64_t>(),
-                (unsigned long long)r["measured_packets"].get<std::uint64_t>(),
-                (unsigned long long)r["measured_deliveries_missing"].get<std::uint64_t>());
+                f.latency.average, (unsigned long long)f.latency.p50, (unsigned long long)f.latency.p99,
+                (unsigned long long)f.latency.max, (unsigned long long)f.measuredPackets,
+                (unsigned long long)f.measuredDeliveriesMissing);
   out << line;
-  std::snprintf(line, sizeof line, "  rate      offered %.5f  accepted %.5f wavelets/source/cycle\n",
-                r["offered_rate"].get<double>(), r["accepted_rate"].get<double>());
+  std::snprintf(line, sizeof line, "  rate      offered %.5f  accepted %.5f wavelets/source/cycle\n", f.offeredRate,
+                f.acceptedRate);
   out << line;
   std::snprintf(line, sizeof line, "  links     mean %.4f  p99 %.4f  max %.4f wavelets/cycle (busiest: %s)\n",
-                r["link_utilisation"]["mean"].get<double>(), r["link_utilisation"]["p99"].get<double>(),
-                r["link_utilisation"]["max"].get<double>(),
-                r["link_utilisation"]["busiest"].get<std::string>().c_str());
+                f.links.mean, f.links.p99, f.links.max, f.links.busiest.c_str());
   out << line;
   std::snprintf(line, sizeof line, "  host      %.1f M router-cycles/s, %.1f M wavelet-hops/s\n",
-                r["router_cycles_per_second"].get<double>() / 1e6, r["wavelet_hops_per_second"].get<double>() / 1e6);
+                f.routerCyclesPerSecond / 1e6, f.waveletHopsPerSecond / 1e6);
   out << line;
-  out << results::energySummary(r);
+  out << results::energySummary(f.cost);
   return out.str();
 }
 

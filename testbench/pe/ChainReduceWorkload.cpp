@@ -15,6 +15,19 @@
 namespace wsesim::kernels {
 namespace {
 
+// What a run found: results() and summary() are both written from it.
+struct ChainReduceResults {
+  pe::PeCounters totals;
+  double busyFraction = 0, flopUtilisation = 0;
+  std::uint64_t busiestCycles = 0, sramHighWater = 0, waveletsDelivered = 0;
+  bool checked = false;  // functional mode: the sums against the reference
+  std::uint64_t mismatches = 0;
+  double maxErrorVsExact = 0;
+  double elaborationSeconds = 0, simulationSeconds = 0;
+  std::uint64_t peBytes = 0, fabricBytes = 0;
+  nlohmann::json cost;  // energy, power, area, efficiency (results/EnergyReport.h)
+};
+
 class ChainReduceWorkload : public workload::Workload {
  public:
   ChainReduceWorkload(const ChainReduceConfig& config, const config::ArchConfig& arch, const config::RunConfig& run)
@@ -25,18 +38,21 @@ class ChainReduceWorkload : public workload::Workload {
   std::uint64_t plannedHostBytes() const override {
     return chip::WaferChip::plannedHostBytes(arch_, run_, chip::ChipParts{});
   }
-  nlohmann::json results() const override { return results_; }
+  nlohmann::json results() const override;
   std::string summary() const override;
 
  private:
   // Compares every chain's sum with the reference; fills the check results.
-  void check(const pe::PeArray& pes, nlohmann::json& r) const;
+  void check(const pe::PeArray& pes, ChainReduceResults& r) const;
+  double peOpsPerSecond() const {
+    return found_.simulationSeconds > 0 ? double(found_.totals.opsCompleted) / found_.simulationSeconds : 0.0;
+  }
 
   ChainReduceConfig config_;
   config::ArchConfig arch_;
   config::RunConfig run_;
   std::uint64_t cycles_ = 0;
-  nlohmann::json results_;
+  ChainReduceResults found_;
 };
 
 void ChainReduceWorkload::run(const workload::RunOptions& options) {
@@ -68,18 +84,33 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   if (options.waferMap) waferMap_ = results::waferMap(chip.fabric(), &pes, cycles_, arch_);
   if (times.timeline) timeline_ = workload::finishTimeline(*times.timeline, cycles_);
 
-  const pe::PeCounters totals = pes.totals();
-  std::uint64_t busiest = 0, sramHighWater = 0;
+  ChainReduceResults& r = found_;
+  r.totals = pes.totals();
   for (std::uint32_t y = 0; y < config_.rows; ++y)
     for (std::uint32_t x = 0; x < config_.pes; ++x) {
       const fabric::RouterId pe = arch_.mesh.id(x, y);
-      busiest = std::max(busiest, pes.counters(pe).busyCycles);
-      sramHighWater = std::max(sramHighWater, pes.sram(pe).highWater());
+      r.busiestCycles = std::max(r.busiestCycles, pes.counters(pe).busyCycles);
+      r.sramHighWater = std::max(r.sramHighWater, pes.sram(pe).highWater());
     }
   const std::uint64_t chainPes = std::uint64_t(config_.pes) * config_.rows;
   const double peakFlops = 2.0 * pe::LaneTable(arch_.pe.lanes).of(pe::Opcode::Fmac, config_.precision);
+  r.busyFraction = double(r.totals.busyCycles) / double(chainPes) / double(cycles_);
+  r.flopUtilisation = double(r.totals.flops) / (double(chainPes) * double(cycles_) * peakFlops);
+  r.waveletsDelivered = chip.fabric().counters().delivered;
+  check(pes, r);
+  r.elaborationSeconds = times.elaborationSeconds;
+  r.simulationSeconds = times.simulationSeconds;
+  r.peBytes = pes.hostBytes();
+  r.fabricBytes = chip.fabric().hostBytes();
+  results::EnergyScope scope;
+  scope.seconds = double(cycles_) * arch_.secondsPerCycle();
+  scope.flops = double(r.totals.flops);
+  r.cost = results::energyResults(chip.actionsUntil(cycles_), arch_, scope);
+}
 
-  nlohmann::json& r = results_;
+nlohmann::json ChainReduceWorkload::results() const {
+  const ChainReduceResults& f = found_;
+  nlohmann::json r;
   r["type"] = "chain_reduce";
   r["dtype"] = pe::precisionName(config_.precision);
   r["pes"] = config_.pes;
@@ -88,32 +119,34 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   r["repeat"] = config_.repeat;
   r["expected_cycles"] = chainReduceCycles(config_, arch_);
   r["cycles_match_closed_form"] = cycles_ == chainReduceCycles(config_, arch_);
-  r["pe_ops"] = totals.opsCompleted;
-  r["pe_tasks"] = totals.tasksRun;
-  r["flops"] = totals.flops;
-  r["pe_busy_fraction"] = double(totals.busyCycles) / double(chainPes) / double(cycles_);
-  r["pe_busy_cycles_max"] = busiest;
-  r["flop_utilisation"] = double(totals.flops) / (double(chainPes) * double(cycles_) * peakFlops);
-  r["sram_high_water_bytes"] = sramHighWater;
+  r["pe_ops"] = f.totals.opsCompleted;
+  r["pe_tasks"] = f.totals.tasksRun;
+  r["flops"] = f.totals.flops;
+  r["pe_busy_fraction"] = f.busyFraction;
+  r["pe_busy_cycles_max"] = f.busiestCycles;
+  r["flop_utilisation"] = f.flopUtilisation;
+  r["sram_high_water_bytes"] = f.sramHighWater;
   r["sram_bytes"] = arch_.pe.sramBytes;
-  r["wavelets_delivered"] = chip.fabric().counters().delivered;
-  check(pes, r);
-  r["pe_ops_per_second"] = times.simulationSeconds > 0 ? double(totals.opsCompleted) / times.simulationSeconds : 0.0;
-  r["host"] = {{"elaboration_seconds", times.elaborationSeconds},
-               {"simulation_seconds", times.simulationSeconds},
-               {"pe_bytes", pes.hostBytes()},
-               {"pe_bytes_per_pe", double(pes.hostBytes()) / double(arch_.mesh.routers())},
-               {"fabric_bytes", chip.fabric().hostBytes()},
-               {"pe_visits", totals.visits}};
-  results::EnergyScope scope;
-  scope.seconds = double(cycles_) * arch_.secondsPerCycle();
-  scope.flops = double(totals.flops);
-  r.update(results::energyResults(chip.actionsUntil(cycles_), arch_, scope));
+  r["wavelets_delivered"] = f.waveletsDelivered;
+  r["checked"] = f.checked;
+  if (f.checked) {
+    r["mismatches"] = f.mismatches;
+    r["max_abs_error_vs_exact"] = f.maxErrorVsExact;
+  }
+  r["pe_ops_per_second"] = peOpsPerSecond();
+  r["host"] = {{"elaboration_seconds", f.elaborationSeconds},
+               {"simulation_seconds", f.simulationSeconds},
+               {"pe_bytes", f.peBytes},
+               {"pe_bytes_per_pe", double(f.peBytes) / double(arch_.mesh.routers())},
+               {"fabric_bytes", f.fabricBytes},
+               {"pe_visits", f.totals.visits}};
+  r.update(f.cost);
+  return r;
 }
 
-void ChainReduceWorkload::check(const pe::PeArray& pes, nlohmann::json& r) const {
-  r["checked"] = run_.mode == config::DataMode::Functional;
-  if (run_.mode != config::DataMode::Functional) return;
+void ChainReduceWorkload::check(const pe::PeArray& pes, ChainReduceResults& r) const {
+  r.checked = run_.mode == config::DataMode::Functional;
+  if (!r.checked) return;
   std::uint64_t mismatches = 0;
   double maxError = 0;  // against the exact sum of the products, in double precision
   for (std::uint32_t y = 0; y < config_.rows; ++y) {
@@ -129,37 +162,36 @@ void ChainReduceWorkload::check(const pe::PeArray& pes, nlohmann::json& r) const
       maxError = std::max(maxError, std::abs(double(got[k]) - exact[k]));
     }
   }
-  r["mismatches"] = mismatches;
-  r["max_abs_error_vs_exact"] = maxError;
+  r.mismatches = mismatches;
+  r.maxErrorVsExact = maxError;
 }
 
 std::string ChainReduceWorkload::summary() const {
-  const nlohmann::json& r = results_;
+  const ChainReduceResults& f = found_;
+  const std::uint64_t expected = chainReduceCycles(config_, arch_);
   std::ostringstream out;
   char line[512];
   std::snprintf(line, sizeof line, "chain_reduce %s on %ux%u: %u rows x %u PEs, %u elements, %u local ops per PE\n",
-                r["dtype"].get<std::string>().c_str(), arch_.mesh.width, arch_.mesh.height, config_.rows,
-                config_.pes, config_.length, config_.repeat);
+                pe::precisionName(config_.precision), arch_.mesh.width, arch_.mesh.height, config_.rows, config_.pes,
+                config_.length, config_.repeat);
   out << line;
   std::snprintf(line, sizeof line, "  cycles    %llu simulated, %llu closed form (%s)\n", (unsigned long long)cycles_,
-                (unsigned long long)r["expected_cycles"].get<std::uint64_t>(),
-                r["cycles_match_closed_form"].get<bool>() ? "match" : "DIFFER");
+                (unsigned long long)expected, cycles_ == expected ? "match" : "DIFFER");
   out << line;
   std::snprintf(line, sizeof line, "  PEs       busy %.1f%%, FLOP utilisation %.1f%%, SRAM high water %llu of %llu bytes\n",
-                100 * r["pe_busy_fraction"].get<double>(), 100 * r["flop_utilisation"].get<double>(),
-                (unsigned long long)r["sram_high_water_bytes"].get<std::uint64_t>(),
+                100 * f.busyFraction, 100 * f.flopUtilisation, (unsigned long long)f.sramHighWater,
                 (unsigned long long)arch_.pe.sramBytes);
   out << line;
-  if (r["checked"].get<bool>())
+  if (f.checked)
     std::snprintf(line, sizeof line, "  result    %llu mismatches against the reference, max |error| %.3g vs exact\n",
-                  (unsigned long long)r["mismatches"].get<std::uint64_t>(), r["max_abs_error_vs_exact"].get<double>());
+                  (unsigned long long)f.mismatches, f.maxErrorVsExact);
   else
     std::snprintf(line, sizeof line, "  result    not checked (run.mode: timing keeps no data)\n");
   out << line;
-  std::snprintf(line, sizeof line, "  host      %.2f M PE ops/s, %.0f bytes per PE\n",
-                r["pe_ops_per_second"].get<double>() / 1e6, r["host"]["pe_bytes_per_pe"].get<double>());
+  std::snprintf(line, sizeof line, "  host      %.2f M PE ops/s, %.0f bytes per PE\n", peOpsPerSecond() / 1e6,
+                double(f.peBytes) / double(arch_.mesh.routers()));
   out << line;
-  out << results::energySummary(r);
+  out << results::energySummary(f.cost);
   return out.str();
 }
 

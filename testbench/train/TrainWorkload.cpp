@@ -83,6 +83,18 @@ struct StepGemm {
   std::uint64_t occurrences = 0;  // in the step
 };
 
+// What the step came to on the system model: report() fills it, results()
+// and summary() are both written from it.
+struct StepResults {
+  double stepSeconds = 0, oneSystemStepSeconds = 0;
+  std::uint64_t gemmCycles = 0, opCycles = 0, waferIdleCycles = 0, optimizerTailCycles = 0;  // per step
+  std::map<std::string, std::uint64_t> gemmCyclesByPass, opCyclesByKind;
+  unsigned swarmxDepth = 0;
+  // From the cluster (results/ClusterReport.h) and per distinct GEMM.
+  nlohmann::json phaseBounds, traffic, memoryx, perSystem, gemms;
+  nlohmann::json cost;  // energy (with per_system_by_part_j), power, area, efficiency (results/EnergyReport.h)
+};
+
 class TrainWorkload : public workload::Workload {
  public:
   TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run);
@@ -93,13 +105,23 @@ class TrainWorkload : public workload::Workload {
   std::uint64_t plannedHostBytes() const override {
     return chip::WaferChip::plannedHostBytes(runtime::withMeshColumns(arch_, meshColumns_), run_, chipParts());
   }
-  nlohmann::json results() const override { return results_; }
+  nlohmann::json results() const override;
   std::string summary() const override;
 
  private:
   // Always in timing mode: the GEMMs have no operands.
   chip::ChipParts chipParts() const {
     return runtime::gemmChipParts(arch_, config_.precision, config::DataMode::Timing);
+  }
+  // Of the whole cluster, per second of a step.
+  double samplesPerSecond() const { return double(config_.batch) * arch_.cluster.systems / found_.stepSeconds; }
+  double tokensPerSecond() const { return double(step_.tokens) * arch_.cluster.systems / found_.stepSeconds; }
+  double achievedFlopsPerSecond() const { return step_.modelFlops * arch_.cluster.systems / found_.stepSeconds; }
+  // Of one system's mesh at its FMAC peak.
+  double utilisation() const {
+    const double peak =
+        double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, config_.precision) * arch_.clockHz;
+    return step_.modelFlops / (found_.stepSeconds * peak);
   }
   // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshColumns`
   // rows (`end`: the wafer's last cycle).
@@ -127,6 +149,7 @@ class TrainWorkload : public workload::Workload {
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
   std::uint64_t stepCycles_ = 0, totalCycles_ = 0;
+  StepResults found_;
   nlohmann::json results_;
 };
 
@@ -338,9 +361,7 @@ void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster
   const double idle = perSystem[0]["wafer_idle_seconds"].get<double>();
   const double optimizerTail = (cluster.finished() - lastWafer).to_seconds();
 
-  const unsigned systems = arch_.cluster.systems;
-  const double peak =
-      double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, config_.precision) * arch_.clockHz;
+  StepResults& r = found_;
   nlohmann::json gemmRows = nlohmann::json::array();
   for (const StepGemm& g : gemms_) {
     const firmware::GemmBounds b = g.plan->full().bounds(arch_);
@@ -355,47 +376,24 @@ void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster
                         {"bound", bound},
                         {"rows_simulated", g.plan->rows().gridY()}});
   }
-  nlohmann::json& r = results_;
-  r["type"] = "train";
-  r["model"] = config_.model.name;
-  r["parameters"] = config_.model.parameters();
-  r["systems"] = systems;
-  r["batch"] = config_.batch;
-  r["global_batch"] = std::uint64_t(config_.batch) * systems;
-  r["seq"] = config_.seq;
-  r["tokens_per_step"] = step_.tokens * systems;
-  r["steps"] = config_.steps;
-  r["dtype"] = pe::precisionName(config_.precision);
-  r["optimizer"] = config_.optimizer;
-  r["step_cycles"] = stepCycles_;
-  r["step_seconds"] = stepSeconds;
-  r["samples_per_second"] = double(config_.batch) * systems / stepSeconds;
-  r["tokens_per_second"] = double(step_.tokens) * systems / stepSeconds;
-  r["model_flops_per_step"] = step_.modelFlops * systems;
-  r["achieved_flops_per_second"] = step_.modelFlops * systems / stepSeconds;
-  r["utilisation"] = step_.modelFlops / (stepSeconds * peak);
-  // Per step (the run's totals over its steps): the wafer's work, its wait
-  // for weights, and the optimizer update still running after the wafer is done.
-  r["breakdown_cycles"] = {{"gemms", gemmCycles}, {"ops", opTotal},
-                           {"wafer_idle", toCycles(idle / config_.steps)},
-                           {"optimizer_tail", toCycles(optimizerTail / config_.steps)},
-                           {"gemms_by_pass", byPass}, {"ops_by_kind", byOpKind}};
-  r["phase_bounds"] = results::streamBounds(cluster, arch_);  // of system 0, over the run
-  r["traffic"] = results::clusterTraffic(cluster);
-  r["memoryx"] = results::memoryxFigures(cluster);
-  r["per_system"] = perSystem;
+  r.stepSeconds = stepSeconds;
+  r.gemmCycles = gemmCycles;
+  r.opCycles = opTotal;
+  // Per step (the run's totals over its steps): the wafer's wait for weights,
+  // and the optimizer update still running after the wafer is done.
+  r.waferIdleCycles = toCycles(idle / config_.steps);
+  r.optimizerTailCycles = toCycles(optimizerTail / config_.steps);
+  r.gemmCyclesByPass = byPass;
+  r.opCyclesByKind = byOpKind;
+  r.phaseBounds = results::streamBounds(cluster, arch_);  // of system 0, over the run
+  r.traffic = results::clusterTraffic(cluster);
+  r.memoryx = results::memoryxFigures(cluster);
+  r.perSystem = perSystem;
   // Weak scaling: each system has the same batch, so the ideal step is one system's.
-  const double oneSystem =
+  r.oneSystemStepSeconds =
       reference ? (reference->finished() - reference->began()).to_seconds() / config_.steps : stepSeconds;
-  r["scaling"] = {{"one_system_step_seconds", oneSystem},
-                  {"efficiency", oneSystem / stepSeconds},
-                  {"loss_seconds", stepSeconds - oneSystem},
-                  {"swarmx_depth", cluster.swarmx.tree().depth()}};
-  r["layers_simulated"] = config_.everyLayer ? "all" : "each distinct GEMM once, its timing reused for identical layers";
-  r["wafers_simulated"] = config_.everyWafer ? "every system's" : "one, its timing reused for every system";
-  r["gemms"] = gemmRows;
-  r["gemm_count"] = step_.gemms.size();
-  r["op_count"] = step_.ops.size();
+  r.swarmxDepth = cluster.swarmx.tree().depth();
+  r.gemms = gemmRows;
   reportEnergy(cluster, byPass, opTotal);
 }
 
@@ -429,54 +427,93 @@ void TrainWorkload::reportEnergy(const system::Cluster& cluster,
   }
   wafer = withIdle(wafer, double(stepCycles_));
   // The rest of one system's step: its wafer waiting for weights and for the optimizer.
-  byPart["waiting"] = model.energyOf(wafer, results_["step_seconds"].get<double>()).total() - partsJoules;
+  byPart["waiting"] = model.energyOf(wafer, found_.stepSeconds).total() - partsJoules;
 
   const unsigned systems = arch_.cluster.systems;
   const energy::ActionCounts step = wafer * double(systems) + results::clusterActions(cluster) * (1.0 / config_.steps);
   results::EnergyScope scope;
-  scope.seconds = results_["step_seconds"].get<double>();
+  scope.seconds = found_.stepSeconds;
   scope.systems = systems;
   scope.flops = step_.modelFlops * systems;
   scope.samples = double(config_.batch) * systems;
   scope.tokens = double(step_.tokens) * systems;
-  results_.update(results::energyResults(step, arch_, scope));
-  results_["energy"]["per_system_by_part_j"] = byPart;
+  found_.cost = results::energyResults(step, arch_, scope);
+  found_.cost["energy"]["per_system_by_part_j"] = byPart;
+}
+
+nlohmann::json TrainWorkload::results() const {
+  const StepResults& f = found_;
+  const unsigned systems = arch_.cluster.systems;
+  nlohmann::json r = results_;  // how the wafer was timed, and the host
+  r["type"] = "train";
+  r["model"] = config_.model.name;
+  r["parameters"] = config_.model.parameters();
+  r["systems"] = systems;
+  r["batch"] = config_.batch;
+  r["global_batch"] = std::uint64_t(config_.batch) * systems;
+  r["seq"] = config_.seq;
+  r["tokens_per_step"] = step_.tokens * systems;
+  r["steps"] = config_.steps;
+  r["dtype"] = pe::precisionName(config_.precision);
+  r["optimizer"] = config_.optimizer;
+  r["step_cycles"] = stepCycles_;
+  r["step_seconds"] = f.stepSeconds;
+  r["samples_per_second"] = samplesPerSecond();
+  r["tokens_per_second"] = tokensPerSecond();
+  r["model_flops_per_step"] = step_.modelFlops * systems;
+  r["achieved_flops_per_second"] = achievedFlopsPerSecond();
+  r["utilisation"] = utilisation();
+  r["breakdown_cycles"] = {{"gemms", f.gemmCycles}, {"ops", f.opCycles},
+                           {"wafer_idle", f.waferIdleCycles}, {"optimizer_tail", f.optimizerTailCycles},
+                           {"gemms_by_pass", f.gemmCyclesByPass}, {"ops_by_kind", f.opCyclesByKind}};
+  r["phase_bounds"] = f.phaseBounds;
+  r["traffic"] = f.traffic;
+  r["memoryx"] = f.memoryx;
+  r["per_system"] = f.perSystem;
+  r["scaling"] = {{"one_system_step_seconds", f.oneSystemStepSeconds},
+                  {"efficiency", f.oneSystemStepSeconds / f.stepSeconds},
+                  {"loss_seconds", f.stepSeconds - f.oneSystemStepSeconds},
+                  {"swarmx_depth", f.swarmxDepth}};
+  r["layers_simulated"] = config_.everyLayer ? "all" : "each distinct GEMM once, its timing reused for identical layers";
+  r["wafers_simulated"] = config_.everyWafer ? "every system's" : "one, its timing reused for every system";
+  r["gemms"] = f.gemms;
+  r["gemm_count"] = step_.gemms.size();
+  r["op_count"] = step_.ops.size();
+  r.update(f.cost);
+  return r;
 }
 
 std::string TrainWorkload::summary() const {
-  const nlohmann::json& r = results_;
+  const StepResults& f = found_;
+  const unsigned systems = arch_.cluster.systems;
   std::ostringstream out;
   char line[256];
   std::snprintf(line, sizeof line, "train %s (%s parameters) batch %u x seq %u per system, %u system%s of %ux%u, %s, %s\n",
                 config_.model.name.c_str(), std::to_string(config_.model.parameters()).c_str(), config_.batch,
-                config_.seq, arch_.cluster.systems, arch_.cluster.systems == 1 ? "" : "s", arch_.mesh.width,
-                arch_.mesh.height, r["dtype"].get<std::string>().c_str(), config_.optimizer.c_str());
+                config_.seq, systems, systems == 1 ? "" : "s", arch_.mesh.width, arch_.mesh.height,
+                pe::precisionName(config_.precision), config_.optimizer.c_str());
   out << line;
   std::snprintf(line, sizeof line, "  step      %llu cycles = %.6g s: %.4g samples/s, %.4g tokens/s, %.3g FLOP/s, %.1f%% of peak\n",
-                (unsigned long long)stepCycles_, r["step_seconds"].get<double>(), r["samples_per_second"].get<double>(),
-                r["tokens_per_second"].get<double>(), r["achieved_flops_per_second"].get<double>(),
-                100 * r["utilisation"].get<double>());
+                (unsigned long long)stepCycles_, f.stepSeconds, samplesPerSecond(), tokensPerSecond(),
+                achievedFlopsPerSecond(), 100 * utilisation());
   out << line;
-  const nlohmann::json& b = r["breakdown_cycles"];
   out << "  where                        cycles  share\n";
   const auto row = [&](const std::string& name, std::uint64_t cycles) {
     std::snprintf(line, sizeof line, "  %-24s %12llu %5.1f%%\n", name.c_str(), (unsigned long long)cycles,
                   100.0 * double(cycles) / double(stepCycles_));
     out << line;
   };
-  for (const auto& [pass, cycles] : b["gemms_by_pass"].items()) row("GEMMs " + pass, cycles.get<std::uint64_t>());
-  row("ops (cost model)", b["ops"].get<std::uint64_t>());
-  row("wafer waits for weights", b["wafer_idle"].get<std::uint64_t>());
-  row("optimizer after the wafer", b["optimizer_tail"].get<std::uint64_t>());
-  const nlohmann::json& scaling = r["scaling"];
-  if (arch_.cluster.systems > 1) {
+  for (const auto& [pass, cycles] : f.gemmCyclesByPass) row("GEMMs " + pass, cycles);
+  row("ops (cost model)", f.opCycles);
+  row("wafer waits for weights", f.waferIdleCycles);
+  row("optimizer after the wafer", f.optimizerTailCycles);
+  if (systems > 1) {
     std::snprintf(line, sizeof line, "  scaling   %.1f%% of one system's step (%.4g s), SwarmX depth %u\n",
-                  100 * scaling["efficiency"].get<double>(), scaling["one_system_step_seconds"].get<double>(),
-                  scaling["swarmx_depth"].get<unsigned>());
+                  100 * f.oneSystemStepSeconds / f.stepSeconds, f.oneSystemStepSeconds, f.swarmxDepth);
     out << line;
   }
   out << "  streamed GEMMs bound by";
-  for (const auto& [pass, byBound] : r["phase_bounds"].items())
+  for (const auto& [pass, byBound] : f.phaseBounds.items())
     for (const auto& [bound, v] : byBound.items())
       out << "  " << pass << ": " << bound << " x" << v["tasks"].get<std::uint64_t>();
   out << "\n";
@@ -484,7 +521,7 @@ std::string TrainWorkload::summary() const {
                 step_.gemms.size(), config_.everyLayer ? "every layer" : "identical layers reuse their timing",
                 config_.everyWafer ? "every system's wafer" : "one wafer");
   out << line;
-  out << results::energySummary(r);
+  out << results::energySummary(f.cost);
   return out.str();
 }
 
@@ -508,8 +545,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
   c.sampling = runtime::readSampling(p, c.sampling);
-  const std::string dtype = p.choice("workload.dtype", {"fp16", "mixed", "fp32"}, std::string("mixed"));
-  c.precision = dtype == "fp16" ? pe::Precision::Fp16 : dtype == "mixed" ? pe::Precision::Mixed : pe::Precision::Fp32;
+  c.precision = p.choice("workload.dtype", pe::kPrecisionNames, pe::Precision::Mixed);
   // A run option only this workload has, so it is read here, not in RunConfig.
   c.waferTimingCache = p.text("run.wafer_timing_cache", std::string());
   c.waferTimingKey = waferTimingKey(p.resolved());

@@ -1,8 +1,9 @@
 #pragma once
-// A workload is what a run simulates: NoC traffic today, GEMMs and training
-// steps later. Each type reads its own `workload.*` keys, builds the chip it
-// needs (hw/chip/WaferChip) with its own routes, programs and controller,
-// runs it, and reports type-specific results.
+// A workload is what a run simulates (`workload.type`: NoC traffic, a chain
+// reduction on the PEs, a GEMM, a training step). Each type reads its own
+// `workload.*` keys, builds the chip it needs (hw/chip/WaferChip) with its
+// own routes, programs and controller, runs it, and reports type-specific
+// results.
 
 #include <nlohmann/json.hpp>
 
@@ -56,5 +57,7 @@ using WorkloadFactory = std::function<std::unique_ptr<Workload>(
 
 // Workload types by the name used in `workload.type`.
 const std::map<std::string, WorkloadFactory>& workloadTypes();
+// Reads `workload.type`, one of workloadTypes().
+std::string readWorkloadType(config::ParamReader& params);
 
 }  // namespace wsesim::workload

@@ -18,4 +18,10 @@ const std::map<std::string, WorkloadFactory>& workloadTypes() {
   return types;
 }
 
+std::string readWorkloadType(config::ParamReader& params) {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : workloadTypes()) names.push_back(name);
+  return params.choice("workload.type", names);
+}
+
 }  // namespace wsesim::workload

@@ -149,6 +149,41 @@ TEST_F(Cli, PresetsListsTheFourPresetsWithTheirMeshes) {
   }
 }
 
+// ----------------------------------------------------------------------- keys
+
+TEST_F(Cli, KeysListsEveryKeyWithItsDefaultAndSource) {
+  Outcome o = wsesim("keys --preset tiny");
+  ASSERT_EQ(o.status, 0) << o.err;
+  expectMentions(o.out, {"configuration keys (defaults with arch.preset = tiny)", "arch.mesh.width  integer 1 .. 2^16 - 1",
+                         "default 8 (preset tiny", "workload.type: noc", "workload.hotspot.fraction",
+                         "incomplete: no run of this reader got to its end: workload.model"});
+  o = wsesim("keys --format json --set workload.model=tiny");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json doc = json::parse(o.out);
+  EXPECT_EQ(doc["preset"], "wse2");
+  for (const json& section : doc["sections"]) EXPECT_EQ(section["incomplete"], "") << section["name"];
+  o = wsesim("keys --format markdown");
+  ASSERT_EQ(o.status, 0) << o.err;
+  expectMentions(o.out, {"<!-- BEGIN wsesim keys: arch", "| `arch.fabric.queue_depth` | integer | 1 .. 255 | 4 |",
+                         "<!-- END wsesim keys: train -->"});
+  EXPECT_EQ(filesInWork(), std::set<std::string>{});
+}
+
+TEST_F(Cli, KeysRefusesBadArgumentsAndUnknownPresets) {
+  Outcome o = wsesim("keys --format yaml");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"--format yaml: expected table, markdown or json", "usage: wsesim keys"});
+  o = wsesim("keys --preset");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"--preset needs a value"});
+  o = wsesim("keys extra");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"unknown argument 'extra'"});
+  o = wsesim("keys --preset wse9");
+  EXPECT_EQ(o.status, 2);
+  expectMentions(o.err, {"wsesim: configuration error:", "wse9"});
+}
+
 // ------------------------------------------------------------- a complete run
 
 TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {

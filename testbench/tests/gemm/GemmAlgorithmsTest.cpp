@@ -93,14 +93,15 @@ TEST_P(Registry, CapabilitiesMatchTheMapping) {
 
 TEST_P(Registry, EverySupportedPassIsAcceptedAndEveryOtherRefusedNamingWhoMapsIt) {
   const GemmCapabilities& can = entry().capabilities;
-  for (const std::string& pass : gemmPassNames()) {
+  for (const auto& [value, name] : kGemmPassNames) {
+    const std::string pass = name;
     const std::string msg = factoryError(GetParam(), "timing", "  pass: " + pass + "\n");
-    if (can.supports(gemmPassOf(pass))) {
+    if (can.supports(value)) {
       EXPECT_EQ(msg, "") << pass;
       continue;
     }
     const std::string supporters =
-        gemmAlgorithmsThat([&](const GemmCapabilities& a) { return a.supports(gemmPassOf(pass)); });
+        gemmAlgorithmsThat([&](const GemmCapabilities& a) { return a.supports(value); });
     expectParts(msg, {"workload.pass: " + GetParam(), "the " + can.passList() + " pass only, not " + pass,
                       "(" + pass + ": " + supporters + ")"});
   }

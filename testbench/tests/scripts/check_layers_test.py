@@ -65,7 +65,7 @@ FORBIDDEN = {
     "hw/energy/Reads.cpp": (["hw/config/ArchConfig.h"], 3,
                             "hw/energy (floor 4) may include its floor and below, not hw/config (floor 5)"),
     "hw/config/StrictYaml.cpp": (["hw/config/StrictYaml.h", "hw/config/ArchConfig.h"], 4,
-                                 "hw/config/StrictYaml may include only hw/config/StrictYaml"),
+                                 "hw/config/StrictYaml may include only hw/config/StrictYaml, hw/common"),
     "hw/fabric/Up.h": (["firmware/gemm/Plan.h"], 3,
                        "hw/fabric (floor 1) may include its floor and below; firmware/gemm/Plan.h is on no floor"),
     "firmware/gemm/Run.cpp": (["testbench/cli/Main.cpp"], 3, "firmware may include only hw, firmware"),
