@@ -32,7 +32,7 @@ SramDemand ResidentGemmPlan::busiestPeDemand() const {
   // The largest blocks are last: PE (P-1, P-1) needs the most.
   SramDemand d;
   for (const pe::BufferDecl& b : buffers(grid - 1, grid - 1))
-    d.add(b.name + " " + std::to_string(b.elements) + " " + pe::elementTypeName(b.type), b.bytes());
+    d.add([&] { return b.name + " " + std::to_string(b.elements) + " " + pe::elementTypeName(b.type); }, b.bytes());
   return d;
 }
 

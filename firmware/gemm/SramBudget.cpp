@@ -1,15 +1,8 @@
 #include "firmware/gemm/SramBudget.h"
 
 #include "firmware/gemm/GemmShape.h"
-#include "hw/pe/SramAllocator.h"
 
 namespace wsesim::firmware {
-
-SramDemand& SramDemand::add(std::string what, std::uint64_t bytes, unsigned copies) {
-  alignedBytes_ += copies * pe::SramAllocator::aligned(bytes);
-  parts_.push_back({std::move(what), bytes, copies});
-  return *this;
-}
 
 std::string SramDemand::parts() const {
   std::string text;

@@ -10,14 +10,23 @@
 #include <vector>
 
 #include "hw/config/ArchConfig.h"
+#include "hw/pe/SramAllocator.h"
 
 namespace wsesim::firmware {
 
-// What one PE holds.
+// What one PE holds, each part described. A plan lists its parts once, as
+// a template over the demand (SramDemand or SramBytes), and scans every PE
+// with SramBytes: `what` is a callable that returns the part's description
+// ("activations 125x125 f32"), called only when the demand is described.
 class SramDemand {
  public:
-  // `copies` buffers of `bytes` each, described as `what` ("activations 125x125 f32").
-  SramDemand& add(std::string what, std::uint64_t bytes, unsigned copies = 1);
+  // `copies` buffers of `bytes` each.
+  template <class What>
+  SramDemand& add(What what, std::uint64_t bytes, unsigned copies = 1) {
+    alignedBytes_ += copies * pe::SramAllocator::aligned(bytes);
+    parts_.push_back({what(), bytes, copies});
+    return *this;
+  }
   // As placed: every buffer rounded up to the allocator's alignment.
   std::uint64_t bytes() const { return alignedBytes_; }
   // "a 100 f32 = 400 B; zeros 25 f32 = 3 x 100 B"
@@ -33,11 +42,26 @@ class SramDemand {
   std::uint64_t alignedBytes_ = 0;
 };
 
+// The bytes of a demand alone: what a plan's scan over its PEs adds up.
+class SramBytes {
+ public:
+  template <class What>
+  SramBytes& add(What, std::uint64_t bytes, unsigned copies = 1) {
+    bytes_ += copies * pe::SramAllocator::aligned(bytes);
+    return *this;
+  }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::uint64_t bytes_ = 0;
+};
+
 class SramBudget {
  public:
   explicit SramBudget(const config::ArchConfig& arch) : limit_(arch.pe.sramBytes) {}
 
-  bool fits(const SramDemand& d) const { return d.bytes() <= limit_; }
+  bool fits(std::uint64_t bytes) const { return bytes <= limit_; }
+  bool fits(const SramDemand& d) const { return fits(d.bytes()); }
   // Throws PlanError unless `d`, PE (c, r)'s demand under `plan` (its
   // description), fits; `hint` says what would make it smaller.
   void check(const std::string& plan, std::uint32_t c, std::uint32_t r, const SramDemand& d,

@@ -27,21 +27,30 @@ WeightGradGemm::WeightGradGemm(const GemmShape& shape, const config::ArchConfig&
   if (arch.pe.threads < 2)
     throw PlanError("the weight-gradient pass overlaps the dY broadcast and the column reduction with the FMACs on 2 "
                     "hardware threads, but arch.pe.threads=" + std::to_string(arch.pe.threads));
-  // The buffers of program(): X and dY (kept), the accumulator pair and the send buffer.
-  const std::uint64_t in = elementBytes(layout_.inputType()), acc = elementBytes(layout_.accumulatorType());
-  const std::string inName = elementTypeName(layout_.inputType()), accName = elementTypeName(layout_.accumulatorType());
   const SramBudget budget(arch);
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
-    for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
-      SramDemand d;
-      d.add("activations 'x' " + std::to_string(layout_.ks(c)) + "x" + std::to_string(layout_.ms(r)) + " " + inName,
-            std::uint64_t(layout_.ks(c)) * layout_.ms(r) * in);
-      d.add("output gradients 'dy' " + std::to_string(layout_.ms(r)) + "x" +
-                std::to_string(layout_.outputColumns(c)) + " " + inName,
-            layout_.ms(r) * layout_.outputColumns(c) * in);
-      d.add("accumulator pair and send buffer " + std::to_string(layout_.ks(c)) + " " + accName, layout_.ks(c) * acc, 3);
-      budget.check(describe(), c, r, d, "a taller grid spreads m over more rows, a wider one k over more columns");
-    }
+    for (std::uint32_t c = 0; c < layout_.gridX; ++c)
+      if (!budget.fits(sramParts<SramBytes>(c, r).bytes()))
+        budget.check(describe(), c, r, sramParts<SramDemand>(c, r),
+                     "a taller grid spreads m over more rows, a wider one k over more columns");
+}
+
+template <class Demand>
+Demand WeightGradGemm::sramParts(std::uint32_t c, std::uint32_t r) const {
+  // The buffers of program(): X and dY (kept), the accumulator pair and the send buffer.
+  const std::uint64_t in = elementBytes(layout_.inputType()), acc = elementBytes(layout_.accumulatorType());
+  const auto inName = [&] { return std::string(elementTypeName(layout_.inputType())); };
+  const std::uint32_t ks = layout_.ks(c), ms = layout_.ms(r);
+  const std::uint64_t outputColumns = layout_.outputColumns(c);
+  Demand d;
+  d.add([&] { return "activations 'x' " + std::to_string(ks) + "x" + std::to_string(ms) + " " + inName(); },
+        std::uint64_t(ks) * ms * in);
+  d.add([&] { return "output gradients 'dy' " + std::to_string(ms) + "x" + std::to_string(outputColumns) + " " + inName(); },
+        ms * outputColumns * in);
+  d.add([&] {
+    return "accumulator pair and send buffer " + std::to_string(ks) + " " + elementTypeName(layout_.accumulatorType());
+  }, ks * acc, 3);
+  return d;
 }
 
 std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCut>& cuts) const {

@@ -54,6 +54,9 @@ class WeightGradGemm : public GemmMapping {
   pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const;
 
  private:
+  // What program() holds in the SRAM of PE (c, r): a SramDemand or SramBytes (SramBudget.h).
+  template <class Demand>
+  Demand sramParts(std::uint32_t c, std::uint32_t r) const;
   // A layout already checked against the architecture (or cut from one).
   WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout)
       : GemmMapping(outlineOf(shape, layout)), layout_(std::move(layout)) {}

@@ -16,23 +16,27 @@ std::uint64_t WeightStreamPlan::outputColumns(std::uint32_t c) const {
   return n;
 }
 
-SramDemand WeightStreamPlan::sramDemand(std::uint32_t c, std::uint32_t r) const {
+template <class Demand>
+Demand WeightStreamPlan::sramParts(std::uint32_t c, std::uint32_t r) const {
   const std::uint64_t in = pe::elementBytes(inputType()), acc = pe::elementBytes(accumulatorType());
-  const std::string inName = pe::elementTypeName(inputType()), accName = pe::elementTypeName(accumulatorType());
+  const auto inName = [&] { return std::string(pe::elementTypeName(inputType())); };
+  const auto accName = [&] { return std::string(pe::elementTypeName(accumulatorType())); };
   // A target with neighbours on both sides double-buffers its send buffer.
   bool twoSidedTarget = false;
   for (std::uint32_t t : target) twoSidedTarget = twoSidedTarget || (t == c && c > 0 && c + 1 < gridX);
-  SramDemand d;
-  d.add("activations " + std::to_string(ks(c)) + "x" + std::to_string(ms(r)) + " " + inName,
+  Demand d;
+  d.add([&] { return "activations " + std::to_string(ks(c)) + "x" + std::to_string(ms(r)) + " " + inName(); },
         std::uint64_t(ks(c)) * ms(r) * in);
-  d.add("zeros, accumulator and send buffer" + std::string(twoSidedTarget ? "s " : " ") + std::to_string(ms(r)) + " " +
-            accName,
-        ms(r) * acc, twoSidedTarget ? 4 : 3);
+  d.add([&] {
+    return "zeros, accumulator and send buffer" + std::string(twoSidedTarget ? "s " : " ") + std::to_string(ms(r)) +
+           " " + accName();
+  }, ms(r) * acc, twoSidedTarget ? 4 : 3);
   if (outputColumns(c))
-    d.add("output " + std::to_string(ms(r)) + "x" + std::to_string(outputColumns(c)) + " " + accName,
+    d.add([&] { return "output " + std::to_string(ms(r)) + "x" + std::to_string(outputColumns(c)) + " " + accName(); },
           ms(r) * outputColumns(c) * acc);
   return d;
 }
+
 
 std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, std::uint32_t n, bool outbound) const {
   std::vector<double> wavelets(ring.feeds(), 0.0);
@@ -119,8 +123,8 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   std::uint32_t wc = 0, wr = 0;
   for (std::uint32_t c = 0; c < p.gridX; ++c)
     for (std::uint32_t r : {0u, p.gridY - 1})
-      if (p.sramDemand(c, r).bytes() > worst) worst = p.sramDemand(c, r).bytes(), wc = c, wr = r;
-  SramBudget(arch).check(p.describe(), wc, wr, p.sramDemand(wc, wr),
+      if (const std::uint64_t bytes = p.sramParts<SramBytes>(c, r).bytes(); bytes > worst) worst = bytes, wc = c, wr = r;
+  SramBudget(arch).check(p.describe(), wc, wr, p.sramParts<SramDemand>(wc, wr),
                          "a taller grid spreads m over more rows, a wider one k over more columns");
   return p;
 }

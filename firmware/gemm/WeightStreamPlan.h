@@ -74,8 +74,9 @@ struct WeightStreamPlan {
   std::uint32_t ns(std::uint32_t p) const { return nBegin[p + 1] - nBegin[p]; }
   // Output elements PE column c keeps per row element: the n's of every pass targeting it.
   std::uint64_t outputColumns(std::uint32_t c) const;
-  // What the plan holds in the SRAM of PE (c, r).
-  SramDemand sramDemand(std::uint32_t c, std::uint32_t r) const;
+  // What the plan holds in the SRAM of PE (c, r): a SramDemand or SramBytes (SramBudget.h).
+  template <class Demand>
+  Demand sramParts(std::uint32_t c, std::uint32_t r) const;
   std::string describe() const;
   // This plan with pass i being pass cuts[i].phase cut to its first
   // cuts[i].outputs n's (same grid, splits and targets; N their sum).
