@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 
 #include "hw/config/ConfigError.h"
 
@@ -122,6 +123,8 @@ std::string ParamReader::choice(const std::string& key, const std::vector<std::s
     known = known || o == value;
     list += (list.empty() ? "" : ", ") + o;
   }
+  if (!known && !v)  // a reader's own default: a bug in the reader, not in the run file
+    throw std::logic_error(key + ": the reader's default '" + value + "' is not one of its options " + list);
   if (!known) throw ConfigError(where(key, *v) + ": must be one of " + list);
   record(key, ResolvedParam::Kind::Text, value);
   return value;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "hw/config/ArchConfig.h"
@@ -382,6 +383,20 @@ TEST(TypedReads, IntegersBeyondDoublePrecisionAreReadExactlyOrRejected) {
   }
   EXPECT_EQ(value, 9007199254740993LL);
   EXPECT_EQ(params.resolved().at("workload.seed").text, "9007199254740993");
+}
+
+TEST(Choice, AReadersDefaultOutsideItsOptionsIsABugNamedAsOne) {
+  // The run file leaves the key unset, so the reader's own default is taken:
+  // not being one of its options is the reader's fault, not the user's.
+  ConfigTree tree = layered(tinyArch(""));
+  ParamReader params(tree);
+  try {
+    params.choice("workload.pattern", {"uniform", "hotspot"}, std::string("transpose"));
+    FAIL() << "a default outside the options was taken";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("workload.pattern: the reader's default 'transpose' is not one of its options uniform, hotspot"),
+              std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
