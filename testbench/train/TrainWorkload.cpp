@@ -220,6 +220,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   if (!config_.waferTimingCache.empty() && !config_.everyWafer && !options.timeline && !options.waferMap) {
     cache = std::make_unique<WaferTimingCache>(config_.waferTimingCache, config_.waferTimingKey);
     cached = cache->load();
+    if (!cached) cache->checkStorable();
   }
   if (cached) {
     // The wafer's timing from an earlier run: only the system model runs.

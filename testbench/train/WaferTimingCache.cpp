@@ -76,12 +76,28 @@ void WaferTimingCache::store(const WaferTiming& timing) const {
                               {"simulated_cycles", timing.simulatedCycles},
                               {"weights_in", timing.weightsIn},
                               {"gradients_out", timing.gradientsOut}};
+  createDirectory();
+  results::writeFileAtomically(file_, doc.dump(1) + "\n");
+}
+
+void WaferTimingCache::createDirectory() const {
   std::error_code error;
   std::filesystem::create_directories(file_.parent_path(), error);
   if (error)
     throw std::runtime_error("run.wafer_timing_cache: cannot create " + file_.parent_path().string() + ": " +
                              error.message());
-  results::writeFileAtomically(file_, doc.dump(1) + "\n");
+}
+
+void WaferTimingCache::checkStorable() const {
+  std::error_code error;
+  std::filesystem::create_directories(file_.parent_path(), error);
+  try {
+    if (error) throw std::runtime_error("cannot create " + file_.parent_path().string() + ": " + error.message());
+    results::checkWritable(file_);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("run.wafer_timing_cache: the wafer's timing could not be kept in " + file_.string() +
+                             " (checked before simulating): " + e.what());
+  }
 }
 
 }  // namespace wsesim::train

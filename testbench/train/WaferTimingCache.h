@@ -39,11 +39,17 @@ class WaferTimingCache {
 
   // The entry for the key, if one was stored.
   std::optional<WaferTiming> load() const;
+  // Throws naming the key and the file unless store() could write the
+  // entry (creating the directory): asked before a run simulates the wafer,
+  // so a cache that cannot be kept fails the run at once, not after it.
+  void checkStorable() const;
   // Writes the entry atomically (creating the directory); throws naming the file on failure.
   void store(const WaferTiming& timing) const;
   const std::filesystem::path& file() const { return file_; }
 
  private:
+  void createDirectory() const;
+
   std::string key_;  // with the executable's hash
   std::filesystem::path file_;
 };

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -165,6 +166,31 @@ TEST(TrainStep, CachedWaferTimingGivesTheSimulatedStep) {
   ASSERT_FALSE(cheaper.empty());
   EXPECT_EQ(cheaper["workload"]["wafer_timing"].get<std::string>().rfind("from ", 0), 0u);
   EXPECT_LT(cheaper["workload"]["energy"]["total_j"].get<double>(), first["workload"]["energy"]["total_j"].get<double>());
+}
+
+// A cache that cannot be kept (its directory would lie under a plain file)
+// fails the run before the wafer is simulated, naming the key and the file,
+// and writes no results.
+TEST(TrainStep, UnstorableWaferTimingCacheFailsNamingTheKey) {
+  const std::string dir = ::testing::TempDir(), blocker = dir + "/train_cache_blocker_" + std::to_string(::getpid());
+  std::ofstream(blocker) << "a file, not a directory\n";
+  const std::string config = dir + "/train_unstorable.yaml", out = dir + "/train_unstorable.json",
+                    err = dir + "/train_unstorable.err";
+  std::ofstream(config) << "arch:\n  preset: tiny\nrun:\n  mode: timing\n  wafer_timing_cache: '" << blocker
+                        << "/cache'\nworkload:\n  type: train\n  model: tiny\n  batch: 2\n";
+  std::remove(out.c_str());
+  const std::string command =
+      "'" WSESIM_BINARY "' run '" + config + "' --out '" + out + "' > /dev/null 2> '" + err + "'";
+  EXPECT_NE(std::system(command.c_str()), 0);
+  std::stringstream message;
+  message << std::ifstream(err).rdbuf();
+  EXPECT_NE(message.str().find("run.wafer_timing_cache: the wafer's timing could not be kept in " + blocker +
+                               "/cache/"),
+            std::string::npos)
+      << message.str();
+  EXPECT_NE(message.str().find("(checked before simulating): cannot create " + blocker + "/cache"), std::string::npos)
+      << message.str();
+  EXPECT_FALSE(std::ifstream(out).good()) << "results were written";
 }
 
 // --vcd also writes the system's waveform, --timeline lanes for the step:
