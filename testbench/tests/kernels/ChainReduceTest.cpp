@@ -5,7 +5,7 @@
 
 #include "firmware/kernels/ChainReduce.h"
 #include "testbench/tests/MechanismTiming.h"
-#include "testbench/tests/pe_kernels/ChainRun.h"
+#include "testbench/tests/kernels/ChainRun.h"
 
 namespace wsesim::kernels {
 namespace {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "hw/pe/OpTiming.h"
-#include "testbench/tests/pe_kernels/ChainRun.h"
+#include "testbench/tests/kernels/ChainRun.h"
 
 namespace wsesim::kernels {
 namespace {
