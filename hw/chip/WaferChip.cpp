@@ -37,8 +37,11 @@ WaferChip::~WaferChip() = default;
 
 std::uint64_t WaferChip::plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run,
                                           const ChipParts& parts) {
-  return wafer::Wafer::plannedHostBytes(arch, run) + (parts.pes ? pe::PeArray::plannedHostBytes(arch.pe, arch.mesh, arch.fabric.colors, run.mode) : 0) +
-         (parts.routes ? fabric::ColorRouteTable::plannedHostBytes(arch.mesh, arch.fabric.colors) : 0);
+  const std::uint64_t pes =
+      parts.pes ? pe::PeArray::plannedHostBytes(arch.pe, arch.mesh, arch.fabric.colors, run.mode) : 0;
+  const std::uint64_t routes =
+      parts.routes ? fabric::ColorRouteTable::plannedHostBytes(arch.mesh, arch.fabric.colors) : 0;
+  return wafer::Wafer::plannedHostBytes(arch, run) + pes + routes;
 }
 
 fabric::ColorRouteTable& WaferChip::routes() { return asked(routes_, "a route table"); }
