@@ -30,6 +30,7 @@ def run_point(out_dir, plan, point):
         return Outcome(name, "skipped")
     directory = sweepdir.point_dir(out_dir, name)
     os.makedirs(directory, exist_ok=True)
+    sweepdir.clear_leftovers(out_dir, name)
     # Absolute paths: the command in error.json can be rerun from anywhere.
     command = [plan["wsesim"], "run", os.path.abspath(os.path.join(out_dir, sweepdir.BASE))]
     for override in point["overrides"]:

@@ -8,6 +8,7 @@ aggregation:
                                  atomically: done when its digest is the point's (load_result)
     OUT/points/NAME/wsesim.json  wsesim's result before the stamp (the runner's, transient)
     OUT/points/NAME/error.json   the last failure of that point (removed when it succeeds)
+    OUT/points/NAME/*.tmp.*      an atomic write cut short by a kill (cleared before a rerun)
 
 Only this module and the runner read it, and neither needs YAML, so compute
 nodes need nothing beyond the Python standard library."""
@@ -120,6 +121,17 @@ def stamp_result(out_dir, point):
     write_text_atomically(os.path.join(directory, RESULT), json.dumps(result, indent=2) + "\n")
     os.unlink(os.path.join(directory, UNSTAMPED))
     return True
+
+
+def clear_leftovers(out_dir, name):
+    """Removes what a run of the point killed midway left in its folder: an
+    unstamped result and the temporaries of atomic writes (wsesim's own and
+    ours). Called only by the runner about to run the point, which owns the
+    folder then; a finished result.json and the last error.json stay."""
+    directory = point_dir(out_dir, name)
+    for entry in os.listdir(directory):
+        if entry == UNSTAMPED or any(entry.startswith(f + ".tmp.") for f in (UNSTAMPED, RESULT, ERROR)):
+            os.unlink(os.path.join(directory, entry))
 
 
 def load_error(out_dir, name):

@@ -61,14 +61,16 @@ done_before = interrupt_after(7, signal.SIGKILL)
 check(done_before <= names, f"unexpected point folders: {done_before - names}")
 
 # What a run killed while writing, or an interrupted copy, leaves behind:
-# a truncated result and a temporary file. Neither may count as done.
+# a truncated result and temporary files (ours, and wsesim's own atomic
+# write of its result). None may count as done, and a rerun clears them.
 truncated = sorted(done_before)[0]
 with open(os.path.join(points_dir, truncated, "result.json"), "r+") as f:
     f.truncate(len(f.read()) // 2)
 never_done = sorted(names - done_before)[0]
 os.makedirs(os.path.join(points_dir, never_done), exist_ok=True)
-with open(os.path.join(points_dir, never_done, "result.json.tmp.99999"), "w") as f:
-    f.write('{"workload": {"latency_avg": ')
+for leftover in ["result.json.tmp.99999", "wsesim.json.tmp.99998", "wsesim.json"]:
+    with open(os.path.join(points_dir, never_done, leftover), "w") as f:
+        f.write('{"workload": {"latency_avg": ')
 
 kept = {n: os.stat(os.path.join(points_dir, n, "result.json")) for n in done_before - {truncated}}
 resumed = ctx.sweep(spec, "--out", out, "--jobs", "2")
@@ -79,8 +81,7 @@ check(f"{len(names)} points, {len(kept)} done earlier, {len(names) - len(kept)} 
 check(set(os.listdir(points_dir)) == names, f"point folders {sorted(os.listdir(points_dir))}")
 for name in names:
     files = set(os.listdir(os.path.join(points_dir, name)))
-    extra = files - {"result.json"} - ({"result.json.tmp.99999"} if name == never_done else set())
-    check(not extra, f"{name}: unexpected files {extra}")
+    check(files == {"result.json"}, f"{name}: unexpected files {files - {'result.json'}}")
     load_json(os.path.join(points_dir, name, "result.json"))
 for name, before in kept.items():
     after = os.stat(os.path.join(points_dir, name, "result.json"))
