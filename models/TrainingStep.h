@@ -12,14 +12,10 @@
 #include <vector>
 
 #include "hw/common/EnumNames.h"
+#include "hw/common/GemmPass.h"
 #include "models/TransformerModel.h"
 
 namespace wsesim::models {
-
-enum class GemmPass : std::uint8_t { Forward, BackwardData, WeightGrad };
-inline constexpr EnumName<GemmPass> kGemmPassNames[] = {
-    {GemmPass::Forward, "forward"}, {GemmPass::BackwardData, "backward_data"}, {GemmPass::WeightGrad, "weight_grad"}};
-constexpr const char* passName(GemmPass p) { return nameOf(kGemmPassNames, p); }
 
 inline constexpr std::uint32_t kHeadLayer = ~0u;  // the LM head and embeddings belong to no layer
 

@@ -4,18 +4,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "hw/common/EnumNames.h"
 #include "hw/common/Error.h"
+#include "hw/common/GemmPass.h"
 #include "hw/pe/OpKind.h"
 
 namespace wsesim::firmware {
-
-// The training pass a GEMM belongs to: it decides, for weight streaming,
-// which operands live on the wafer and which stream in or out.
-enum class GemmPass : std::uint8_t { Forward, BackwardData, WeightGrad };
-inline constexpr EnumName<GemmPass> kGemmPassNames[] = {
-    {GemmPass::Forward, "forward"}, {GemmPass::BackwardData, "backward_data"}, {GemmPass::WeightGrad, "weight_grad"}};
-constexpr const char* gemmPassName(GemmPass p) { return nameOf(kGemmPassNames, p); }  // "backward_data"
 
 // C[m x n] = A[m x k] . B[k x n].
 struct GemmShape {

@@ -11,11 +11,11 @@
 namespace wsesim::runtime {
 
 firmware::GemmShape passShape(std::uint32_t m, std::uint32_t k, std::uint32_t n, pe::Precision precision,
-                              firmware::GemmPass pass) {
+                              GemmPass pass) {
   switch (pass) {
-    case firmware::GemmPass::Forward: return {m, k, n, precision, pass};
-    case firmware::GemmPass::BackwardData: return {m, n, k, precision, pass};
-    case firmware::GemmPass::WeightGrad: break;
+    case GemmPass::Forward: return {m, k, n, precision, pass};
+    case GemmPass::BackwardData: return {m, n, k, precision, pass};
+    case GemmPass::WeightGrad: break;
   }
   return {k, m, n, precision, pass};
 }
@@ -40,7 +40,7 @@ std::unique_ptr<firmware::GemmMapping> representativeRows(const std::string& alg
                                                           const config::ArchConfig& arch) {
   const firmware::GemmShape& shape = full.shape();
   const firmware::Buffering buffering = full.buffering().value_or(firmware::Buffering::Auto);
-  if (shape.pass == firmware::GemmPass::WeightGrad) {
+  if (shape.pass == GemmPass::WeightGrad) {
     // The rows split the tokens, the reduction's dimension, and pass their
     // sums down the columns: two rows, the larger block (if any) on top.
     const std::uint32_t rows = full.gridY(), low = shape.k / rows;
@@ -143,7 +143,7 @@ GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, 
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   const std::uint64_t rowsLeftOut = full_->gridY() - rows().gridY(), columnsLeftOut = arch.mesh.width - meshColumns;
   std::uint64_t perPhase = 0;  // the rows left out, in every phase
-  if (full_->shape().pass == firmware::GemmPass::WeightGrad)
+  if (full_->shape().pass == GemmPass::WeightGrad)
     perPhase = rowsLeftOut * (2 * ramp + arch.pe.fabricInputCycles) + columnsLeftOut * hop;
   else  // the multicast's farthest reach, on the whole mesh against the one simulated
     perPhase = std::uint64_t(firmware::WeightStreamPlan::multicastHops(full_->gridX(), full_->gridY(), arch.mesh.width) -

@@ -42,7 +42,7 @@ namespace wsesim::runtime {
 // forward Y = X . W; backward-data dX = dY . W^T (m x n x k); weight-gradient
 // dW = X^T . dY (k x m x n).
 firmware::GemmShape passShape(std::uint32_t m, std::uint32_t k, std::uint32_t n, pe::Precision precision,
-                              firmware::GemmPass pass);
+                              GemmPass pass);
 
 // How much of a GEMM timing mode simulates.
 struct GemmSampling {

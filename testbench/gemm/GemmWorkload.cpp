@@ -26,7 +26,6 @@ namespace {
 
 using firmware::Matrix;
 
-using firmware::GemmPass;
 using runtime::GemmPhases;
 using runtime::GemmSampling;
 using runtime::GemmTime;
@@ -64,8 +63,8 @@ GemmConfig readConfig(config::ParamReader& p) {
                               ": " + firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
                                 return a.supports(c.precision);
                               }) + ")");
-  c.pass = p.choice("workload.pass", firmware::kGemmPassNames, GemmPass::Forward);
-  const std::string pass = firmware::gemmPassName(c.pass);
+  c.pass = p.choice("workload.pass", kGemmPassNames, GemmPass::Forward);
+  const std::string pass = gemmPassName(c.pass);
   if (!can.supports(c.pass))
     throw config::ConfigError("workload.pass: " + c.algorithm + " maps the " + can.passList() + " pass only, not " + pass +
                               " (" + pass + ": " + firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
@@ -212,7 +211,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
         &wafer.finishedEvent(), [&, layer] {
           system::WaferTask t;
           t.name = full_.describe();
-          t.kind = firmware::gemmPassName(config_.pass);
+          t.kind = gemmPassName(config_.pass);
           const GemmTime time = fullTime();
           t.duration = system::cyclesToTime(time.cycles, arch_.clockHz);
           if (config_.pass == GemmPass::WeightGrad) {
@@ -300,7 +299,7 @@ nlohmann::json GemmWorkload::results() const {
   r["type"] = "gemm";
   r["algorithm"] = config_.algorithm;
   r["mapping"] = full_.describe();
-  r["pass"] = firmware::gemmPassName(config_.pass);
+  r["pass"] = gemmPassName(config_.pass);
   r["dtype"] = pe::precisionName(full_.shape().precision);
   r["m"] = config_.m;
   r["k"] = config_.k;
@@ -367,7 +366,7 @@ std::string GemmWorkload::summary() const {
   const std::optional<firmware::Buffering> buffered = full_.buffering();
   const std::string buffering = buffered ? ", " + std::string(firmware::bufferingName(*buffered)) + "-buffered" : "";
   std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u%s)\n", config_.algorithm.c_str(),
-                firmware::gemmPassName(config_.pass), config_.m, config_.k, config_.n, pe::precisionName(full_.shape().precision),
+                gemmPassName(config_.pass), config_.m, config_.k, config_.n, pe::precisionName(full_.shape().precision),
                 arch_.mesh.width, arch_.mesh.height, full_.gridX(), full_.gridY(), buffering.c_str());
   out << line;
   std::snprintf(line, sizeof line,

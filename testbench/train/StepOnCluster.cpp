@@ -44,8 +44,8 @@ std::vector<system::StreamRequest> StepOnCluster::schedule(const std::vector<Gem
   std::vector<system::StreamRequest> order;
   for (std::uint32_t s = 0; s < steps; ++s)
     for (std::size_t i = 0; i < step_.gemms.size(); ++i)
-      if (step_.gemms[i].pass != models::GemmPass::WeightGrad)
-        order.emplace_back(matrixOf_[i], repeats(i, gemms[i]), step_.gemms[i].pass == models::GemmPass::BackwardData);
+      if (step_.gemms[i].pass != GemmPass::WeightGrad)
+        order.emplace_back(matrixOf_[i], repeats(i, gemms[i]), step_.gemms[i].pass == GemmPass::BackwardData);
   return order;
 }
 
@@ -67,10 +67,10 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
       const models::StreamedGemm& g = step_.gemms[item.index];
       const GemmTiming& timing = gemms[item.index];
       const std::size_t matrix = matrixOf_[item.index];
-      t.name = weights_.layers[matrix].name + " " + models::passName(g.pass);
-      t.kind = models::passName(g.pass);
+      t.name = weights_.layers[matrix].name + " " + gemmPassName(g.pass);
+      t.kind = gemmPassName(g.pass);
       t.duration = system::cyclesToTime(timing.cycles, arch.clockHz);
-      if (g.pass == models::GemmPass::WeightGrad) {
+      if (g.pass == GemmPass::WeightGrad) {
         t.gradients = true;
         t.gradientAddress = memoryx.layerAddress(matrix);
         t.gradientBytes = weights_.layers[matrix].parameters * gradientBytes_;

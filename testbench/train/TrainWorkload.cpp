@@ -43,15 +43,6 @@ struct TrainConfig {
   pe::Precision precision = pe::Precision::Mixed;
 };
 
-firmware::GemmPass firmwarePass(models::GemmPass p) {
-  switch (p) {
-    case models::GemmPass::Forward: return firmware::GemmPass::Forward;
-    case models::GemmPass::BackwardData: return firmware::GemmPass::BackwardData;
-    case models::GemmPass::WeightGrad: break;
-  }
-  return firmware::GemmPass::WeightGrad;
-}
-
 // The algorithm a training step maps its layers with: the first in the
 // registry that streams weights from MemoryX, maps every pass in the step's
 // precision and, if the step samples its GEMMs (representative rows,
@@ -61,8 +52,7 @@ std::string stepAlgorithm(pe::Precision precision, const runtime::GemmSampling& 
   for (const firmware::GemmAlgorithm& a : firmware::gemmAlgorithmRegistry()) {
     const firmware::GemmCapabilities& can = a.capabilities;
     if (can.weightsFromMemoryx && (can.sampledTiming || !sampled) && can.supports(precision) &&
-        can.supports(firmware::GemmPass::Forward) && can.supports(firmware::GemmPass::BackwardData) &&
-        can.supports(firmware::GemmPass::WeightGrad))
+        can.supports(GemmPass::Forward) && can.supports(GemmPass::BackwardData) && can.supports(GemmPass::WeightGrad))
       return a.name;
   }
   throw config::ConfigError(std::string("workload.dtype: no GEMM algorithm maps a training step in ") +
@@ -75,7 +65,6 @@ std::string stepAlgorithm(pe::Precision precision, const runtime::GemmSampling& 
 // representative rows and steady-state cuts) and the cycles the whole GEMM takes.
 struct StepGemm {
   std::string name;  // of its first use in the step
-  models::GemmPass pass;
   firmware::GemmShape shape;
   std::unique_ptr<runtime::SimulatedGemm> plan;
   std::uint64_t cycles = 0;
@@ -157,19 +146,18 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     : config_(std::move(config)), arch_(arch), run_(run) {
   step_ = models::lowerTrainingStep(config_.model, config_.batch, config_.seq);
   algorithm_ = stepAlgorithm(config_.precision, config_.sampling);
-  std::map<std::tuple<models::GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::size_t> distinct;
+  std::map<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::size_t> distinct;
   for (const models::StreamedGemm& g : step_.gemms) {
     const auto key = std::make_tuple(g.pass, g.m, g.k, g.n);
     auto it = distinct.find(key);
     if (it == distinct.end() || config_.everyLayer) {
-      const firmware::GemmPass pass = firmwarePass(g.pass);
       const firmware::GemmShape shape =
-          runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, pass);
+          runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, g.pass);
       try {
         gemms_.push_back(
-            StepGemm{g.name, g.pass, shape, std::make_unique<runtime::SimulatedGemm>(algorithm_, shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
+            StepGemm{g.name, shape, std::make_unique<runtime::SimulatedGemm>(algorithm_, shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
       } catch (const firmware::PlanError& e) {
-        throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + models::passName(g.pass) + ": " +
+        throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + gemmPassName(g.pass) + ": " +
                                   e.what());
       }
       it = distinct.insert_or_assign(key, gemms_.size() - 1).first;
@@ -347,7 +335,7 @@ void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster
   for (std::size_t i = 0; i < step_.gemms.size(); ++i) {
     const std::uint64_t c = gemms_[gemmOfStep_[i]].cycles;
     gemmCycles += c;
-    byPass[models::passName(step_.gemms[i].pass)] += c;
+    byPass[gemmPassName(step_.gemms[i].pass)] += c;
   }
   for (std::size_t j = 0; j < step_.ops.size(); ++j) {
     const models::WaferOp& op = step_.ops[j];
@@ -369,7 +357,7 @@ void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster
     const char* bound = b.max() == b.compute ? "compute" : b.max() == b.bandwidth ? "bandwidth"
                         : b.max() == b.reduction ? "reduction" : "latency";
     gemmRows.push_back({{"name", g.name},
-                        {"pass", models::passName(g.pass)},
+                        {"pass", gemmPassName(g.shape.pass)},
                         {"mapping", g.plan->full().describe()},
                         {"cycles", g.cycles},
                         {"occurrences", g.occurrences},
@@ -404,9 +392,9 @@ void TrainWorkload::reportEnergy(const system::Cluster& cluster,
   // One system's wafer in a step, by part: its GEMMs by pass, the ops.
   std::map<std::string, std::pair<energy::ActionCounts, std::uint64_t>> parts;  // actions, cycles
   for (std::size_t i = 0; i < step_.gemms.size(); ++i) {
-    const std::string pass = std::string("gemms_") + models::passName(step_.gemms[i].pass);
+    const std::string pass = std::string("gemms_") + gemmPassName(step_.gemms[i].pass);
     parts[pass].first += gemms_[gemmOfStep_[i]].actions;
-    parts[pass].second = gemmCyclesByPass.at(models::passName(step_.gemms[i].pass));
+    parts[pass].second = gemmCyclesByPass.at(gemmPassName(step_.gemms[i].pass));
   }
   for (const models::WaferOp& op : step_.ops) parts["ops"].first += waferOpActions(op, arch_, config_.precision);
   parts["ops"].second = opCycles;

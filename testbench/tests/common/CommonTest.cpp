@@ -64,8 +64,7 @@ TEST(Common, EveryEnumNameTableNamesEachValueOnce) {
   expectOneNamePerValue(pe::kElementTypeNames, 2);
   expectOneNamePerValue(config::kDataModeNames, 2);
   expectOneNamePerValue(firmware::kBufferingNames, 3);
-  expectOneNamePerValue(firmware::kGemmPassNames, 3);
-  expectOneNamePerValue(models::kGemmPassNames, 3);
+  expectOneNamePerValue(kGemmPassNames, 3);
   expectOneNamePerValue(models::kWaferOpKindNames, 6);
   expectOneNamePerValue(noc::kPatternNames, 7);
   // The lane and energy keys are spelled from these (arch.pe.lanes.mixed.fmac).
@@ -79,8 +78,7 @@ TEST(Common, ParamReaderReadsAKeyAsAnEnumByItsNames) {
   tree.set("workload.dtype", "fp8", "test");
   config::ParamReader params(tree);
   EXPECT_EQ(params.choice("run.mode", config::kDataModeNames, config::DataMode::Functional), config::DataMode::Timing);
-  EXPECT_EQ(params.choice("workload.pass", firmware::kGemmPassNames, firmware::GemmPass::WeightGrad),
-            firmware::GemmPass::WeightGrad);
+  EXPECT_EQ(params.choice("workload.pass", kGemmPassNames, GemmPass::WeightGrad), GemmPass::WeightGrad);
   EXPECT_EQ(params.resolved().at("workload.pass").text, "weight_grad");
   try {
     params.choice("workload.dtype", pe::kPrecisionNames);
