@@ -12,20 +12,6 @@ namespace wsesim::kernels {
 
 using namespace wsesim::pe;
 
-ChainReduceConfig ChainReduceConfig::read(config::ParamReader& p, const config::ArchConfig& arch) {
-  ChainReduceConfig c;
-  c.pes = std::uint32_t(p.integer("workload.pes", 2, arch.mesh.width, std::min<std::int64_t>(arch.mesh.width, 16),
-                                  "a chain runs along one row of the mesh"));
-  c.rows = std::uint32_t(p.integer("workload.rows", 1, arch.mesh.height, 1));
-  c.length = std::uint32_t(p.integer("workload.length", 1, 1 << 24, 256));
-  c.repeat = std::uint32_t(p.integer("workload.repeat", 1, 1 << 20, 1));
-  c.precision = *valueOf(pe::kPrecisionNames, p.choice("workload.dtype", {"fp32", "fp16"}, std::string("fp32")));
-  c.color = unsigned(p.integer("workload.color", 0, std::int64_t(arch.fabric.colors) - 2, 0,
-                               "the chain uses this color and the next one"));
-  c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
-  return c;
-}
-
 Program chainReduceProgram(const ChainReduceConfig& c, ChainRole role, unsigned sendColor, unsigned receiveColor) {
   const std::uint32_t n = c.length;
   const ElementType t = c.precision == Precision::Fp16 ? ElementType::F16 : ElementType::F32;

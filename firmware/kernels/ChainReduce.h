@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ParamReader.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/Isa.h"
 
@@ -28,8 +27,6 @@ struct ChainReduceConfig {
   pe::Precision precision = pe::Precision::Fp32;
   unsigned color = 0;         // chains use `color` and `color + 1`
   std::uint64_t seed = 1;
-
-  static ChainReduceConfig read(config::ParamReader& params, const config::ArchConfig& arch);
 };
 
 // Position of a PE in its chain: first, middle or last.

@@ -32,7 +32,6 @@
 
 #include "firmware/gemm/GemmMapping.h"
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"
 #include "hw/energy/ActionCounts.h"
 
@@ -50,10 +49,6 @@ struct GemmSampling {
   std::uint32_t steadyStateOutputs = 0;  // S above; 0: every n of every phase
   double steadyStateTolerance = 0.002;   // largest relative change of the period per n taken as settled
 };
-
-// workload.rows, workload.steady_state_outputs and
-// workload.steady_state_tolerance, defaulting to `defaults`.
-GemmSampling readSampling(config::ParamReader& params, const GemmSampling& defaults);
 
 // A GEMM's cycles from its start, and the cycle (from its start) after its
 // last streamed wavelet entered the mesh; what follows is its drain.

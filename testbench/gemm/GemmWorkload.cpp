@@ -19,6 +19,7 @@
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
+#include "testbench/workload/GemmSamplingKeys.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::gemm {
@@ -31,7 +32,6 @@ using runtime::GemmSampling;
 using runtime::GemmTime;
 using runtime::SimulatedGemm;
 using runtime::passShape;
-using runtime::readSampling;
 using runtime::withMeshColumns;
 
 struct GemmConfig {
@@ -73,7 +73,7 @@ GemmConfig readConfig(config::ParamReader& p) {
   c.gridX = std::uint32_t(p.integer("workload.grid_x", 0, 65535, 0, "0: as many columns as the mesh and k allow (weight_stream's lie along mesh rows)"));
   c.gridY = std::uint32_t(p.integer("workload.grid_y", 0, 65535, 0, "0: as many rows as the mesh and m allow (weight_stream's lie along mesh columns)"));
   c.buffering = p.choice("workload.buffering", firmware::kBufferingNames, firmware::Buffering::Auto);
-  c.sampling = readSampling(p, GemmSampling{});
+  c.sampling = workload::readGemmSampling(p, GemmSampling{});
   c.weightsFromMemoryx = p.choice("workload.weights", {"edge", "memoryx"}, std::string("edge")) == "memoryx";
   if (c.weightsFromMemoryx) {
     if (!can.weightsFromMemoryx)

@@ -26,6 +26,7 @@
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
 #include "testbench/train/WaferTimingCache.h"
+#include "testbench/workload/GemmSamplingKeys.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::train {
@@ -533,7 +534,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
-  c.sampling = runtime::readSampling(p, c.sampling);
+  c.sampling = workload::readGemmSampling(p, c.sampling);
   c.precision = p.choice("workload.dtype", pe::kPrecisionNames, pe::Precision::Mixed);
   // A run option only this workload has, so it is read here, not in RunConfig.
   c.waferTimingCache = p.text("run.wafer_timing_cache", std::string());
