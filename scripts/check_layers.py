@@ -2,7 +2,7 @@
 """Checks every #include "..." of the C++ sources against the table of
 docs/README.md ("Which code may include which"): a directory of hw/ may
 include its own floor and lower ones, firmware/, models/ and testbench/
-what their rows name.
+what their rows name (less what follows "; not " in the row).
 
   scripts/check_layers.py [SOURCE_ROOT]
 
@@ -27,7 +27,11 @@ class Row:
         self.path = path
         self.anything = may_include.strip().lower() == "anything"
         self.by_floor = may_include.strip().lower().startswith("its floor")
-        self.allowed = re.findall(r"`([^`]+)`", may_include)
+        # "`hw`, `firmware`; not `hw/config/ParamReader`": what follows "not" is
+        # excepted from what precedes it.
+        allowed, _, excepted = may_include.partition("; not ")
+        self.allowed = re.findall(r"`([^`]+)`", allowed)
+        self.excepted = re.findall(r"`([^`]+)`", excepted)
         if floor is not None and not self.by_floor:
             raise TableError(f"row {path}: a floor's row may include 'its floor and below'")
         if floor is None and not (self.anything or self.allowed):
@@ -94,6 +98,9 @@ def why_forbidden(source, target, rows):
         if to.floor > own.floor:
             return f"{own.name()} may include its floor and below, not {to.name()}"
         return None
+    excepted = [e for e in row.excepted if under(target, e)]
+    if excepted:
+        return f"{row.name()} may not include {excepted[0]}"
     if any(under(target, allowed) for allowed in row.allowed):
         return None
     return f"{row.name()} may include only " + ", ".join(row.allowed)

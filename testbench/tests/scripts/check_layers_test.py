@@ -69,6 +69,8 @@ FORBIDDEN = {
     "hw/fabric/Up.h": (["firmware/gemm/Plan.h"], 3,
                        "hw/fabric (floor 1) may include its floor and below; firmware/gemm/Plan.h is on no floor"),
     "firmware/gemm/Run.cpp": (["testbench/cli/Main.cpp"], 3, "firmware may include only hw, firmware"),
+    "firmware/gemm/Keys.cpp": (["hw/config/ArchConfig.h", "hw/config/ParamReader.h"], 4,
+                               "firmware may not include hw/config/ParamReader"),
     "models/Step.cpp": (["hw/config/ArchConfig.h"], 3,
                         "models may include only models, hw/common, hw/config/StrictYaml"),
 }
@@ -93,5 +95,5 @@ status, out = run(plant("no_table", {"hw/pe/Isa.h": []}, readme=False))
 check(status == 2, f"no docs/README.md: status {status}, expected 2")
 
 print("check_layers: legal tree passes; pe->wafer, energy->config, the YAML leaf, hw->firmware, "
-      "firmware->testbench, models->config, an unknown directory and a relative include "
+      "firmware->testbench, firmware->ParamReader, models->config, an unknown directory and a relative include "
       "behave as the table says")
