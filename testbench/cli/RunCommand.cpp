@@ -32,28 +32,46 @@ std::string formatBytes(std::uint64_t bytes) {
   return text;
 }
 
+std::string meshText(const fabric::MeshGeometry& mesh) {
+  return std::to_string(mesh.width) + " x " + std::to_string(mesh.height);
+}
+
+// What shrinks the mesh simulated: a mesh narrowed to the columns a GEMM's
+// rows need keeps every row of arch.mesh, so only fewer rows help.
+std::string shrinkAdvice(const fabric::MeshGeometry& simulated, const fabric::MeshGeometry& arch) {
+  if (simulated.width < arch.width && simulated.height == arch.height)
+    return "make arch.mesh.height smaller (the mesh simulated has all " + std::to_string(arch.height) +
+           " rows of arch.mesh)";
+  return "make arch.mesh smaller";
+}
+
 // Refuses, before anything is built, a run that plans to take more host
 // memory than it may (a bad_alloc or the OOM killer hours later otherwise);
 // returns the estimate and the limit, for a failure that happens anyway.
+// The refusal names the mesh the workload simulates, and arch.mesh when
+// that is narrower.
 std::string checkHostMemory(const workload::Workload& work, const config::ArchConfig& arch,
                             const config::RunConfig& run) {
-  const std::uint64_t planned = work.plannedHostBytes();
+  const workload::HostMemoryPlan plan = work.plannedHostMemory();
   const std::uint64_t limit = run.maxHostBytes ? *run.maxHostBytes : results::availableHostBytes();
   const std::string limitText =
       formatBytes(limit) + (run.maxHostBytes ? " (run.max_host_bytes)"
                                              : " (the host's available memory, MemAvailable in /proc/meminfo)");
-  if (limit != 0 && planned > limit)
-    throw config::ConfigError("the run needs an estimated " + formatBytes(planned) + " of host memory for its " +
-                              std::to_string(arch.mesh.width) + " x " + std::to_string(arch.mesh.height) +
-                              " mesh (arch.mesh" +
-                              (run.mode == config::DataMode::Functional
-                                   ? ", and arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) +
-                                         " per PE in functional mode"
-                                   : std::string()) +
-                              "), more than the limit " + limitText +
-                              ": make arch.mesh smaller, use run.mode: timing (no SRAM bytes), or set "
-                              "run.max_host_bytes if the estimate is too high for this run");
-  return "estimated " + formatBytes(planned) + " before the run, limit " + limitText;
+  if (limit != 0 && plan.bytes > limit) {
+    const bool narrowed = plan.mesh.width != arch.mesh.width || plan.mesh.height != arch.mesh.height;
+    const std::string mesh = narrowed ? "the " + meshText(plan.mesh) + " mesh it simulates of the " +
+                                            meshText(arch.mesh) + " arch.mesh (" + plan.narrowedBy
+                                      : "its " + meshText(arch.mesh) + " mesh (arch.mesh";
+    const std::string sram =
+        plan.sramData ? ", and arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) + " per PE in functional mode"
+                      : std::string();
+    throw config::ConfigError("the run needs an estimated " + formatBytes(plan.bytes) + " of host memory for " + mesh +
+                              sram + "), more than the limit " + limitText + ": " +
+                              shrinkAdvice(plan.mesh, arch.mesh) +
+                              (plan.sramData ? ", use run.mode: timing (no SRAM bytes)" : "") +
+                              ", or set run.max_host_bytes if the estimate is too high for this run");
+  }
+  return "estimated " + formatBytes(plan.bytes) + " before the run, limit " + limitText;
 }
 
 // A VCD being written lives under a temporary name until the run succeeds.
@@ -140,7 +158,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   results::RunMeasurements measured;
   measured.cycles = work->cycles();
-  measured.plannedHostBytes = work->plannedHostBytes();
+  measured.plannedHostBytes = work->plannedHostMemory().bytes;
   measured.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   const nlohmann::json doc = results::resultDocument(*params, arch, measured, work->results());
   out << work->summary();

@@ -19,7 +19,7 @@
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
-#include "testbench/workload/GemmSamplingKeys.h"
+#include "testbench/workload/GemmSampling.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::gemm {
@@ -127,7 +127,7 @@ class GemmWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
-  std::uint64_t plannedHostBytes() const override;
+  workload::HostMemoryPlan plannedHostMemory() const override;
   nlohmann::json results() const override;
   std::string summary() const override;
 
@@ -159,12 +159,13 @@ class GemmWorkload : public workload::Workload {
 
 // The chip as simulated; in functional mode the operands, the result and
 // the reference, each of them once more while being built or compared.
-std::uint64_t GemmWorkload::plannedHostBytes() const {
-  const config::ArchConfig simulatedArch = withMeshColumns(arch_, gemm_->meshColumns(arch_));
+workload::HostMemoryPlan GemmWorkload::plannedHostMemory() const {
+  workload::HostMemoryPlan plan =
+      workload::sampledGemmHostMemory(arch_, gemm_->meshColumns(arch_), run_, chipParts());
   const firmware::GemmShape& s = full_.shape();
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
-  return chip::WaferChip::plannedHostBytes(simulatedArch, run_, chipParts()) +
-         (run_.mode == config::DataMode::Functional ? 2 * elements * sizeof(float) : 0);
+  if (run_.mode == config::DataMode::Functional) plan.bytes += 2 * elements * sizeof(float);
+  return plan;
 }
 
 void GemmWorkload::run(const workload::RunOptions& options) {

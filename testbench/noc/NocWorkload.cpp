@@ -43,7 +43,7 @@ class NocWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
-  std::uint64_t plannedHostBytes() const override;
+  workload::HostMemoryPlan plannedHostMemory() const override;
   nlohmann::json results() const override;
   std::string summary() const override;
 
@@ -61,12 +61,13 @@ class NocWorkload : public workload::Workload {
 
 // At most one source per PE, each also in the ready list or the calendar;
 // two snapshots of every link counter frame the window.
-std::uint64_t NocWorkload::plannedHostBytes() const {
+workload::HostMemoryPlan NocWorkload::plannedHostMemory() const {
   const std::uint64_t pes = arch_.mesh.routers();
   const std::uint64_t perSource = sizeof(fabric::RouterId) + sizeof(std::uint8_t) + sizeof(TrafficSource) +
                                   sizeof(std::uint32_t) + sizeof(std::uint64_t) + sizeof(std::uint32_t);
-  return chip::WaferChip::plannedHostBytes(arch_, run_, chipParts()) + pes * perSource +
-         2 * pes * fabric::kPortCount * sizeof(std::uint64_t);
+  workload::HostMemoryPlan plan = workload::chipHostMemory(arch_, run_, chipParts());
+  plan.bytes += pes * perSource + 2 * pes * fabric::kPortCount * sizeof(std::uint64_t);
+  return plan;
 }
 
 // The traffic drives the fabric itself (no PEs); the broadcast patterns route by color.

@@ -50,8 +50,8 @@ class ChainReduceWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
-  std::uint64_t plannedHostBytes() const override {
-    return chip::WaferChip::plannedHostBytes(arch_, run_, chip::ChipParts{});
+  workload::HostMemoryPlan plannedHostMemory() const override {
+    return workload::chipHostMemory(arch_, run_, chip::ChipParts{});
   }
   nlohmann::json results() const override;
   std::string summary() const override;

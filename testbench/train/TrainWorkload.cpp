@@ -26,7 +26,7 @@
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
 #include "testbench/train/WaferTimingCache.h"
-#include "testbench/workload/GemmSamplingKeys.h"
+#include "testbench/workload/GemmSampling.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::train {
@@ -92,8 +92,8 @@ class TrainWorkload : public workload::Workload {
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return totalCycles_; }
   // The widest mesh any of its GEMMs simulates (always in timing mode: no operands).
-  std::uint64_t plannedHostBytes() const override {
-    return chip::WaferChip::plannedHostBytes(runtime::withMeshColumns(arch_, meshColumns_), run_, chipParts());
+  workload::HostMemoryPlan plannedHostMemory() const override {
+    return workload::sampledGemmHostMemory(arch_, meshColumns_, run_, chipParts());
   }
   nlohmann::json results() const override;
   std::string summary() const override;

@@ -17,6 +17,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"
+#include "testbench/workload/HostMemoryPlan.h"
 
 namespace wsesim::workload {
 
@@ -32,9 +33,9 @@ class Workload {
   virtual std::uint64_t cycles() const = 0;
   // The host memory run() takes at most, from the configuration alone,
   // checked against run.max_host_bytes before building anything: the
-  // chip's parts at full size (WaferChip::plannedHostBytes) plus the
-  // workload's own large state.
-  virtual std::uint64_t plannedHostBytes() const = 0;
+  // chip's parts at full size on the mesh it simulates (chipHostMemory)
+  // plus the workload's own large state.
+  virtual HostMemoryPlan plannedHostMemory() const = 0;
   virtual nlohmann::json results() const = 0;
   // A few human-readable lines for the terminal.
   virtual std::string summary() const = 0;

@@ -398,6 +398,75 @@ TEST_P(CliBadConfig, ExitsTwoNamesTheKeyAndWritesNothing) {
 INSTANTIATE_TEST_SUITE_P(Cases, CliBadConfig, ::testing::ValuesIn(badConfigs()),
                          [](const ::testing::TestParamInfo<BadConfig>& info) { return info.param.name; });
 
+// The host-memory refusal names the mesh the workload simulates and
+// advises only what makes the estimate smaller (issue 24). Each run is
+// refused under run.max_host_bytes = 1 MiB, leaving nothing behind.
+class CliHostMemory : public Cli {
+ protected:
+  std::string refusal(const std::string& yaml, const std::string& args) {
+    writeFile(work("run.yaml"), yaml);
+    const Outcome o = wsesim("run run.yaml --set run.max_host_bytes=1048576 " + args + " --out result.json");
+    EXPECT_EQ(o.status, 2) << o.out << o.err;  // Cli.h: kConfigError
+    EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"});
+    expectMentions(o.err, {"configuration error: the run needs an estimated",
+                           "more than the limit 0.00 GiB (1048576 bytes) (run.max_host_bytes): ",
+                           "or set run.max_host_bytes if the estimate is too high for this run"});
+    return o.err;
+  }
+  static void expectAbsent(const std::string& text, const std::vector<std::string>& parts) {
+    for (const std::string& part : parts)
+      EXPECT_EQ(text.find(part), std::string::npos) << "says \"" << part << "\":\n" << text;
+  }
+  static std::string config(const char* name) {
+    return readFile(fs::path(WSESIM_SOURCE_DIR) / "testbench" / "configs" / name);
+  }
+};
+
+const char* const kWse2Mesh = "--set arch.mesh.width=750 --set arch.mesh.height=994";
+
+// A GEMM's representative rows run on a mesh only as wide as they are,
+// with every row of arch.mesh: the refusal names that mesh beside
+// arch.mesh and why, and advises fewer rows; never run.mode: timing, which
+// these runs already use. gemm_small: m = 40 over a grid of 40 rows, all
+// of one size, so one representative row, on one mesh column.
+TEST_F(CliHostMemory, NarrowedGemmNamesTheOneColumnOfItsRepresentativeRow) {
+  const std::string err = refusal(config("gemm_small.yaml"), std::string(kWse2Mesh) +
+                                                                 " --set run.mode=timing --set workload.rows=representative");
+  expectMentions(err, {"for the 1 x 994 mesh it simulates of the 750 x 994 arch.mesh (workload.rows: representative; "
+                       "the rows simulated lie along 1 mesh column), more than the limit",
+                       "make arch.mesh.height smaller (the mesh simulated has all 994 rows of arch.mesh), or set"});
+  expectAbsent(err, {"make arch.mesh smaller", "run.mode: timing", "arch.pe.sram_bytes"});
+}
+
+// The weight-gradient GEMMs run two rows of token blocks (SimulatedGemm.h):
+// the widest GEMM of the training step takes two mesh columns.
+TEST_F(CliHostMemory, NarrowedTrainStepNamesTheTwoColumnsOfItsWidestGemm) {
+  const std::string err = refusal(config("train_tiny.yaml"), kWse2Mesh);
+  expectMentions(err, {"for the 2 x 994 mesh it simulates of the 750 x 994 arch.mesh (workload.rows: representative; "
+                       "the rows simulated lie along 2 mesh columns), more than the limit",
+                       "make arch.mesh.height smaller (the mesh simulated has all 994 rows of arch.mesh), or set"});
+  expectAbsent(err, {"make arch.mesh smaller", "run.mode: timing", "arch.pe.sram_bytes"});
+}
+
+// Every row simulated: the whole arch.mesh, named as before; timing mode
+// already, so not advised.
+TEST_F(CliHostMemory, WholeMeshGemmInTimingModeNamesArchMesh) {
+  const std::string err = refusal(config("gemm_small.yaml"), std::string(kWse2Mesh) + " --set run.mode=timing");
+  expectMentions(err, {"of host memory for its 750 x 994 mesh (arch.mesh), more than the limit",
+                       "(run.max_host_bytes): make arch.mesh smaller, or set run.max_host_bytes"});
+  expectAbsent(err, {"run.mode: timing", "mesh it simulates"});
+}
+
+// A NoC run has no PEs: functional mode gives it no SRAM bytes to name, and
+// timing mode would not make it smaller.
+TEST_F(CliHostMemory, NocRunInFunctionalModeNamesNoSram) {
+  const std::string err =
+      refusal(kSmallRun, "--set run.mode=functional --set arch.mesh.width=64 --set arch.mesh.height=64");
+  expectMentions(err, {"for its 64 x 64 mesh (arch.mesh), more than the limit",
+                       "make arch.mesh smaller, or set run.max_host_bytes"});
+  expectAbsent(err, {"sram_bytes", "run.mode: timing"});
+}
+
 TEST_F(Cli, NonScalarYamlKeyIsAConfigurationError) {
   writeFile(work("run.yaml"), "{[1, 2]: 3}\n");
   const Outcome o = wsesim("run run.yaml --out result.json");

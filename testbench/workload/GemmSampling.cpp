@@ -1,4 +1,4 @@
-#include "testbench/workload/GemmSamplingKeys.h"
+#include "testbench/workload/GemmSampling.h"
 
 #include <string>
 
@@ -15,6 +15,15 @@ runtime::GemmSampling readGemmSampling(config::ParamReader& p, const runtime::Ge
       "period per n settles"));
   s.steadyStateTolerance = p.real("workload.steady_state_tolerance", 1e-6, 0.1, defaults.steadyStateTolerance);
   return s;
+}
+
+HostMemoryPlan sampledGemmHostMemory(const config::ArchConfig& arch, std::uint32_t meshColumns,
+                                     const config::RunConfig& run, const chip::ChipParts& parts) {
+  HostMemoryPlan plan = chipHostMemory(runtime::withMeshColumns(arch, meshColumns), run, parts);
+  if (meshColumns < arch.mesh.width)
+    plan.narrowedBy = "workload.rows: representative; the rows simulated lie along " + std::to_string(meshColumns) +
+                      (meshColumns == 1 ? " mesh column" : " mesh columns");
+  return plan;
 }
 
 }  // namespace wsesim::workload
