@@ -1,6 +1,7 @@
 #include "hw/config/ArchConfig.h"
 
 #include "hw/config/CostReader.h"
+#include "hw/config/ParamReader.h"
 #include "hw/energy/EnergyModel.h"
 
 namespace wsesim::config {

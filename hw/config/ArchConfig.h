@@ -4,13 +4,15 @@
 #include <cstdint>
 #include <string>
 
-#include "hw/config/ParamReader.h"
 #include "hw/energy/EnergyParams.h"
 #include "hw/fabric/FabricParams.h"
 #include "hw/pe/PeParams.h"
 
 namespace wsesim::energy {
 class EnergyModel;
+}
+namespace wsesim::config {
+class ParamReader;  // only the readers include it: firmware gets the structs (docs/README.md)
 }
 
 namespace wsesim::config {

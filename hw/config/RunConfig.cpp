@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hw/config/ParamReader.h"
+
 namespace wsesim::config {
 
 RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {

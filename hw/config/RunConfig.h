@@ -7,7 +7,6 @@
 
 #include "hw/common/EnumNames.h"
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ParamReader.h"
 #include "hw/pe/PeParams.h"
 
 namespace wsesim::config {

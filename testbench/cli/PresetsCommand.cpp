@@ -4,6 +4,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
+#include "hw/config/ParamReader.h"
 #include "testbench/cli/Cli.h"
 
 namespace wsesim::cli {

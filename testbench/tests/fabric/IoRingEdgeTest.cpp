@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hw/config/ArchConfig.h"
+#include "hw/config/ParamReader.h"
 #include "hw/fabric/FabricError.h"
 #include "hw/wafer/IoRingEdge.h"
 #include "testbench/tests/config/ConfigTestUtil.h"
