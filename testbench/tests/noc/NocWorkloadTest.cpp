@@ -190,6 +190,7 @@ TEST(NocRowBroadcast, EveryWaveletReachesTheOtherPesOfItsRow) {
   // One source per row (at x = 0 * 8 / 1 = 0) on color 0: 8 sources, and each
   // wavelet is delivered to the width - 1 = 7 other PEs of its row.
   EXPECT_EQ(r.at("routing"), "color");
+  EXPECT_EQ(r.at("arbitration"), "round_robin");  // the preset's
   EXPECT_EQ(count(r, "sources"), 8u);
   EXPECT_EQ(count(r, "fanout"), 7u);
   ASSERT_EQ(count(r, "measured_deliveries_missing"), 0u);
