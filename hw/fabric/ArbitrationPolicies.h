@@ -6,16 +6,18 @@
 // once per cycle, so its hot loop has no indirect call. The key's values
 // and its error for an unknown one come from the list.
 //
-// A policy is a class of static members (it has no configuration; what it
-// remembers is kept by the kernel in each router's state, one ArbiterState
-// per output):
-//   static constexpr const char* kName;                 its arch.fabric.arbitration value
-//   static constexpr ArbiterState kInitialState;        every output's state before its first grant
+// A policy is a class, built per grant from what the output remembers (it
+// has no configuration; the kernel keeps one ArbiterState per output in
+// each router's state):
+//   static constexpr const char* kName;            its arch.fabric.arbitration value
+//   static constexpr ArbiterState kInitialState;   every output's state before its first grant
 //   static void granted(ArbiterState&, unsigned input, unsigned color);  the output moved that head
-//   static unsigned pickColor(ArbiterState, unsigned input, std::uint32_t colors);
-//       one input contends, with `colors` (not none): which first
-//   static void pick(ArbiterState, const std::uint32_t (&colors)[kPortCount], PortMask inputs,
-//                    unsigned& input, unsigned& color);
+//   explicit Policy(ArbiterState);                 the output's arbiter for this grant: decode
+//                                                  the state once here, not per candidate
+//   unsigned pickColor(unsigned input, std::uint32_t colors) const;
+//       one input contends, with `colors` (not none): which color first
+//   void pick(const std::uint32_t (&colors)[kPortCount], PortMask inputs, unsigned& input,
+//             unsigned& color) const;
 //       several `inputs` contend, each with its `colors` (not none): which pair first
 // The kernel offers only heads whose downstream has room; when the pick's
 // head is not ready yet (still on the link or ramp) it removes that pair

@@ -9,6 +9,7 @@
 #include "hw/fabric/Prefetch.h"
 
 namespace wsesim::fabric {
+
 FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* routes)
     : params_(params),
       routes_(routes),
@@ -202,13 +203,13 @@ bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId
   // Heads still on the ramp, or on a link of more than one cycle, are not
   // ready; rare, so checked after the pick, not before.
   const auto ready = [&](unsigned in, unsigned c) { return queues_.front(queues_.header(r, in, c)).readyAt() <= now; };
-  const ArbiterState state = s.arbiter[o];
+  const Arbitration arbiter(s.arbiter[o]);
   const PortMask wanting = req.inputs[o];
   if (!(wanting & (wanting - 1))) {
     // One contending input (the common case): only its colors compete.
     input = lowestBit(wanting);
     for (std::uint32_t m = req.colors[input][o] & ~full; m; m &= ~(1u << color)) {
-      color = Arbitration::pickColor(state, input, m);
+      color = arbiter.pickColor(input, m);
       if (ready(input, color)) return true;
     }
     return false;
@@ -221,7 +222,7 @@ bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId
     if (candidates[in]) inputs |= PortMask(1u << in);
   }
   while (inputs) {
-    Arbitration::pick(state, candidates, inputs, input, color);
+    arbiter.pick(candidates, inputs, input, color);
     if (ready(input, color)) return true;
     candidates[input] &= ~(1u << color);
     if (!candidates[input]) inputs &= PortMask(~(1u << input));

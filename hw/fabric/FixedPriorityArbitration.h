@@ -22,11 +22,11 @@ struct FixedPriorityArbitration {
   // Remembers nothing: the order never changes.
   static constexpr ArbiterState kInitialState = 0;
   static void granted(ArbiterState&, unsigned, unsigned) {}
+  explicit FixedPriorityArbitration(ArbiterState) {}
 
-  static unsigned pickColor(ArbiterState, unsigned, std::uint32_t colors) { return lowestBit(colors); }
+  unsigned pickColor(unsigned, std::uint32_t colors) const { return lowestBit(colors); }
 
-  static void pick(ArbiterState, const std::uint32_t (&colors)[kPortCount], PortMask inputs, unsigned& input,
-                   unsigned& color) {
+  void pick(const std::uint32_t (&colors)[kPortCount], PortMask inputs, unsigned& input, unsigned& color) const {
     input = lowestBit(inputs);
     color = lowestBit(colors[input]);
   }

@@ -14,7 +14,8 @@
 
 namespace wsesim::fabric {
 
-struct RoundRobinArbitration {
+class RoundRobinArbitration {
+ public:
   static constexpr const char* kName = "round_robin";
 
   // The state is the last pair granted, input << 8 | color; before the
@@ -25,33 +26,33 @@ struct RoundRobinArbitration {
     last = ArbiterState(input << 8 | color);
   }
 
+  explicit RoundRobinArbitration(ArbiterState last)
+      : lastInput_(last >> 8), colorsAfter_((~0u << (last & 0xffu)) << 1) {}
+
   // One input contends: its next requesting color after the last grant if
   // that was this input's, else its lowest.
-  static unsigned pickColor(ArbiterState last, unsigned input, std::uint32_t colors) {
-    const std::uint32_t later = input == lastInput(last) ? colors & colorsAfter(last) : 0u;
+  unsigned pickColor(unsigned input, std::uint32_t colors) const {
+    const std::uint32_t later = input == lastInput_ ? colors & colorsAfter_ : 0u;
     return lowestBit(later ? later : colors);
   }
 
   // Several inputs contend (`inputs`, each with its requesting `colors`):
   // the next pair after the last grant, wrapping around.
-  static void pick(ArbiterState last, const std::uint32_t (&colors)[kPortCount], PortMask inputs, unsigned& input,
-                   unsigned& color) {
-    const unsigned previous = lastInput(last);
-    if (std::uint32_t m = (inputs >> previous) & 1u ? colors[previous] & colorsAfter(last) : 0u) {
-      input = previous;
+  void pick(const std::uint32_t (&colors)[kPortCount], PortMask inputs, unsigned& input, unsigned& color) const {
+    if (std::uint32_t m = (inputs >> lastInput_) & 1u ? colors[lastInput_] & colorsAfter_ : 0u) {
+      input = lastInput_;
       color = lowestBit(m);
       return;
     }
-    // The next requesting input after the previous one, wrapping around to it.
-    const unsigned later = inputs & (~0u << (previous + 1));
+    // The next requesting input after the last one, wrapping around to it.
+    const unsigned later = inputs & (~0u << (lastInput_ + 1));
     input = lowestBit(later ? later : inputs);
     color = lowestBit(colors[input]);
   }
 
  private:
-  static unsigned lastInput(ArbiterState last) { return last >> 8; }
-  // The colors above the last granted one (none above 31).
-  static std::uint32_t colorsAfter(ArbiterState last) { return (~0u << (last & 0xffu)) << 1; }
+  unsigned lastInput_;
+  std::uint32_t colorsAfter_;  // the colors above the last granted one (none above 31)
 };
 
 }  // namespace wsesim::fabric
