@@ -52,6 +52,8 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.fabric.rampLatencyCycles = unsigned(p.integer("arch.fabric.ramp_latency_cycles", 0, 1024));
   a.fabric.routeSwitchCycles = unsigned(p.integer("arch.fabric.route_switch_cycles", 0, 1 << 20));
   a.fabric.routing = fabric::routingModeOf(p.choice("arch.fabric.routing", fabric::routingNames()));
+  a.fabric.arbitration =
+      fabric::arbitrationModeOf(p.choice("arch.fabric.arbitration", fabric::arbitrationNames()));
   a.io.bandwidthBytesPerS = p.real("arch.io.bandwidth_bytes_per_s", 1.0, 1.0e15);
   // Not bounded by the mesh height: a small corner of a wafer keeps its system's channels, several to a row.
   a.io.channelsPerEdge = unsigned(p.integer("arch.io.channels_per_edge", 1, 65535));

@@ -5,31 +5,10 @@
 #include <utility>
 
 #include "hw/fabric/FabricError.h"
+#include "hw/fabric/LowestBit.h"
 #include "hw/fabric/Prefetch.h"
 
 namespace wsesim::fabric {
-namespace {
-
-inline unsigned lowestBit(std::uint32_t m) { return unsigned(__builtin_ctz(m)); }
-
-// Round-robin over (input, color) pairs in input-major order, starting just
-// after the last grant (`after`: the colors above the last granted one).
-// `inputs` are the inputs with requests (not none), `requests[i]` the
-// requesting colors of each of them (the others unset).
-inline void pickRoundRobin(const std::uint32_t (&requests)[kPortCount], PortMask inputs, unsigned lastInput,
-                           std::uint32_t after, unsigned& input, unsigned& color) {
-  if (std::uint32_t m = (inputs >> lastInput) & 1u ? requests[lastInput] & after : 0u) {
-    input = lastInput;
-    color = lowestBit(m);
-    return;
-  }
-  // The next requesting input after lastInput, wrapping around to it.
-  const unsigned later = inputs & (~0u << (lastInput + 1));
-  input = lowestBit(later ? later : inputs);
-  color = lowestBit(requests[input]);
-}
-
-}  // namespace
 
 FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* routes)
     : params_(params),
@@ -43,6 +22,8 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
       neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u},
       moves_(std::size_t(params.mesh.routers()) * (kPortCount - 1) + kTargetRouter, ZeroedArray<Move>::Pages::Huge) {
   withRoutingPolicy(params.routing, [&](auto policy) { decltype(policy)::type::checkSetup(routes); });
+  const ArbiterState initialArbiter =
+      withArbitrationPolicy(params.arbitration, [](auto policy) { return decltype(policy)::type::kInitialState; });
   if (params.colors == 0 || params.colors > 32)
     throw FabricError("the fabric supports 1..32 colors, got " + std::to_string(params.colors));
   if (params.hopLatencyCycles == 0) throw FabricError("hop latency must be at least one cycle");
@@ -51,7 +32,7 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
     s.x = std::uint16_t(params.mesh.xOf(r));
     s.y = std::uint16_t(params.mesh.yOf(r));
     for (unsigned o = 0; o < kPortCount; ++o) {
-      s.lastGrant[o] = (kPortCount - 1) << 8 | 31;
+      s.arbiter[o] = initialArbiter;
       if (Port(o) != Port::Ramp && params.mesh.neighbour(r, Port(o)) == kNoRouter) s.edgeOutputs |= bit(Port(o));
     }
   }
@@ -135,12 +116,15 @@ void FabricKernel::step(std::uint64_t now) {
   if (now >= kLastCycle)
     throw FabricError("cycle " + std::to_string(now) + " is past the fabric's last cycle, 2^47 - 1 " +
                       "(queued wavelets keep their ready cycle in 48 bits)");
-  withRoutingPolicy(params_.routing, [&](auto policy) {
-    stepWith(typename decltype(policy)::type(params_.mesh, routes_), now);
+  // One dispatch per list; the compiler instantiates every pair.
+  withRoutingPolicy(params_.routing, [&](auto routing) {
+    withArbitrationPolicy(params_.arbitration, [&](auto arbitration) {
+      stepWith<typename decltype(arbitration)::type>(typename decltype(routing)::type(params_.mesh, routes_), now);
+    });
   });
 }
 
-template <class Routing>
+template <class Arbitration, class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
   // Queues outside their home (own headers, overflow blocks) are scattered
@@ -157,7 +141,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     if (r + southAhead < routers_.size()) prefetch(&routers_[r + southAhead]);
     RouterState& s = routers_[r];
     s.injected = 0;
-    routeRouter(routing, r, now);
+    routeRouter<Arbitration>(routing, r, now);
     if (s.inputs) markActive(r);
   });
   // The hops' pushes, in a second pass: a wavelet pushed this cycle is not
@@ -210,25 +194,23 @@ void FabricKernel::gatherRequests(const RouterState& s, RouterId r, Requests& re
   }
 }
 
-// Finds the head output `o` grants this cycle: round-robin over the
-// (input, color) pairs that want it, skipping those whose downstream queue
-// is `full` or whose head is not ready. False if none can go.
+// Finds the head output `o` grants this cycle: the arbitration policy's
+// pick among the (input, color) pairs that want it, skipping those whose
+// downstream queue is `full` or whose head is not ready. False if none can go.
+template <class Arbitration>
 bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o, std::uint32_t full,
                              std::uint64_t now, unsigned& input, unsigned& color) const {
-  const unsigned lastInput = s.lastGrant[o] >> 8, lastColor = s.lastGrant[o] & 0xffu;
-  const std::uint32_t after = (~0u << lastColor) << 1;  // colors above lastColor (none above 31)
+  // Heads still on the ramp, or on a link of more than one cycle, are not
+  // ready; rare, so checked after the pick, not before.
+  const auto ready = [&](unsigned in, unsigned c) { return queues_.front(queues_.header(r, in, c)).readyAt() <= now; };
+  const Arbitration arbiter(s.arbiter[o]);
   const PortMask wanting = req.inputs[o];
   if (!(wanting & (wanting - 1))) {
-    // One contending input (the common case): round-robin over its colors.
+    // One contending input (the common case): only its colors compete.
     input = lowestBit(wanting);
-    std::uint32_t m = req.colors[input][o] & ~full;
-    std::uint32_t first = input == lastInput ? m & after : 0u;
-    while (m) {
-      color = lowestBit(first ? first : m);
-      // Heads still on the ramp, or on a link of more than one cycle, are not ready; rare, so checked last.
-      if (queues_.front(queues_.header(r, input, color)).readyAt() <= now) return true;
-      m &= ~(1u << color);
-      first &= ~(1u << color);
+    for (std::uint32_t m = req.colors[input][o] & ~full; m; m &= ~(1u << color)) {
+      color = arbiter.pickColor(input, m);
+      if (ready(input, color)) return true;
     }
     return false;
   }
@@ -240,15 +222,15 @@ bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId
     if (candidates[in]) inputs |= PortMask(1u << in);
   }
   while (inputs) {
-    pickRoundRobin(candidates, inputs, lastInput, after, input, color);
-    if (queues_.front(queues_.header(r, input, color)).readyAt() <= now) return true;
+    arbiter.pick(candidates, inputs, input, color);
+    if (ready(input, color)) return true;
     candidates[input] &= ~(1u << color);
     if (!candidates[input]) inputs &= PortMask(~(1u << input));
   }
   return false;
 }
 
-template <class Routing>
+template <class Arbitration, class Routing>
 void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
   RouterState& state = routers_[r];
   const PortMask inputs = state.inputs;
@@ -256,12 +238,12 @@ void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t
     if (!inputs) return;
     const unsigned in = lowestBit(inputs);
     if (const std::uint32_t colors = state.nonEmpty[in]; !(colors & (colors - 1)))
-      return routeQueue(routing, state, r, in, lowestBit(colors), now);
+      return routeQueue<Arbitration>(routing, state, r, in, lowestBit(colors), now);
   }
-  arbitrate(routing, state, r, now);
+  arbitrate<Arbitration>(routing, state, r, now);
 }
 
-template <class Routing>
+template <class Arbitration, class Routing>
 void FabricKernel::routeQueue(const Routing& routing, RouterState& s, RouterId r, unsigned in, unsigned color,
                               std::uint64_t now) {
   // Without a contender, every output the head still wants and that has
@@ -273,7 +255,8 @@ void FabricKernel::routeQueue(const Routing& routing, RouterState& s, RouterId r
     if (!((outputFull(s, r, o, now) >> color) & 1u)) moving |= PortMask(1u << o);
   }
   if (!moving || queues_.front(h).readyAt() > now) return;
-  for (; moving; moving &= PortMask(moving - 1)) transfer(routing, s, r, lowestBit(moving), in, color, h, now);
+  for (; moving; moving &= PortMask(moving - 1))
+    transfer<Arbitration>(routing, s, r, lowestBit(moving), in, color, h, now);
   retire(routing, r, h, in, color);
 }
 
@@ -292,13 +275,13 @@ void FabricKernel::prefetchQueuesAhead(RouterId r) const {
                  [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchFront(a, in, color); });
 }
 
-template <class Routing>
+template <class Arbitration, class Routing>
 void FabricKernel::arbitrate(const Routing& routing, RouterState& state, RouterId r, std::uint64_t now) {
   if (crowded_) prefetchQueuesAhead(r);
   Requests req;
   gatherRequests(state, r, req);
-  // Each wanted output grants one head, round-robin, from the requests at
-  // the start of the cycle, and the head moves at once. A head is retired
+  // Each wanted output grants one head, by the arbitration policy, from the
+  // requests at the start of the cycle, and the head moves at once. A head is retired
   // once no output still wants it, so a multicast head leaves once, and
   // only after every output that wants it has sent it: no output later in
   // this loop asks for the queue's next head, and a queue moves at most
@@ -307,9 +290,9 @@ void FabricKernel::arbitrate(const Routing& routing, RouterState& state, RouterI
   for (PortMask todo = req.outputs; todo; todo &= PortMask(todo - 1)) {
     const unsigned o = lowestBit(todo);
     unsigned in = 0, color = 0;
-    if (!pickGrant(state, req, r, o, outputFull(state, r, o, now), now, in, color)) continue;
+    if (!pickGrant<Arbitration>(state, req, r, o, outputFull(state, r, o, now), now, in, color)) continue;
     Header& h = queues_.header(r, in, color);
-    transfer(routing, state, r, o, in, color, h, now);
+    transfer<Arbitration>(routing, state, r, o, in, color, h, now);
     retire(routing, r, h, in, color);
   }
 }
@@ -322,10 +305,10 @@ std::uint32_t FabricKernel::outputFull(const RouterState& s, RouterId r, unsigne
   return routers_[r + neighbourOffset_[o]].noSpace[unsigned(opposite(Port(o)))];
 }
 
-template <class Routing>
+template <class Arbitration, class Routing>
 void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o, unsigned in,
                             unsigned color, Header& h, std::uint64_t now) {
-  s.lastGrant[o] = std::uint16_t(in << 8 | color);
+  Arbitration::granted(s.arbiter[o], in, color);
   const QueuedWavelet w = queues_.front(h);  // copy: a sink may inject into the queue it sits in
   if (o == unsigned(Port::Ramp)) {
     ++counters_.delivered;

@@ -8,8 +8,9 @@
 //
 // Per cycle, every active router offers the ready head of each of its
 // (input port, color) queues to the outputs its route names; each output
-// grants one contender, round-robin over (input port, color), among those
-// whose downstream queue has room. A granted wavelet is ready at the next
+// grants one contender, chosen by the arbitration policy (round-robin over
+// (input port, color) in the presets), among those whose downstream queue
+// has room. A granted wavelet is ready at the next
 // router after hop_latency cycles (ramp_latency to or from the PE). The
 // outcome does not depend on the order routers are visited in, which lets
 // a cycle push the hops into their receiving queues in a second pass, after
@@ -21,8 +22,10 @@
 #include <vector>
 
 #include "hw/fabric/ActiveSet.h"
+#include "hw/fabric/ArbiterState.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/fabric/FabricParams.h"
+#include "hw/fabric/LowestBit.h"
 #include "hw/fabric/MeshGeometry.h"
 #include "hw/fabric/RoutingPolicies.h"
 #include "hw/fabric/WaveletQueues.h"
@@ -143,10 +146,7 @@ class FabricKernel {
     PortMask inputs = 0;       // input ports with a non-empty queue
     PortMask injected = 0;     // inputs that took a wavelet from a PE or the edge this cycle
     PortMask edgeOutputs = 0;  // ports without a neighbour: wavelets leave the mesh there
-    // Per output: the last (input, color) granted, for round-robin, as
-    // input << 8 | color (16 bits: a byte array would alias every pointer
-    // the kernel holds, so each store to it would reload them all).
-    std::uint16_t lastGrant[kPortCount];
+    ArbiterState arbiter[kPortCount];  // per output: the arbitration policy's memory
   };
   static_assert(sizeof(RouterState) == 64, "a router's state is one cache line");
 
@@ -158,16 +158,18 @@ class FabricKernel {
     std::uint32_t colors[kPortCount][kPortCount];  // [input][output], set for inputs with a non-empty queue
   };
 
-  template <class Routing>
+  // The cycle's code is instantiated per (arbitration, routing) pair of the
+  // policy lists; Arbitration is named, Routing an object (it has a configuration).
+  template <class Arbitration, class Routing>
   void stepWith(const Routing& routing, std::uint64_t now);
-  template <class Routing>
+  template <class Arbitration, class Routing>
   [[gnu::always_inline]] inline void routeRouter(const Routing& routing, RouterId r, std::uint64_t now);
   // routeRouter for a router with the one non-empty queue (in, color).
-  template <class Routing>
+  template <class Arbitration, class Routing>
   [[gnu::always_inline]] inline void routeQueue(const Routing& routing, RouterState& s, RouterId r, unsigned in,
                                                 unsigned color, std::uint64_t now);
   // routeRouter for a router with several non-empty queues.
-  template <class Routing>
+  template <class Arbitration, class Routing>
   void arbitrate(const Routing& routing, RouterState& s, RouterId r, std::uint64_t now);
 
   using Header = WaveletQueues::Header;
@@ -184,11 +186,12 @@ class FabricKernel {
   [[gnu::always_inline]] inline std::uint32_t outputFull(const RouterState& s, RouterId r, unsigned o,
                                                          std::uint64_t now);
   // Moves the head of (r, in, color), whose header is h, out through `o`.
-  template <class Routing>
+  template <class Arbitration, class Routing>
   [[gnu::always_inline]] inline void transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o,
                                               unsigned in, unsigned color, Header& h, std::uint64_t now);
   // Reads the header of each of r's non-empty queues for where its head goes.
   [[gnu::always_inline]] inline void gatherRequests(const RouterState& s, RouterId r, Requests& req) const;
+  template <class Arbitration>
   [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o,
                                                std::uint32_t full, std::uint64_t now, unsigned& input,
                                                unsigned& color) const;
@@ -202,8 +205,8 @@ class FabricKernel {
   void forEachQueue(RouterId r, Fn&& fn) const {
     const RouterState& s = routers_[r];
     for (PortMask inputs = s.inputs; inputs; inputs &= PortMask(inputs - 1)) {
-      const unsigned in = unsigned(__builtin_ctz(inputs));
-      for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) fn(r, in, unsigned(__builtin_ctz(m)));
+      const unsigned in = lowestBit(inputs);
+      for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) fn(r, in, lowestBit(m));
     }
   }
   void markActive(RouterId r) { next_.insert(r); }

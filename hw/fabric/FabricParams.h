@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "hw/fabric/ArbitrationPolicies.h"
 #include "hw/fabric/MeshGeometry.h"
 #include "hw/fabric/RoutingPolicies.h"
 
@@ -20,6 +21,7 @@ struct RouterParams {
   unsigned rampLatencyCycles = 0;  // between a router and its PE, either way
   unsigned routeSwitchCycles = 0;  // to reprogram the routes between two phases of a mapping
   RoutingMode routing;             // a policy of RoutingPolicyList (arch.fabric.routing)
+  ArbitrationMode arbitration;     // a policy of ArbitrationPolicyList (arch.fabric.arbitration)
 };
 
 // What a FabricKernel is built from: the mesh, its routers and links, and

@@ -73,6 +73,8 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "cycles a mapping's next phase waits when it reprograms routes (SUMMA's broadcast roots, the weight gradient's passes)"},
       {"", "arch.fabric.routing",
        "static per-color routes, or address-routed packet mode (fabric-model.md)"},
+      {"", "arch.fabric.arbitration",
+       "which contender an output grants: round-robin over (input port, color) pairs, or fixed priority N, E, S, W, RAMP then the lowest color, which starves the later inputs under load (fabric-model.md)"},
       {"", "arch.io.bandwidth_bytes_per_s",
        "bandwidth into the wafer from outside, all edge channels together (the weight stream's budget)"},
       {"", "arch.io.channels_per_edge",

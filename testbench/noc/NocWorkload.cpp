@@ -141,6 +141,7 @@ nlohmann::json NocWorkload::results() const {
   r["type"] = "noc";
   r["pattern"] = patternName(config_.pattern);
   r["routing"] = fabric::routingName(arch_.fabric.routing);
+  r["arbitration"] = fabric::arbitrationName(arch_.fabric.arbitration);
   r["sources"] = f.sources;
   r["fanout"] = f.fanout;
   r["latency_avg"] = f.latency.average;

@@ -1,11 +1,12 @@
-// The kernel under contention: conservation and exactly-once delivery under
-// saturation, per-color ordering, round-robin arbitration, and independence
-// of colors sharing a link. Randomised tests use a fixed-seed std::mt19937
-// (its output sequence is fixed by the standard) and plain modulo, so they
-// are identical on every platform.
+// The kernel under contention: per-color ordering, round-robin over
+// (input, color) pairs, and independence of colors sharing a link
+// (ArbitrationPoliciesTest.cpp has conservation and exactly-once delivery
+// under saturation for every arbitration policy, and sets the policies
+// against each other). Randomised tests use a fixed-seed std::mt19937 (its
+// output sequence is fixed by the standard) and plain modulo, so they are
+// identical on every platform.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <map>
 #include <random>
 #include <tuple>
@@ -17,125 +18,6 @@ namespace wsesim::fabric {
 namespace {
 
 using namespace testsupport;
-
-// Programs, for every color, a tree that converges on the hotspot: a router
-// off the hotspot's row sends north/south towards that row, a router on it
-// sends east/west towards the hotspot, the hotspot hands to its PE. Every
-// router accepts from its own PE and from the neighbours whose next hop it is.
-void routeTreeTo(ColorRouteTable& table, Coord hotspot) {
-  const MeshGeometry& mesh = table.mesh();
-  auto nextHop = [&](std::uint32_t x, std::uint32_t y) {
-    if (y != hotspot.second) return y < hotspot.second ? Port::South : Port::North;
-    if (x != hotspot.first) return x < hotspot.first ? Port::East : Port::West;
-    return Port::Ramp;
-  };
-  for (unsigned color = 0; color < table.colors(); ++color) {
-    for (std::uint32_t y = 0; y < mesh.height; ++y) {
-      for (std::uint32_t x = 0; x < mesh.width; ++x) {
-        PortMask accept = bit(Port::Ramp);
-        const RouterId r = mesh.id(x, y);
-        for (Port p : {Port::North, Port::East, Port::South, Port::West}) {
-          const RouterId n = mesh.neighbour(r, p);
-          if (n != kNoRouter && nextHop(mesh.xOf(n), mesh.yOf(n)) == opposite(p)) accept |= bit(p);
-        }
-        table.set(x, y, color, accept, bit(nextHop(x, y)));
-      }
-    }
-  }
-}
-
-// 35 PEs of a 6x6 mesh send to the PE at (3,2), each offering a new wavelet
-// with probability 3/10 per cycle for 300 cycles: ~10 offers per cycle into a
-// sink that takes one per cycle, so queues fill and most offers are refused
-// (the PE keeps retrying its oldest wavelet). Unicast conserves wavelets:
-// at every point, accepted = delivered + queued, and the queued count is what
-// the queues hold. After draining, every wavelet has arrived exactly once,
-// unmodified, no sooner than its zero-load latency, and per (source, color)
-// in the order it was injected.
-void expectConservationUnderHotspot(RoutingMode mode) {
-  const FabricParams p = makeParams(mode, 6, 6, 1, 2, 3);
-  const Coord hotspot{3, 2};
-  const RouterId sinkPe = p.mesh.id(hotspot.first, hotspot.second);
-  ColorRouteTable routes(p.mesh, p.colors);
-  routeTreeTo(routes, hotspot);
-  FabricKernel fabric(p, &routes);
-  Driver driver(fabric);
-  std::mt19937 rng(12345);
-
-  auto checkConservation = [&](const char* when) {
-    const FabricCounters& c = fabric.counters();
-    ASSERT_EQ(c.injected, c.delivered + c.queued) << when << " cycle " << driver.now();
-    ASSERT_EQ(c.injected, driver.accepted.size()) << when << " cycle " << driver.now();
-    ASSERT_EQ(c.delivered, driver.sink.arrivals.size()) << when << " cycle " << driver.now();
-    std::uint64_t held = 0;
-    for (RouterId r = 0; r < p.mesh.routers(); ++r)
-      for (unsigned in = 0; in < kPortCount; ++in) held += fabric.occupancy(r, Port(in));
-    ASSERT_EQ(held, c.queued) << when << " cycle " << driver.now();
-  };
-
-  std::uint32_t nextId = 0;
-  while (driver.now() < 300) {
-    for (RouterId r = 0; r < p.mesh.routers(); ++r) {
-      if (r == sinkPe || rng() % 10 >= 3) continue;
-      Wavelet w = makeWavelet(rng() % p.colors, nextId++, hotspot.first, hotspot.second);
-      w.control = rng() % 2;  // carried untouched, like every field
-      w.last = rng() % 2;
-      driver.offer(r, w);
-    }
-    driver.offerAll();
-    checkConservation("after offers");
-    driver.step();
-    checkConservation("after step");
-  }
-  while ((driver.hasPending() || !fabric.idle()) && driver.now() < 20000) {
-    driver.cycle();
-    checkConservation("draining");
-  }
-  ASSERT_TRUE(fabric.idle());
-  ASSERT_FALSE(driver.hasPending());
-  EXPECT_GT(driver.refusals, 1000u) << "not saturated: backpressure was not exercised";
-
-  // Exactly once, unmodified, at the hotspot.
-  ASSERT_EQ(driver.accepted.size(), nextId);
-  ASSERT_EQ(driver.sink.arrivals.size(), nextId);
-  std::vector<int> seen(nextId, 0);
-  std::vector<const Driver::Accepted*> byId(nextId, nullptr);
-  for (const auto& a : driver.accepted) byId[a.wavelet.payload] = &a;
-  std::uint64_t previousArrival = 0;
-  std::map<std::pair<RouterId, unsigned>, std::uint32_t> lastIdPerSourceColor;
-  for (const Arrival& a : driver.sink.arrivals) {
-    const std::uint32_t id = a.wavelet.payload;
-    ASSERT_LT(id, nextId);
-    ASSERT_EQ(++seen[id], 1) << "wavelet " << id << " delivered twice";
-    const Driver::Accepted& src = *byId[id];
-    EXPECT_EQ(a.at, sinkPe);
-    EXPECT_EQ(a.wavelet.color, src.wavelet.color);
-    EXPECT_EQ(a.wavelet.control, src.wavelet.control);
-    EXPECT_EQ(a.wavelet.last, src.wavelet.last);
-    EXPECT_EQ(a.wavelet.destX, src.wavelet.destX);
-    EXPECT_EQ(a.wavelet.destY, src.wavelet.destY);
-    // Zero-load latency from the source: hops * 1 + 2 * 2.
-    const unsigned hops = unsigned(std::abs(int(p.mesh.xOf(src.pe)) - int(hotspot.first)) +
-                                   std::abs(int(p.mesh.yOf(src.pe)) - int(hotspot.second)));
-    EXPECT_GE(a.cycle, src.cycle + hops + 4) << "wavelet " << id;
-    // The hotspot's RAMP output hands over one wavelet per cycle.
-    EXPECT_GT(a.cycle, previousArrival) << "two deliveries in one cycle at the hotspot";
-    previousArrival = a.cycle;
-    // A PE's wavelets of one color follow one path through FIFO queues.
-    // Ids grow with offer order, and a PE's offers are accepted in order.
-    const auto key = std::make_pair(src.pe, unsigned(src.wavelet.color));
-    auto [it, first] = lastIdPerSourceColor.emplace(key, id);
-    if (!first) {
-      EXPECT_GT(id, it->second) << "source " << p.mesh.name(src.pe) << " color " << key.second << " reordered";
-      it->second = id;
-    }
-  }
-}
-
-TEST(Contention, HotspotConservesWaveletsAndDeliversEachOnceXy) { expectConservationUnderHotspot(routingMode<XyRouting>()); }
-TEST(Contention, HotspotConservesWaveletsAndDeliversEachOnceColorTree) {
-  expectConservationUnderHotspot(routingMode<ColorRouting>());
-}
 
 // XY mode, every PE of a 4x4 mesh sends to random destinations among three,
 // on random colors: per (source, destination, color) the path and the queues
@@ -219,50 +101,6 @@ TEST(Contention, PerColorOrderFromEachSourceIsKeptColor) {
   }
   // Every (source, color) stream was actually exercised.
   EXPECT_EQ(lastId.size(), 9u);
-}
-
-// Two inputs contend for one output: XY, 3x1, H = 1, R = 1, depth 4.
-// A = PE (0,0) and B = PE (1,0) each send 10 wavelets to (2,0), offered from
-// cycle 0. Router (1,0)'s east output is wanted by its W input (A's) and its
-// RAMP input (B's).
-//   cycle 1: only b0 is ready (injected 0, R = 1); a0 is still at (0,0)
-//            (ready there at 1, forwarded at 1, ready at (1,0) at 2). The
-//            initial round-robin position is "after RAMP", and only RAMP
-//            asks: b0.
-//   cycle 2: a0 and b1 ready; the search starts after the last grant (RAMP)
-//            and goes N, E, S, W: a0.
-//   cycle 3: after W comes RAMP: b1. And so on, alternating, both inputs
-//            staying backlogged (each source offers one per cycle, gets one
-//            per two).
-// So (1,0) sends b_k east at 2k + 1 and a_k at 2k + 2; (2,0) gets each one
-// cycle later (H = 1) and delivers it at once (one per cycle arrives), so the
-// PE sees b_k at 2k + 3 and a_k at 2k + 4: cycles 3..22 alternate B, A.
-TEST(Contention, RoundRobinAlternatesBetweenTwoInputs) {
-  const FabricParams p = makeParams(routingMode<XyRouting>(), 3, 1, 1, 1, 4);
-  FabricKernel fabric(p, nullptr);
-  Driver driver(fabric);
-  RecordingObserver observer;
-  driver.watch(observer);
-  const RouterId a = p.mesh.id(0, 0), b = p.mesh.id(1, 0), dst = p.mesh.id(2, 0);
-  const unsigned n = 10;
-  for (unsigned k = 0; k < n; ++k) {
-    driver.offer(a, makeWavelet(0, 100 + k, 2, 0));
-    driver.offer(b, makeWavelet(0, 200 + k, 2, 0));
-  }
-  driver.drain(200);
-
-  const auto grants = observer.from(b, Port::East);
-  ASSERT_EQ(grants.size(), 2 * n);
-  for (unsigned i = 0; i < 2 * n; ++i) EXPECT_EQ(grants[i].cycle, i + 1u) << "grant " << i;
-
-  const auto arrivals = driver.sink.at(dst);
-  ASSERT_EQ(arrivals.size(), 2 * n);
-  for (unsigned k = 0; k < n; ++k) {
-    EXPECT_EQ(arrivals[2 * k].wavelet.payload, 200 + k);  // b_k
-    EXPECT_EQ(arrivals[2 * k].cycle, 2 * k + 3);
-    EXPECT_EQ(arrivals[2 * k + 1].wavelet.payload, 100 + k);  // a_k
-    EXPECT_EQ(arrivals[2 * k + 1].cycle, 2 * k + 4);
-  }
 }
 
 // Round-robin runs over (input, color) pairs, input-major, starting after the

@@ -182,6 +182,19 @@ TEST(NocTranspose, ZeroLoadLatenciesOnASquareMesh) {
   EXPECT_NEAR(num(r, "offered_rate"), 0.005, 3.5e-4);
 }
 
+// The arbitration key reaches the fabric and the results name it: under
+// fixed priority too, every measured packet arrives (it decides who waits,
+// not whether a wavelet arrives).
+TEST(NocArbitration, FixedPriorityIsNamedInTheResultsAndDeliversEveryMeasuredPacket) {
+  const json r = simulate(
+      "arch: {preset: tiny, mesh: {width: 4, height: 4}, fabric: {routing: xy, arbitration: fixed_priority}}\n"
+      "workload: {type: noc, pattern: uniform_random, injection_rate: 0.2,\n"
+      "           warmup_cycles: 100, measure_cycles: 2000, seed: 1}\n");
+  EXPECT_EQ(r.at("arbitration"), "fixed_priority");
+  EXPECT_GT(count(r, "measured_packets"), 0u);
+  EXPECT_EQ(count(r, "measured_deliveries_missing"), 0u);
+}
+
 TEST(NocRowBroadcast, EveryWaveletReachesTheOtherPesOfItsRow) {
   const json r = simulate(
       "arch: {preset: tiny}\n"  // 8 x 8, color routing
@@ -190,6 +203,7 @@ TEST(NocRowBroadcast, EveryWaveletReachesTheOtherPesOfItsRow) {
   // One source per row (at x = 0 * 8 / 1 = 0) on color 0: 8 sources, and each
   // wavelet is delivered to the width - 1 = 7 other PEs of its row.
   EXPECT_EQ(r.at("routing"), "color");
+  EXPECT_EQ(r.at("arbitration"), "round_robin");  // the preset's
   EXPECT_EQ(count(r, "sources"), 8u);
   EXPECT_EQ(count(r, "fanout"), 7u);
   ASSERT_EQ(count(r, "measured_deliveries_missing"), 0u);
