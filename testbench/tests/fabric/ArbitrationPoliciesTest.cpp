@@ -18,6 +18,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
+#include "hw/config/ParamReader.h"
 #include "hw/fabric/ArbitrationPolicies.h"
 #include "testbench/tests/fabric/FabricTestSupport.h"
 
