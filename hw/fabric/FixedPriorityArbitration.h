@@ -3,10 +3,11 @@
 // that comes first in the fixed order N, E, S, W, RAMP (the Port numbers),
 // and of its colors the lowest. A lower-priority input moves only in a
 // cycle in which no higher one has a head ready to go through that output
-// (ready, with room downstream), so a saturating stream starves the others (the PE's own injections, last in
-// the order, first of all): the architect's "what if" against
-// round-robin. A modelling choice, not the WSE's (whose arbitration is not
-// public). An arbitration policy (ArbitrationPolicies.h).
+// (ready, with room downstream), so a saturating stream starves the others
+// (the PE's own injections, last in the order, first of all): the
+// architect's "what if" against round-robin. A modelling choice, not the
+// WSE's (whose arbitration is not public). An arbitration policy
+// (ArbitrationPolicies.h).
 
 #include <cstdint>
 
