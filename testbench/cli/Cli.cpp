@@ -18,8 +18,9 @@ const char* kUsage =
     "      --map writes per-PE and per-link statistics for heatmaps (scripts/plot.py --map);\n"
     "      --timeline TIMELINE.json writes the tasks, link loads and phases of run.vcd.region\n"
     "      as a Chrome trace for ui.perfetto.dev\n"
-    "  wsesim presets\n"
-    "      list the architecture presets (arch.preset) with their key numbers\n"
+    "  wsesim presets [--format table|json]\n"
+    "      list the architecture presets (arch.preset) with their key numbers and the\n"
+    "      directory they are read from ($WSESIM_PRESET_DIR, else the source tree's)\n"
     "  wsesim models\n"
     "      list the model zoo (models/zoo) with shapes and parameter counts\n"
     "  wsesim keys [--preset NAME] [--format table|markdown|json] [--set key=value]...\n"
@@ -53,7 +54,7 @@ int dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return kOk;
   }
   if (command == "run") return runCommand(argc - 1, argv + 1, out, err);
-  if (command == "presets") return presetsCommand(out, err);
+  if (command == "presets") return presetsCommand(argc - 1, argv + 1, out, err);
   if (command == "models") return modelsCommand(out, err);
   if (command == "keys") return keysCommand(argc - 1, argv + 1, out, err);
   err << (command.empty() ? "wsesim: missing command\n" : "wsesim: unknown command '" + command + "'\n") << kUsage;

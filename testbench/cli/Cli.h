@@ -20,7 +20,7 @@ int main(int argc, char** argv, std::ostream& out, std::ostream& err);
 int dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
-int presetsCommand(std::ostream& out, std::ostream& err);
+int presetsCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 int modelsCommand(std::ostream& out, std::ostream& err);
 int keysCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 

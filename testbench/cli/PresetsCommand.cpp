@@ -1,43 +1,104 @@
 #include <cstdio>
 #include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
 #include "testbench/cli/Cli.h"
+#include "testbench/cli/RunArguments.h"
 
 namespace wsesim::cli {
+namespace {
 
-int presetsCommand(std::ostream& out, std::ostream& err) {
+const char* const kPresetsUsage = "usage: wsesim presets [--format table|json]\n";
+
+// "table" for people; "json" for scripts, which need the directory the
+// presets are read from (sweep.py digests its files).
+std::string parseFormat(int argc, char** argv) {
+  std::string format = "table";
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (option != "--format") throw UsageError("unknown argument '" + option + "' (the option is --format)");
+    if (i + 1 == argc) throw UsageError("--format needs a value");
+    format = argv[++i];
+  }
+  if (format != "table" && format != "json") throw UsageError("--format " + format + ": expected table or json");
+  return format;
+}
+
+config::ArchConfig readPreset(const std::string& name, const std::filesystem::path& dir) {
+  config::ConfigTree tree;
+  tree.set("arch.preset", name, "wsesim presets");
+  tree.applyPreset(dir);
+  config::ParamReader params(tree);
+  return config::ArchConfig::read(params);
+}
+
+std::string tableLine(const std::string& name, const config::ArchConfig& a) {
+  const double pes = double(a.mesh.width) * a.mesh.height;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-8s %5ux%-5u %9.0f %6.0f KiB %6.2f GiB %4.2f GHz %6u %5u %5u  %s\n",
+                name.c_str(), a.mesh.width, a.mesh.height, pes, double(a.pe.sramBytes) / 1024,
+                pes * double(a.pe.sramBytes) / double(1ull << 30), a.clockHz / 1e9, a.fabric.colors,
+                a.fabric.queueDepth, a.fabric.hopLatencyCycles, a.description.c_str());
+  return line;
+}
+
+nlohmann::json jsonEntry(const std::string& name, const std::filesystem::path& dir, const config::ArchConfig& a) {
+  return {{"name", name},
+          {"file", (dir / (name + ".yaml")).string()},
+          {"description", a.description},
+          {"mesh_width", a.mesh.width},
+          {"mesh_height", a.mesh.height},
+          {"sram_bytes", a.pe.sramBytes},
+          {"clock_hz", a.clockHz},
+          {"colors", a.fabric.colors},
+          {"queue_depth", a.fabric.queueDepth},
+          {"hop_latency_cycles", a.fabric.hopLatencyCycles}};
+}
+
+}  // namespace
+
+int presetsCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  std::string format;
+  try {
+    format = parseFormat(argc, argv);
+  } catch (const UsageError& e) {
+    err << "wsesim presets: " << e.what() << "\n" << kPresetsUsage;
+    return kUsageError;
+  }
   const std::filesystem::path dir = config::defaultPresetDir();
   const std::vector<std::string> names = config::presetNames(dir);
   if (names.empty()) {
     err << "wsesim: no presets found in " << dir.string() << " (set WSESIM_PRESET_DIR)\n";
     return kConfigError;
   }
-  char line[256];
-  std::snprintf(line, sizeof line, "%-8s %11s %9s %9s %10s %7s %6s %5s %5s  %s\n", "preset", "mesh", "PEs",
-                "SRAM/PE", "SRAM total", "clock", "colors", "queue", "hop", "description");
-  out << "presets in " << dir.string() << "\n" << line;
+  std::string table;
+  nlohmann::json entries = nlohmann::json::array();
   for (const std::string& name : names) {
     try {
-      config::ConfigTree tree;
-      tree.set("arch.preset", name, "wsesim presets");
-      tree.applyPreset(dir);
-      config::ParamReader params(tree);
-      const config::ArchConfig a = config::ArchConfig::read(params);
-      const double pes = double(a.mesh.width) * a.mesh.height;
-      std::snprintf(line, sizeof line, "%-8s %5ux%-5u %9.0f %6.0f KiB %6.2f GiB %4.2f GHz %6u %5u %5u  %s\n",
-                    name.c_str(), a.mesh.width, a.mesh.height, pes, double(a.pe.sramBytes) / 1024,
-                    pes * double(a.pe.sramBytes) / double(1ull << 30), a.clockHz / 1e9, a.fabric.colors,
-                    a.fabric.queueDepth, a.fabric.hopLatencyCycles, a.description.c_str());
-      out << line;
+      const config::ArchConfig arch = readPreset(name, dir);
+      table += tableLine(name, arch);
+      entries.push_back(jsonEntry(name, dir, arch));
     } catch (const config::ConfigError& e) {
       err << "wsesim: preset " << name << " is invalid: " << e.what() << "\n";
       return kConfigError;
     }
   }
+  if (format == "json") {
+    const nlohmann::json doc = {
+        {"preset_dir", dir.string()}, {"wsesim_version", WSESIM_VERSION}, {"presets", entries}};
+    out << doc.dump(2) << "\n";
+    return kOk;
+  }
+  char header[256];
+  std::snprintf(header, sizeof header, "%-8s %11s %9s %9s %10s %7s %6s %5s %5s  %s\n", "preset", "mesh", "PEs",
+                "SRAM/PE", "SRAM total", "clock", "colors", "queue", "hop", "description");
+  out << "presets in " << dir.string() << "\n" << header << table;
   return kOk;
 }
 

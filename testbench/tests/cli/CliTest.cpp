@@ -113,7 +113,7 @@ TEST_F(Cli, HelpExitsZeroAndPrintsUsage) {
     const Outcome o = wsesim(flag);
     EXPECT_EQ(o.status, 0) << flag;
     expectMentions(o.out, {"usage:", "wsesim run CONFIG.yaml", "--set key=value", "--out RESULT.json",
-                           "--vcd TRACE.vcd", "wsesim presets", "2 configuration error", "3 simulation failed"});
+                           "--vcd TRACE.vcd", "wsesim presets [--format table|json]", "2 configuration error", "3 simulation failed"});
     EXPECT_EQ(o.err, "") << flag;
   }
   EXPECT_EQ(filesInWork(), std::set<std::string>{});
@@ -147,6 +147,54 @@ TEST_F(Cli, PresetsListsTheFourPresetsWithTheirMeshes) {
     const std::regex line("(^|\\n)" + name + " +" + mesh + " ");
     EXPECT_TRUE(std::regex_search(o.out, line)) << name << " " << mesh << " not listed:\n" << o.out;
   }
+}
+
+TEST_F(Cli, PresetsJsonNamesTheDirectoryAndEveryPresetFile) {
+  // A scratch preset directory: the repository's wse2 and a preset based on it.
+  const char* presetDir = std::getenv("WSESIM_PRESET_DIR");
+  ASSERT_NE(presetDir, nullptr) << "ctest sets WSESIM_PRESET_DIR";
+  const fs::path dir = scratch("presets");
+  fs::create_directory(dir);
+  fs::copy_file(fs::path(presetDir) / "wse2.yaml", dir / "wse2.yaml");
+  writeFile(dir / "corner.yaml", "description: a 4 x 2 corner\nbase: wse2\nmesh: {width: 4, height: 2}\n");
+  writeFile(dir / "notes.txt", "not a preset\n");
+  const std::string env = "WSESIM_PRESET_DIR='" + dir.string() + "'";
+
+  Outcome o = wsesim("presets --format json", env);
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json doc = json::parse(o.out);
+  EXPECT_EQ(doc.at("preset_dir"), dir.string());
+  EXPECT_EQ(doc.at("wsesim_version"), WSESIM_VERSION);
+  ASSERT_EQ(doc.at("presets").size(), 2u) << o.out;
+  const json& corner = doc["presets"][0];
+  EXPECT_EQ(corner.at("name"), "corner");
+  EXPECT_EQ(corner.at("file"), (dir / "corner.yaml").string());
+  EXPECT_EQ(corner.at("description"), "a 4 x 2 corner");
+  EXPECT_EQ(corner.at("mesh_width"), 4);
+  EXPECT_EQ(corner.at("mesh_height"), 2);
+  EXPECT_EQ(corner.at("sram_bytes"), 49152);  // WSE-2's 48 KiB, from its base
+  EXPECT_EQ(doc["presets"][1].at("name"), "wse2");
+  EXPECT_EQ(doc["presets"][1].at("mesh_width"), 750);
+
+  // The table is unchanged: the directory first, then a line per preset.
+  o = wsesim("presets --format table", env);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out.rfind("presets in " + dir.string() + "\npreset ", 0), 0u) << o.out;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ncorner +4x2 +8 "))) << o.out;
+  EXPECT_EQ(filesInWork(), std::set<std::string>{});
+}
+
+TEST_F(Cli, PresetsRefusesBadArguments) {
+  Outcome o = wsesim("presets --format yaml");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"wsesim presets: --format yaml: expected table or json", "usage: wsesim presets"});
+  o = wsesim("presets --format");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"--format needs a value"});
+  o = wsesim("presets extra");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"unknown argument 'extra'"});
+  EXPECT_EQ(o.out, "");
 }
 
 // ----------------------------------------------------------------------- keys
