@@ -25,6 +25,10 @@ def main():
     except sweepdir.SweepDirError as e:
         print(f"run_point: {e}", file=sys.stderr)
         return 2
+    if not plan.get("inputs"):
+        print(f"run_point: {out_dir}/sweep.json was written by an older sweep.py, without the digests "
+              "of the presets and binary: plan it again with scripts/sweep.py", file=sys.stderr)
+        return 2
     point = next((p for p in plan["points"] if p["name"] == name), None)
     if point is None:
         print(f"run_point: {out_dir}/sweep.json has no point {name}: the spec changed since this job "

@@ -7,7 +7,8 @@ resumable; then one table of results and the spec's plots.
   scripts/sweep.py SPEC.yaml --emit slurm         Slurm job array of the pending points
   scripts/sweep.py SPEC.yaml --emit parallel      GNU parallel job list of the pending points
 
-Exit status: 0 every point done, 1 usage, 2 bad spec or sweep folder,
+Exit status: 0 every point done, 1 usage, 2 bad spec or sweep folder or a
+wsesim that cannot list its presets,
 3 some point failed (see its error.json; rerunning retries it), 4 the
 spec asks for plots but matplotlib is missing (the table is written).
 The spec format and the folder layout are in docs/exploration.md."""
@@ -16,7 +17,7 @@ import concurrent.futures
 import os
 import sys
 
-from wsesweep import aggregate, emit, spec as specs, sweepdir
+from wsesweep import aggregate, emit, inputs as run_inputs, spec as specs, sweepdir
 from wsesweep.runner import run_point
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,11 +46,16 @@ def main():
         spec = specs.load_spec(args.spec)
         points = specs.expand_points(spec)
         out_dir = args.out or os.path.join("sweeps", spec.name)
-        plan = sweepdir.write_plan(out_dir, spec, specs.fixed_overrides(spec), points, wsesim)
-    except (specs.SpecError, sweepdir.SweepDirError) as e:
+        # --aggregate runs nothing, so it needs no binary: the points count as
+        # done against the inputs they were planned with.
+        inputs = sweepdir.recorded_inputs(out_dir) if args.aggregate else run_inputs.probe(wsesim)
+        plan = sweepdir.write_plan(out_dir, spec, specs.fixed_overrides(spec), points, wsesim, inputs)
+    except (specs.SpecError, sweepdir.SweepDirError, run_inputs.InputsError) as e:
         print(f"sweep: {e}", file=sys.stderr)
         return EXIT_SPEC
 
+    if not args.aggregate:
+        announce_outdated(out_dir, plan)
     if args.emit:
         return emit_script(args.emit, out_dir, plan, spec)
     failed = [] if args.aggregate else run_all(out_dir, plan, args.jobs)
@@ -63,6 +69,18 @@ def main():
               "and running the sweep again retries them", file=sys.stderr)
         return EXIT_FAILED_POINTS
     return 0 if plotted else EXIT_NO_PLOTS
+
+
+def announce_outdated(out_dir, plan):
+    """One line when finished points run again only because the presets or
+    the binary changed since they ran, so the rerun is no surprise."""
+    outdated = [old for old in (sweepdir.outdated_inputs(out_dir, plan, p) for p in plan["points"]) if old]
+    changed = []
+    for old in outdated:
+        changed += [c for c in run_inputs.changes(old, plan["inputs"], plan["wsesim"]) if c not in changed]
+    if outdated:
+        print(f"sweep: {' and '.join(changed)} changed since {len(outdated)} point(s) were run: "
+              f"they run again", flush=True)
 
 
 def run_all(out_dir, plan, jobs):

@@ -20,7 +20,7 @@ def build_table(out_dir, plan):
     rows = []
     for point in plan["points"]:
         name = point["name"]
-        result = sweepdir.load_result(out_dir, point)
+        result = sweepdir.load_result(out_dir, plan, point)
         if result is not None:
             status = "ok"
         elif sweepdir.load_error(out_dir, name) is not None:

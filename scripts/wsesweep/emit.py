@@ -18,7 +18,7 @@ PARALLEL_JOBS = "parallel.txt"
 
 
 def pending_indices(out_dir, plan):
-    return [i for i, p in enumerate(plan["points"]) if sweepdir.load_result(out_dir, p) is None]
+    return [i for i, p in enumerate(plan["points"]) if sweepdir.load_result(out_dir, plan, p) is None]
 
 
 def emit_slurm(out_dir, plan, indices, job_name, sbatch_options):

@@ -26,7 +26,7 @@ class Outcome:
 
 def run_point(out_dir, plan, point):
     name = point["name"]
-    if sweepdir.load_result(out_dir, point) is not None:
+    if sweepdir.load_result(out_dir, plan, point) is not None:
         return Outcome(name, "skipped")
     directory = sweepdir.point_dir(out_dir, name)
     os.makedirs(directory, exist_ok=True)
@@ -41,14 +41,16 @@ def run_point(out_dir, plan, point):
     started = time.monotonic()
     try:
         # stdout is wsesim's human summary, already in the result JSON.
-        process = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # The presets the plan digested, wherever this job runs.
+        environment = {**os.environ, "WSESIM_PRESET_DIR": plan["inputs"]["preset_dir"]}
+        process = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
         returncode, stderr = process.returncode, process.stderr.decode(errors="replace")
     except OSError as e:
         returncode, stderr = None, f"cannot start {command[0]}: {e.strerror}"
     seconds = time.monotonic() - started
 
     error_path = os.path.join(directory, sweepdir.ERROR)
-    if returncode == 0 and sweepdir.stamp_result(out_dir, point):
+    if returncode == 0 and sweepdir.stamp_result(out_dir, plan, point):
         if os.path.exists(error_path):
             os.unlink(error_path)
         return Outcome(name, "ok", seconds)

@@ -2,7 +2,8 @@
 per-point runner (local threads, Slurm array tasks, GNU parallel jobs) and
 aggregation:
 
-    OUT/sweep.json               the plan: binary, fixed overrides, axes, metrics, points
+    OUT/sweep.json               the plan: binary, its inputs (inputs.py), fixed overrides, axes,
+                                 metrics, points
     OUT/base.yaml                the base run file, copied so the folder stands alone
     OUT/points/NAME/result.json  wsesim's result stamped with the point's digest, written
                                  atomically: done when its digest is the point's (load_result)
@@ -32,10 +33,12 @@ class SweepDirError(Exception):
     pass
 
 
-def write_plan(out_dir, spec, fixed_overrides, points, wsesim):
+def write_plan(out_dir, spec, fixed_overrides, points, wsesim, inputs):
     """Write (or refresh) the plan. Axes and metrics may change between runs
     (extending a sweep keeps its finished points), but a different base
-    config or fixed override would silently mix two experiments in one table."""
+    config or fixed override would silently mix two experiments in one table.
+    Other `inputs` (presets, binary) are no reason to refuse: the points they
+    invalidate are simply not done (point_digest)."""
     plan_path = os.path.join(out_dir, PLAN)
     if os.path.exists(plan_path):
         old = load_plan(out_dir)
@@ -54,6 +57,7 @@ def write_plan(out_dir, spec, fixed_overrides, points, wsesim):
         "spec": spec.path,
         "base": spec.base_path,
         "wsesim": wsesim,
+        "inputs": inputs,
         "fixed_overrides": fixed_overrides,
         "axes": [a.key for a in spec.axes],
         "metrics": spec.metrics,
@@ -61,6 +65,13 @@ def write_plan(out_dir, spec, fixed_overrides, points, wsesim):
     }
     write_text_atomically(plan_path, json.dumps(plan, indent=1) + "\n")
     return plan
+
+
+def recorded_inputs(out_dir):
+    """The inputs the folder's plan was made with, None if there is none."""
+    if not os.path.exists(os.path.join(out_dir, PLAN)):
+        return None
+    return load_plan(out_dir).get("inputs")
 
 
 def load_plan(out_dir):
@@ -75,12 +86,15 @@ def point_dir(out_dir, name):
     return os.path.join(out_dir, POINTS, name)
 
 
-def point_digest(out_dir, point):
-    """What a point's run was asked for: the sweep's base run file and the
-    point's overrides (fixed ones first) in the order wsesim applies them."""
+def point_digest(out_dir, point, inputs):
+    """What a point's result depends on: the sweep's base run file, the
+    point's overrides (fixed ones first) in the order wsesim applies them,
+    and the digests of the presets and binary it runs with (`inputs`)."""
     with open(os.path.join(out_dir, BASE), encoding="utf-8") as f:
         base = f.read()
-    request = json.dumps({"base": base, "overrides": point["overrides"]}, sort_keys=True)
+    request = json.dumps({"base": base, "overrides": point["overrides"],
+                          "presets": inputs and inputs["presets"], "wsesim": inputs and inputs["wsesim"]},
+                         sort_keys=True)
     return "sha256:" + hashlib.sha256(request.encode("utf-8")).hexdigest()
 
 
@@ -94,30 +108,52 @@ def load_json_object(path):
     return document if isinstance(document, dict) else None
 
 
-def load_result(out_dir, point):
+def load_result(out_dir, plan, point):
     """The point's result document, or None while the point is not done.
-    Done means the runner stamped it with this point's digest (stamp_result):
-    a file that does not parse, one without a workload section, one copied
-    from another point or sweep, or one left by an older wsesweep is not
-    this point's result, and the point runs again."""
-    result = load_json_object(os.path.join(point_dir(out_dir, point["name"]), RESULT))
-    if result is None or not isinstance(result.get("workload"), dict):
-        return None
-    stamp = result.get(STAMP)
-    if not isinstance(stamp, dict) or stamp.get("digest") != point_digest(out_dir, point):
+    Done means the runner stamped it with this point's digest under the
+    plan's inputs (stamp_result): a file that does not parse, one without a
+    workload section, one copied from another point or sweep, one run
+    against other presets or another binary, or one left by an older
+    wsesweep is not this point's result, and the point runs again."""
+    result, stamp = _stamped_result(out_dir, point)
+    if stamp is None or stamp.get("digest") != point_digest(out_dir, point, plan["inputs"]):
         return None
     return result
 
 
-def stamp_result(out_dir, point):
+def outdated_inputs(out_dir, plan, point):
+    """If the point's result answers its request but was run with other
+    inputs than the plan's: the inputs it was run with; else None."""
+    _, stamp = _stamped_result(out_dir, point)
+    old = stamp and stamp.get("inputs")
+    if not isinstance(old, dict):
+        return None
+    try:
+        done = stamp.get("digest") == point_digest(out_dir, point, plan["inputs"])
+        answers_request = stamp.get("digest") == point_digest(out_dir, point, old)
+    except KeyError:  # a stamp's inputs without the digests
+        return None
+    return old if answers_request and not done else None
+
+
+def _stamped_result(out_dir, point):
+    """The point's result.json and its stamp; (None, None) unless it is a stamped wsesim result."""
+    result = load_json_object(os.path.join(point_dir(out_dir, point["name"]), RESULT))
+    if result is None or not isinstance(result.get("workload"), dict) or not isinstance(result.get(STAMP), dict):
+        return None, None
+    return result, result[STAMP]
+
+
+def stamp_result(out_dir, plan, point):
     """Turns the point's UNSTAMPED wsesim result into its RESULT, stamped with
-    the point's digest, in one atomic write; removes UNSTAMPED. False if
-    wsesim left no result document there."""
+    the point's digest and the inputs it ran with, in one atomic write;
+    removes UNSTAMPED. False if wsesim left no result document there."""
     directory = point_dir(out_dir, point["name"])
     result = load_json_object(os.path.join(directory, UNSTAMPED))
     if result is None or not isinstance(result.get("workload"), dict):
         return False
-    result[STAMP] = {"name": point["name"], "digest": point_digest(out_dir, point)}
+    result[STAMP] = {"name": point["name"], "digest": point_digest(out_dir, point, plan["inputs"]),
+                     "inputs": plan["inputs"]}
     write_text_atomically(os.path.join(directory, RESULT), json.dumps(result, indent=2) + "\n")
     os.unlink(os.path.join(directory, UNSTAMPED))
     return True
