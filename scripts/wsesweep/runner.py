@@ -38,12 +38,14 @@ def run_point(out_dir, plan, point):
     # wsesim writes its result beside the point's, which is stamped from it.
     command += ["--out", os.path.abspath(os.path.join(directory, sweepdir.UNSTAMPED))]
 
+    # The presets the plan digested, wherever this job runs.
+    environment = {"WSESIM_PRESET_DIR": plan["inputs"]["preset_dir"]}
+
     started = time.monotonic()
     try:
         # stdout is wsesim's human summary, already in the result JSON.
-        # The presets the plan digested, wherever this job runs.
-        environment = {**os.environ, "WSESIM_PRESET_DIR": plan["inputs"]["preset_dir"]}
-        process = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
+        process = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 env={**os.environ, **environment})
         returncode, stderr = process.returncode, process.stderr.decode(errors="replace")
     except OSError as e:
         returncode, stderr = None, f"cannot start {command[0]}: {e.strerror}"
@@ -61,6 +63,7 @@ def run_point(out_dir, plan, point):
         "point": name,
         "values": point["values"],
         "command": command,
+        "environment": environment,
         "exit_status": returncode if returncode is None or returncode >= 0 else None,
         "signal": signal.Signals(-returncode).name if returncode is not None and returncode < 0 else None,
         "stderr_tail": stderr.splitlines()[-STDERR_TAIL_LINES:],

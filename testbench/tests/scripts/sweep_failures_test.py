@@ -40,6 +40,7 @@ for depth, preset, cause in [(0, "tiny", "arch.fabric.queue_depth"), (0, "tiny16
     check(any(cause in line for line in record["stderr_tail"]), f"{depth},{preset}: stderr tail {record}")
     check(f"arch.fabric.queue_depth={depth}" in record["command"] and f"arch.preset={preset}" in record["command"],
           f"{depth},{preset}: command {record['command']}")
+    check(record["environment"] == {"WSESIM_PRESET_DIR": presets}, f"{depth},{preset}: environment {record}")
     check(record["values"] == {"arch.fabric.queue_depth": depth, "arch.preset": preset}, f"values {record}")
     check(not os.path.exists(os.path.join(point(depth, preset), "result.json")), f"{depth},{preset}: a result")
 check(not os.path.exists(os.path.join(point(2, "tiny"), "error.json")), "the good point has an error record")
