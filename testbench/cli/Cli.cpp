@@ -21,8 +21,9 @@ const char* kUsage =
     "  wsesim presets [--format table|json]\n"
     "      list the architecture presets (arch.preset) with their key numbers and the\n"
     "      directory they are read from ($WSESIM_PRESET_DIR, else the source tree's)\n"
-    "  wsesim models\n"
-    "      list the model zoo (models/zoo) with shapes and parameter counts\n"
+    "  wsesim models [--format table|json]\n"
+    "      list the model zoo (workload.model) with shapes and parameter counts and the\n"
+    "      directory it is read from ($WSESIM_MODEL_DIR, else the source tree's models/zoo)\n"
     "  wsesim keys [--preset NAME] [--format table|markdown|json] [--set key=value]...\n"
     "      list every configuration key with its type, range, default (the preset's,\n"
     "      default wse2), where the default comes from, and what it means\n"
@@ -55,7 +56,7 @@ int dispatch(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   if (command == "run") return runCommand(argc - 1, argv + 1, out, err);
   if (command == "presets") return presetsCommand(argc - 1, argv + 1, out, err);
-  if (command == "models") return modelsCommand(out, err);
+  if (command == "models") return modelsCommand(argc - 1, argv + 1, out, err);
   if (command == "keys") return keysCommand(argc - 1, argv + 1, out, err);
   err << (command.empty() ? "wsesim: missing command\n" : "wsesim: unknown command '" + command + "'\n") << kUsage;
   return kUsageError;

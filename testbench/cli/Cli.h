@@ -21,7 +21,7 @@ int dispatch(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 int presetsCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
-int modelsCommand(std::ostream& out, std::ostream& err);
+int modelsCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 int keysCommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 }  // namespace wsesim::cli

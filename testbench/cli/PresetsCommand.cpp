@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -9,26 +10,10 @@
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
 #include "testbench/cli/Cli.h"
-#include "testbench/cli/RunArguments.h"
+#include "testbench/cli/ListingCommand.h"
 
 namespace wsesim::cli {
 namespace {
-
-const char* const kPresetsUsage = "usage: wsesim presets [--format table|json]\n";
-
-// "table" for people; "json" for scripts, which need the directory the
-// presets are read from (sweep.py digests its files).
-std::string parseFormat(int argc, char** argv) {
-  std::string format = "table";
-  for (int i = 1; i < argc; ++i) {
-    const std::string option = argv[i];
-    if (option != "--format") throw UsageError("unknown argument '" + option + "' (the option is --format)");
-    if (i + 1 == argc) throw UsageError("--format needs a value");
-    format = argv[++i];
-  }
-  if (format != "table" && format != "json") throw UsageError("--format " + format + ": expected table or json");
-  return format;
-}
 
 config::ArchConfig readPreset(const std::string& name, const std::filesystem::path& dir) {
   config::ConfigTree tree;
@@ -64,13 +49,8 @@ nlohmann::json jsonEntry(const std::string& name, const std::filesystem::path& d
 }  // namespace
 
 int presetsCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  std::string format;
-  try {
-    format = parseFormat(argc, argv);
-  } catch (const UsageError& e) {
-    err << "wsesim presets: " << e.what() << "\n" << kPresetsUsage;
-    return kUsageError;
-  }
+  const std::optional<ListingFormat> format = parseListingFormat(argc, argv, err);
+  if (!format) return kUsageError;
   const std::filesystem::path dir = config::defaultPresetDir();
   const std::vector<std::string> names = config::presetNames(dir);
   if (names.empty()) {
@@ -89,10 +69,8 @@ int presetsCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
       return kConfigError;
     }
   }
-  if (format == "json") {
-    const nlohmann::json doc = {
-        {"preset_dir", dir.string()}, {"wsesim_version", WSESIM_VERSION}, {"presets", entries}};
-    out << doc.dump(2) << "\n";
+  if (format == ListingFormat::kJson) {
+    out << listingDocument("preset_dir", dir, "presets", std::move(entries)).dump(2) << "\n";
     return kOk;
   }
   char header[256];

@@ -113,7 +113,8 @@ TEST_F(Cli, HelpExitsZeroAndPrintsUsage) {
     const Outcome o = wsesim(flag);
     EXPECT_EQ(o.status, 0) << flag;
     expectMentions(o.out, {"usage:", "wsesim run CONFIG.yaml", "--set key=value", "--out RESULT.json",
-                           "--vcd TRACE.vcd", "wsesim presets [--format table|json]", "2 configuration error", "3 simulation failed"});
+                           "--vcd TRACE.vcd", "wsesim presets [--format table|json]",
+                           "wsesim models [--format table|json]", "2 configuration error", "3 simulation failed"});
     EXPECT_EQ(o.err, "") << flag;
   }
   EXPECT_EQ(filesInWork(), std::set<std::string>{});
@@ -195,6 +196,85 @@ TEST_F(Cli, PresetsRefusesBadArguments) {
   EXPECT_EQ(o.status, 1);
   expectMentions(o.err, {"unknown argument 'extra'"});
   EXPECT_EQ(o.out, "");
+}
+
+// --------------------------------------------------------------------- models
+
+// The zoo's 2-layer test model (models/zoo/tiny.yaml), named NAME.
+std::string tinyModel(const std::string& name, bool tiedEmbeddings) {
+  return "name: " + name + "\ndescription: 2-layer test model\nlayers: 2\nd_model: 16\nheads: 2\nd_ff: 32\n" +
+         "vocab: 24\nseq: 8\npositions: learned\ntied_embeddings: " + (tiedEmbeddings ? "true" : "false") +
+         "\nparameters: " + (tiedEmbeddings ? "4992" : "5376") + "\n";
+}
+
+TEST_F(Cli, ModelsJsonNamesTheDirectoryAndEveryModelFile) {
+  // A scratch zoo: the tiny model, and the same with an untied LM head
+  // (4992 + vocab x d_model = 4992 + 24 x 16 = 5376 parameters).
+  const fs::path dir = scratch("zoo");
+  fs::create_directory(dir);
+  writeFile(dir / "tiny.yaml", tinyModel("tiny", true));
+  writeFile(dir / "tiny-untied.yaml", tinyModel("tiny-untied", false));
+  writeFile(dir / "notes.txt", "not a model\n");
+  const std::string env = "WSESIM_MODEL_DIR='" + dir.string() + "'";
+
+  Outcome o = wsesim("models --format json", env);
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json doc = json::parse(o.out);
+  EXPECT_EQ(doc.at("model_dir"), dir.string());
+  EXPECT_EQ(doc.at("wsesim_version"), WSESIM_VERSION);
+  ASSERT_EQ(doc.at("models").size(), 2u) << o.out;
+  const json& tiny = doc["models"][0];
+  EXPECT_EQ(tiny.at("name"), "tiny");
+  EXPECT_EQ(tiny.at("file"), (dir / "tiny.yaml").string());
+  EXPECT_EQ(tiny.at("description"), "2-layer test model");
+  EXPECT_EQ(tiny.at("layers"), 2);
+  EXPECT_EQ(tiny.at("d_model"), 16);
+  EXPECT_EQ(tiny.at("heads"), 2);
+  EXPECT_EQ(tiny.at("d_ff"), 32);
+  EXPECT_EQ(tiny.at("vocab"), 24);
+  EXPECT_EQ(tiny.at("seq"), 8);
+  EXPECT_EQ(tiny.at("parameters"), 4992);
+  EXPECT_EQ(tiny.at("published_parameters"), 4992);
+  const json& untied = doc["models"][1];
+  EXPECT_EQ(untied.at("name"), "tiny-untied");
+  EXPECT_EQ(untied.at("file"), (dir / "tiny-untied.yaml").string());
+  EXPECT_EQ(untied.at("parameters"), 5376);
+
+  // The table is unchanged: the directory first, then a line per model.
+  o = wsesim("models --format table", env);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out.rfind("models in " + dir.string() + "\nmodel ", 0), 0u) << o.out;
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex("\\ntiny-untied +2 +16 +2 +32 +24 +8 +5376 +5376  2-layer test model\\n")))
+      << o.out;
+  EXPECT_EQ(o.out, wsesim("models", env).out);
+  EXPECT_EQ(filesInWork(), std::set<std::string>{});
+}
+
+TEST_F(Cli, ModelsRefusesBadArgumentsAndABadZooFile) {
+  Outcome o = wsesim("models --format yaml");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"wsesim models: --format yaml: expected table or json", "usage: wsesim models"});
+  o = wsesim("models --format");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"--format needs a value"});
+  o = wsesim("models extra");
+  EXPECT_EQ(o.status, 1);
+  expectMentions(o.err, {"unknown argument 'extra'"});
+  EXPECT_EQ(o.out, "");
+
+  // A zoo file a listing cannot read: exit status 2 in either format, the
+  // file named, no half listing on stdout.
+  const fs::path dir = scratch("zoo");
+  fs::create_directory(dir);
+  writeFile(dir / "tiny.yaml", tinyModel("tiny", true));
+  writeFile(dir / "broken.yaml", tinyModel("broken", true) + "depth: 3\n");
+  for (const char* format : {"table", "json"}) {
+    o = wsesim(std::string("models --format ") + format, "WSESIM_MODEL_DIR='" + dir.string() + "'");
+    EXPECT_EQ(o.status, 2) << format;
+    expectMentions(o.err, {"broken.yaml", "depth"});
+    EXPECT_EQ(o.out, "") << format;
+  }
 }
 
 // ----------------------------------------------------------------------- keys
