@@ -11,7 +11,7 @@ recorded in the point's error.json.
 Exit status: 0 done (now or earlier), 1 usage, 2 no such sweep or point, 3 failed."""
 import sys
 
-from wsesweep import sweepdir
+from wsesweep import inputs as run_inputs, sweepdir
 from wsesweep.runner import run_point
 
 
@@ -25,9 +25,9 @@ def main():
     except sweepdir.SweepDirError as e:
         print(f"run_point: {e}", file=sys.stderr)
         return 2
-    if not plan.get("inputs"):
+    if not run_inputs.complete(plan.get("inputs")):
         print(f"run_point: {out_dir}/sweep.json was written by an older sweep.py, without the digests "
-              "of the presets and binary: plan it again with scripts/sweep.py", file=sys.stderr)
+              "of the presets, models and binary: plan it again with scripts/sweep.py", file=sys.stderr)
         return 2
     point = next((p for p in plan["points"] if p["name"] == name), None)
     if point is None:

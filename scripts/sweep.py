@@ -8,7 +8,7 @@ resumable; then one table of results and the spec's plots.
   scripts/sweep.py SPEC.yaml --emit parallel      GNU parallel job list of the pending points
 
 Exit status: 0 every point done, 1 usage, 2 bad spec or sweep folder or a
-wsesim that cannot list its presets,
+wsesim that cannot list its presets or models,
 3 some point failed (see its error.json; rerunning retries it), 4 the
 spec asks for plots but matplotlib is missing (the table is written).
 The spec format and the folder layout are in docs/exploration.md."""
@@ -72,8 +72,9 @@ def main():
 
 
 def announce_outdated(out_dir, plan):
-    """One line when finished points run again only because the presets or
-    the binary changed since they ran, so the rerun is no surprise."""
+    """One line when finished points run again only because the presets,
+    the models or the binary changed since they ran, so the rerun is no
+    surprise."""
     outdated = [old for old in (sweepdir.outdated_inputs(out_dir, plan, p) for p in plan["points"]) if old]
     changed = []
     for old in outdated:

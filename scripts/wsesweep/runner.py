@@ -10,7 +10,7 @@ import socket
 import subprocess
 import time
 
-from . import sweepdir
+from . import inputs as run_inputs, sweepdir
 from .atomic import write_text_atomically
 
 STDERR_TAIL_LINES = 20
@@ -38,8 +38,8 @@ def run_point(out_dir, plan, point):
     # wsesim writes its result beside the point's, which is stamped from it.
     command += ["--out", os.path.abspath(os.path.join(directory, sweepdir.UNSTAMPED))]
 
-    # The presets the plan digested, wherever this job runs.
-    environment = {"WSESIM_PRESET_DIR": plan["inputs"]["preset_dir"]}
+    # The presets and models the plan digested, wherever this job runs.
+    environment = run_inputs.environment(plan["inputs"])
 
     started = time.monotonic()
     try:

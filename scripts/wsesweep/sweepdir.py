@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 
+from . import inputs as run_inputs
 from .atomic import write_text_atomically
 
 PLAN = "sweep.json"
@@ -37,8 +38,8 @@ def write_plan(out_dir, spec, fixed_overrides, points, wsesim, inputs):
     """Write (or refresh) the plan. Axes and metrics may change between runs
     (extending a sweep keeps its finished points), but a different base
     config or fixed override would silently mix two experiments in one table.
-    Other `inputs` (presets, binary) are no reason to refuse: the points they
-    invalidate are simply not done (point_digest)."""
+    Other `inputs` (presets, models, binary) are no reason to refuse: the
+    points they invalidate are simply not done (point_digest)."""
     plan_path = os.path.join(out_dir, PLAN)
     if os.path.exists(plan_path):
         old = load_plan(out_dir)
@@ -89,11 +90,10 @@ def point_dir(out_dir, name):
 def point_digest(out_dir, point, inputs):
     """What a point's result depends on: the sweep's base run file, the
     point's overrides (fixed ones first) in the order wsesim applies them,
-    and the digests of the presets and binary it runs with (`inputs`)."""
+    and the digests of the presets, models and binary it runs with (`inputs`)."""
     with open(os.path.join(out_dir, BASE), encoding="utf-8") as f:
         base = f.read()
-    request = json.dumps({"base": base, "overrides": point["overrides"],
-                          "presets": inputs and inputs["presets"], "wsesim": inputs and inputs["wsesim"]},
+    request = json.dumps({"base": base, "overrides": point["overrides"], **run_inputs.digests(inputs)},
                          sort_keys=True)
     return "sha256:" + hashlib.sha256(request.encode("utf-8")).hexdigest()
 
@@ -113,8 +113,8 @@ def load_result(out_dir, plan, point):
     Done means the runner stamped it with this point's digest under the
     plan's inputs (stamp_result): a file that does not parse, one without a
     workload section, one copied from another point or sweep, one run
-    against other presets or another binary, or one left by an older
-    wsesweep is not this point's result, and the point runs again."""
+    against other presets or models or another binary, or one left by an
+    older wsesweep is not this point's result, and the point runs again."""
     result, stamp = _stamped_result(out_dir, point)
     if stamp is None or stamp.get("digest") != point_digest(out_dir, point, plan["inputs"]):
         return None
@@ -128,11 +128,8 @@ def outdated_inputs(out_dir, plan, point):
     old = stamp and stamp.get("inputs")
     if not isinstance(old, dict):
         return None
-    try:
-        done = stamp.get("digest") == point_digest(out_dir, point, plan["inputs"])
-        answers_request = stamp.get("digest") == point_digest(out_dir, point, old)
-    except KeyError:  # a stamp's inputs without the digests
-        return None
+    done = stamp.get("digest") == point_digest(out_dir, point, plan["inputs"])
+    answers_request = stamp.get("digest") == point_digest(out_dir, point, old)
     return old if answers_request and not done else None
 
 

@@ -8,9 +8,10 @@ presets the plan digested, whatever its own environment says."""
 import os
 import shutil
 
-from sweep_testlib import Context, check, check_exit, check_table_matches_points, load_json
+from sweep_testlib import (Context, check, check_copy_reruns_nothing, check_exit, check_inputs_recorded,
+                           check_resume, check_table_matches_points, load_json, rows_by_value)
 
-DEPTHS = [2, 4]
+AXIS, DEPTHS = "arch.fabric.queue_depth", [2, 4]
 METRICS = ["config.arch.mesh.width", "workload.latency_avg", "cycles"]
 
 ctx = Context()
@@ -18,7 +19,7 @@ ctx.tiny_base()
 spec = ctx.write("inputs.yaml", f"""\
 base: base.yaml
 axes:
-  arch.fabric.queue_depth: {DEPTHS}
+  {AXIS}: {DEPTHS}
 metrics: {METRICS}
 """)
 out = ctx.path("out")
@@ -32,37 +33,11 @@ def sweep_with(preset_dir, *args):
                      env={**os.environ, "WSESIM_PRESET_DIR": preset_dir})
 
 
-def table_rows():
-    return {row["arch.fabric.queue_depth"]: row for row in load_json(os.path.join(out, "results.json"))["rows"]}
-
-
-def result_times():
-    return {d: os.stat(os.path.join(out, "points", f"arch.fabric.queue_depth={d}", "result.json")).st_mtime_ns
-            for d in DEPTHS}
-
-
-def check_resume(process, done_earlier, what):
-    check_exit(process, 0, what)
-    counts = f"{len(DEPTHS)} points, {done_earlier} done earlier, {len(DEPTHS) - done_earlier} to run"
-    check(counts in process.stdout, f"{what}: expected '{counts}':\n{process.stdout}")
-
-
-check_resume(sweep_with(presets), 0, "first sweep")
-before = table_rows()
+check_resume(sweep_with(presets), len(DEPTHS), 0, "first sweep")
+before = rows_by_value(out, AXIS)
 check(all(row["config.arch.mesh.width"] == 8 for row in before.values()), f"tiny is not 8 wide: {before}")
-stamp = load_json(os.path.join(out, "points", "arch.fabric.queue_depth=2", "result.json"))["sweep_point"]
-plan_inputs = load_json(os.path.join(out, "sweep.json"))["inputs"]
-check(stamp["inputs"] == plan_inputs and plan_inputs["preset_dir"] == presets,
-      f"the stamp's inputs {stamp['inputs']} are not the plan's {plan_inputs}")
-
-# The same preset files in another folder: the same experiment, nothing reruns.
-moved = ctx.path("presets-moved")
-shutil.copytree(presets, moved)
-times = result_times()
-same = sweep_with(moved)
-check_resume(same, len(DEPTHS), "resume with the same presets elsewhere")
-check("run again" not in same.stdout, f"announced a rerun of nothing:\n{same.stdout}")
-check(result_times() == times, "a point ran again although the presets are the same")
+check_inputs_recorded(out, f"{AXIS}=2", "preset_dir", presets)
+moved = check_copy_reruns_nothing(sweep_with, presets, out, AXIS, DEPTHS)
 
 # One value edited: the tiny preset 4 PEs wide instead of 8.
 tiny = os.path.join(moved, "tiny.yaml")
@@ -72,10 +47,10 @@ check("  width: 8\n" in text, f"{tiny} has no 'width: 8' to edit")
 with open(tiny, "w", encoding="utf-8") as f:
     f.write(text.replace("  width: 8\n", "  width: 4\n"))
 edited = sweep_with(moved)
-check_resume(edited, 0, "resume with an edited preset")
+check_resume(edited, len(DEPTHS), 0, "resume with an edited preset")
 announcement = f"sweep: the presets in {moved} changed since {len(DEPTHS)} point(s) were run: they run again\n"
 check(announcement in edited.stdout, f"expected the line '{announcement.strip()}':\n{edited.stdout}")
-after = table_rows()
+after = rows_by_value(out, AXIS)
 for depth in DEPTHS:
     check(after[depth]["status"] == "ok" and after[depth]["config.arch.mesh.width"] == 4,
           f"depth {depth} did not run on the edited preset: {after[depth]}")
@@ -91,7 +66,7 @@ shutil.copy(ctx.wsesim, other_wsesim)
 with open(other_wsesim, "ab") as f:
     f.write(b"\0")
 rebuilt = sweep_with(moved, "--wsesim", other_wsesim)
-check_resume(rebuilt, 0, "resume with another binary")
+check_resume(rebuilt, len(DEPTHS), 0, "resume with another binary")
 announcement = f"sweep: the wsesim binary {other_wsesim} changed since {len(DEPTHS)} point(s) were run: they run again\n"
 check(announcement in rebuilt.stdout, f"expected the line '{announcement.strip()}':\n{rebuilt.stdout}")
 

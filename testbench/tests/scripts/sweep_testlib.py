@@ -63,6 +63,45 @@ def check_exit(process, status, what):
           f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}")
 
 
+def check_resume(process, points, done_earlier, what):
+    """The sweep of `points` points exited 0, counting `done_earlier` of them as done earlier."""
+    check_exit(process, 0, what)
+    counts = f"{points} points, {done_earlier} done earlier, {points - done_earlier} to run"
+    check(counts in process.stdout, f"{what}: expected '{counts}':\n{process.stdout}")
+
+
+def rows_by_value(out_dir, axis):
+    """The rows of a one-axis sweep's results.json, by their value of the axis."""
+    return {row[axis]: row for row in load_json(os.path.join(out_dir, "results.json"))["rows"]}
+
+
+def check_inputs_recorded(out_dir, point, dir_key, folder):
+    """The plan's inputs name `folder` under `dir_key`, and the point's stamp holds those inputs."""
+    plan_inputs = load_json(os.path.join(out_dir, "sweep.json"))["inputs"]
+    stamp = load_json(os.path.join(out_dir, "points", point, "result.json"))["sweep_point"]
+    check(stamp["inputs"] == plan_inputs and plan_inputs[dir_key] == folder,
+          f"the stamp's inputs {stamp['inputs']} are not the plan's {plan_inputs}, or lack {dir_key} {folder}")
+
+
+def check_copy_reruns_nothing(sweep_with, folder, out_dir, axis, values):
+    """A finished one-axis sweep resumed by `sweep_with(FOLDER)` with a copy of
+    `folder` (of presets, models) elsewhere: the same experiment, nothing
+    runs again. Returns the copy."""
+    copy = folder + "-moved"
+    shutil.copytree(folder, copy)
+
+    def result_times():
+        return {value: os.stat(os.path.join(out_dir, "points", f"{axis}={value}", "result.json")).st_mtime_ns
+                for value in values}
+
+    times = result_times()
+    same = sweep_with(copy)
+    check_resume(same, len(values), len(values), f"resume with a copy of {folder}")
+    check("run again" not in same.stdout, f"announced a rerun of nothing:\n{same.stdout}")
+    check(result_times() == times, f"a point ran again although {copy} holds the same files as {folder}")
+    return copy
+
+
 def load_json(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
