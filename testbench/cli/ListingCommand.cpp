@@ -1,6 +1,7 @@
 #include "testbench/cli/ListingCommand.h"
 
 #include <ostream>
+#include <utility>
 
 #include "testbench/cli/RunArguments.h"
 
