@@ -287,7 +287,8 @@ class FabricKernel {
   // During a step: the earliest cycle a head that could move but for its
   // readiness, or an edge output waiting for bandwidth, can go.
   std::uint64_t earliestHeld_ = kNoChange;
-  void noteHeldUntil(std::uint64_t cycle) { earliestHeld_ = std::min(earliestHeld_, cycle); }
+  // Out of line: rare, and kept out of the hot loop's code.
+  [[gnu::cold, gnu::noinline]] void noteHeldUntil(std::uint64_t cycle);
 };
 
 }  // namespace wsesim::fabric
