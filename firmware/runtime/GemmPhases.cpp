@@ -78,8 +78,9 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
 // The chip takes the earliest of this, the ingress's and the PEs' next activity.
 std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
   if (!loaded_) return runsAt_;  // the ingress and the PEs are idle while the routers switch
-  // Asked only while the fabric is idle: nothing left to do in this phase
-  // means the next phase (or round) starts now.
+  // Asked while the fabric cannot change by itself: with nothing left to
+  // do in this phase, the next phase (or round) starts now if the fabric is
+  // empty; wavelets stuck in it are a deadlock, which stepping on reports.
   if (nothingScheduled(now) && (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhaseCycles(now))))
     return now;
   return sim::kNever;

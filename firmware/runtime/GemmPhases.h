@@ -60,7 +60,7 @@ class GemmPhases : public sim::CycleDriver {
   }
   std::uint64_t edgeStalls() const { return ingress_.stalls() - stallsBefore_; }
   // Neither the ingress nor the PEs have anything left to do, now or later
-  // (asked while the fabric is idle: the phase's work is all done).
+  // (with the fabric empty: the phase's work is all done).
   bool nothingScheduled(std::uint64_t now) const {
     return ingress_.nextActivity(now) == sim::kNever && pes_.nextActivity(now) == sim::kNever;
   }

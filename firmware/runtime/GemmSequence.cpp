@@ -51,8 +51,8 @@ energy::ActionCounts GemmSequence::actions(std::size_t index, std::uint64_t end)
 std::uint64_t GemmSequence::nextActivity(std::uint64_t now) const {
   // The chip takes the earliest of this, the ingress's and the PEs'.
   const std::uint64_t next = current_->nextActivity(now);
-  // Asked only while the fabric is idle: the current GEMM has nothing left
-  // to do, so the next one starts now.
+  // The current GEMM has nothing left to do: the next one starts now (once
+  // the fabric is empty, as GemmPhases::nextActivity).
   if (next == sim::kNever && !last() && current_->nothingScheduled(now)) return now;
   return next;
 }

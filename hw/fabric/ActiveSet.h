@@ -29,7 +29,7 @@ class ActiveSet {
 
   // Calls fn(r) for every member in increasing order and empties the set.
   template <class Fn>
-  void drain(Fn&& fn) {
+  [[gnu::always_inline]] inline void drain(Fn&& fn) {
     for (std::size_t s = 0; s < summary_.size(); ++s) {
       for (std::uint64_t sw = summary_[s]; sw; sw &= sw - 1) {
         const std::size_t w = s * 64 + std::size_t(__builtin_ctzll(sw));

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ class WaveletSink {
  public:
   virtual ~WaveletSink() = default;
   virtual void deliver(RouterId at, const Wavelet& w, std::uint64_t arrivalCycle) = 0;
+  // The RAMP queue of `color` at router `at`, full until now, takes a
+  // wavelet from the PE again from cycle `from` on (its credit is back). A
+  // sender that retries every cycle needs no notice.
+  virtual void rampFreed(RouterId /*at*/, unsigned /*color*/, std::uint64_t /*from*/) {}
 };
 
 // Takes the wavelets that leave the mesh through an edge port (a route
@@ -89,6 +94,9 @@ class FabricKernel {
   // a wavelet this cycle; throws FabricError if `side` is not an edge port.
   bool injectAtEdge(RouterId r, Port side, const Wavelet& w, std::uint64_t now);
 
+  // Whether the RAMP queue of `color` at `r` is full: inject() refuses that
+  // color until the sink hears rampFreed().
+  bool rampFull(RouterId r, unsigned color) const { return (routers_[r].noSpace[unsigned(Port::Ramp)] >> color) & 1u; }
   // Whether the PE at `r` can take another wavelet of `color` from its
   // RAMP; while it cannot, the router holds such wavelets back.
   void setRampAccepting(RouterId r, unsigned color, bool accepting) {
@@ -105,6 +113,8 @@ class FabricKernel {
 
   // Cycles run from 0 to kLastCycle - 1 (2^47 cycles: 35 hours at 1.1 GHz).
   static constexpr std::uint64_t kLastCycle = std::uint64_t(1) << 47;
+  // nextChange() of a fabric that can change no more by itself.
+  static constexpr std::uint64_t kNoChange = std::numeric_limits<std::uint64_t>::max();
 
   // Advances the fabric by the single cycle `now`. Throws DeadlockError
   // when the watchdog expires, FabricError on a misrouted wavelet or a
@@ -112,6 +122,15 @@ class FabricKernel {
   void step(std::uint64_t now);
 
   bool idle() const { return next_.empty(); }
+  // The earliest cycle >= now in which step() can change anything (or
+  // report a deadlock) with nothing from outside: no wavelet injected, no
+  // PE taking from its RAMP again. That is now while the last step moved a
+  // wavelet; after a step in which every wavelet waited, the first cycle a
+  // head still on a link becomes ready, an edge port regains I/O bandwidth
+  // or the watchdog expires; kNoChange when empty. Queues blocked by a full
+  // neighbour need no date: the neighbour moves first. A driver skips to the
+  // earliest of this and the next cycle anything outside acts in.
+  std::uint64_t nextChange(std::uint64_t now) const { return idle() ? kNoChange : std::max(now, nextChange_); }
   const FabricCounters& counters() const { return counters_; }
   const FabricParams& params() const { return params_; }
   std::size_t activeRouters() const { return next_.size(); }
@@ -194,7 +213,7 @@ class FabricKernel {
   template <class Arbitration>
   [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o,
                                                std::uint32_t full, std::uint64_t now, unsigned& input,
-                                               unsigned& color) const;
+                                               unsigned& color);
   // In a crowded cycle, arbitration reads the header and head wavelet of
   // each non-empty queue, lines scattered over the queue storage: those of
   // the routers a few ahead in the walk are fetched early (the headers of
@@ -214,6 +233,8 @@ class FabricKernel {
   bool inject(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt,
               std::uint64_t now);
   void checkWatchdog(std::uint64_t now) const;
+  // The first cycle the watchdog reports a deadlock in, if nothing moves or falls due before.
+  std::uint64_t watchdogExpiry() const { return std::max(lastProgress_, pendingUntil_) + params_.watchdogCycles; }
   // The colors an edge output cannot take this cycle: all or none.
   std::uint32_t edgeNoSpace(RouterId r, unsigned output, std::uint64_t now);
 
@@ -261,6 +282,13 @@ class FabricKernel {
   // latest one something outside the fabric is due in.
   std::uint64_t lastProgress_ = 0;
   std::uint64_t pendingUntil_ = 0;
+  // What nextChange() reports, set by each step (0 before the first: step at once).
+  std::uint64_t nextChange_ = 0;
+  // During a step: the earliest cycle a head that could move but for its
+  // readiness, or an edge output waiting for bandwidth, can go.
+  std::uint64_t earliestHeld_ = kNoChange;
+  // Out of line: rare, and kept out of the hot loop's code.
+  [[gnu::cold, gnu::noinline]] void noteHeldUntil(std::uint64_t cycle);
 };
 
 }  // namespace wsesim::fabric

@@ -166,6 +166,9 @@ std::vector<float> PeArray::read(fabric::RouterId pe, const std::string& buffer,
 }
 
 std::uint64_t PeArray::nextActivity(std::uint64_t now) const {
+  // Inboxes popped from full give the router their room back at the start
+  // of the next cycle visited (beginCycle): that must be this one.
+  if (!releases_.empty()) return now;
   return std::max(now, wakes_.next());
 }
 
@@ -182,6 +185,17 @@ void PeArray::deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64
   if (++h.count == depth_) fabric_.setRampAccepting(at, w.color, false);
   // Deliveries happen after this cycle's visits, so the earliest wake is the next cycle.
   wake(at, std::max(usable, now_ + 1));
+}
+
+void PeArray::rampFreed(fabric::RouterId at, unsigned color, std::uint64_t from) {
+  bool waited = false;
+  for (std::uint32_t m = pes_[at].busySlots; m; m &= m - 1) {
+    OpSlot& slot = slots(at)[__builtin_ctz(m)];
+    if (!slot.waitsForRoom || slot.op->dst.color != color) continue;
+    slot.waitsForRoom = false;
+    waited = true;
+  }
+  if (waited) wake(at, from);
 }
 
 const PeArray::InboxEntry* PeArray::arrived(fabric::RouterId r, unsigned color, std::uint64_t now) const {

@@ -115,6 +115,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   std::uint64_t nextActivity(std::uint64_t now) const override;
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
   void deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64_t arrivalCycle) override;
+  void rampFreed(fabric::RouterId at, unsigned color, std::uint64_t from) override;
 
   // Throws ProgramError listing PEs that still have work they can never
   // finish (a task waiting for wavelets that did not come, wavelets nobody
@@ -171,6 +172,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
     std::uint16_t carry;     // fabric op: the fraction of a cycle the elements so far are ahead of `at`
     bool fabric;  // has a fabric operand
     std::uint8_t actionClass;  // its registered action class (registerActionClass)
+    bool waitsForRoom;  // fabric op: its output's RAMP queue was full (PeArray::rampFreed wakes it)
     std::uint32_t index[4];  // per operand (destination, sources): its index register when the op issued
   };
   struct PeState {

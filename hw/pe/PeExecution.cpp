@@ -33,20 +33,22 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
   for (std::uint32_t m = s.busySlots; m; m &= m - 1) {
     OpSlot& slot = slots(r)[__builtin_ctz(m)];
     if (slot.fabric && slot.done < slot.op->length && slot.at <= now) {
-      // A missing input wakes the PE when its wavelet is delivered;
-      // backpressure is retried every cycle.
+      // A missing input wakes the PE when its wavelet is delivered, a full
+      // RAMP queue when it has room (rampFreed); a RAMP that already took
+      // a wavelet this cycle is retried next cycle.
       const FabricStep step = advanceFabricOp(r, slot, now);
       if (step == FabricStep::NoInput) continue;
       if (step == FabricStep::Backpressure) {
-        retry = true;
+        slot.waitsForRoom = fabric_.rampFull(r, slot.op->dst.color);
+        retry |= !slot.waitsForRoom;
         continue;
       }
     }
     due = std::min(due, slot.at);
   }
   if (s.task != kNoTask && !(s.busySlots & (1u << mainSlot())) && s.mainReadyAt > now) due = std::min(due, s.mainReadyAt);
-  // A computing PE is busy, not stuck; one that waits for input or retries
-  // against backpressure is blocked (the watchdog counts those cycles).
+  // A computing PE is busy, not stuck; one that waits for input or for room
+  // on the RAMP is blocked (the watchdog counts those cycles).
   if (due != sim::kNever) fabric_.notePendingUntil(due);
   const std::uint64_t next = retry ? now + 1 : due;
   if (next != sim::kNever) wake(r, next);
@@ -147,6 +149,7 @@ void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const Te
   slot.interval = timing.fabricInterval;
   slot.carry = 0;
   slot.fabric = op.usesFabric();
+  slot.waitsForRoom = false;
   slot.actionClass = actionClass;
   slot.index[0] = op.dst.index >= 0 ? indexRegister(r, unsigned(op.dst.index)) : 0;
   for (unsigned i = 0; i < 3; ++i) slot.index[i + 1] = op.src[i].index >= 0 ? indexRegister(r, unsigned(op.src[i].index)) : 0;

@@ -4,6 +4,12 @@
 // element size). Bandwidth unused while nothing could move is not saved up
 // beyond one cycle's worth (plus the fraction carried to the next wavelet).
 // The edge injector (ingress) and the edge collector (egress) each hold one.
+//
+// The credit in a cycle is computed in one step from the last wavelet's
+// cycle, not summed cycle by cycle, so it does not depend on which cycles
+// in between the simulation visited (the wafer skips those in which
+// nothing can change), and nextAvailable() names the very cycle in which
+// available() turns true.
 
 #include <algorithm>
 #include <cmath>
@@ -14,31 +20,47 @@ namespace wsesim::wafer {
 class IoBandwidth {
  public:
   // `waveletsPerCycle` must be positive.
-  explicit IoBandwidth(double waveletsPerCycle) : rate_(waveletsPerCycle) {}
+  explicit IoBandwidth(double waveletsPerCycle) : rate_(waveletsPerCycle), cap_(std::max(waveletsPerCycle, 1.0)) {}
 
-  // Adds the credit earned up to cycle `now` (once per cycle; later calls in the same cycle add nothing).
+  // Counts the credit earned up to cycle `now` (the first call: one cycle's
+  // worth); `now` must not go back.
   void advance(std::uint64_t now) {
-    if (started_ && now == lastCycle_) return;
-    const double cycles = started_ ? double(now - lastCycle_) : 1.0;
-    credit_ = std::min(credit_ + rate_ * cycles, std::max(rate_, 1.0));
-    started_ = true;
+    if (!started_) {
+      started_ = true;
+      since_ = now;
+      creditSince_ = std::min(rate_, cap_);
+    }
     lastCycle_ = now;
+    credit_ = creditAt(now);
   }
   bool available() const { return credit_ >= 1.0; }
-  void consume() { credit_ -= 1.0; }
-  // The first cycle >= now in which a wavelet may move.
+  void consume() {
+    credit_ -= 1.0;
+    since_ = lastCycle_;
+    creditSince_ = credit_;
+  }
+  // The first cycle >= now in which a wavelet may move (`now` not before
+  // the last cycle advanced to).
   std::uint64_t nextAvailable(std::uint64_t now) const {
-    if (!started_ || credit_ + rate_ >= 1.0) return now;
-    const double wait = std::ceil((1.0 - credit_) / rate_);
-    return std::max(now, lastCycle_ + std::uint64_t(wait));
+    if (!started_ || creditAt(now) >= 1.0) return now;
+    // The closed form's guess, corrected to creditAt's own rounding.
+    std::uint64_t wait = std::uint64_t(std::ceil((1.0 - creditSince_) / rate_));
+    while (creditAt(since_ + wait) < 1.0) ++wait;
+    while (wait > 0 && creditAt(since_ + wait - 1) >= 1.0) --wait;
+    return std::max(now, since_ + wait);
   }
   double rate() const { return rate_; }
 
  private:
+  double creditAt(std::uint64_t cycle) const { return std::min(creditSince_ + rate_ * double(cycle - since_), cap_); }
+
   double rate_;
-  double credit_ = 0;
+  double cap_;  // at most one cycle's worth, and at least one wavelet
   bool started_ = false;
-  std::uint64_t lastCycle_ = 0;  // the last cycle credit was counted for
+  std::uint64_t since_ = 0;    // the credit grows from creditSince_ in this cycle
+  double creditSince_ = 0;
+  std::uint64_t lastCycle_ = 0;  // the last cycle advanced to
+  double credit_ = 0;            // in lastCycle_
 };
 
 }  // namespace wsesim::wafer

@@ -47,9 +47,12 @@ void Wafer::run() {
     const bool tracing = !waveforms_.empty();
     const bool sampling = tracing || !observers_.empty();
     while (driver_ && !driver_->finished(now_, fabric_)) {
-      if (fabric_.idle()) {
-        const std::uint64_t next = driver_->nextActivity(now_);
+      // Nothing can change before the earliest of the fabric's next change
+      // and the driver's next activity: the cycles in between are skipped.
+      if (const std::uint64_t fabricNext = fabric_.nextChange(now_); fabricNext > now_) {
+        std::uint64_t next = std::min(fabricNext, driver_->nextActivity(now_));
         if (next == sim::kNever) break;
+        if (runConfig_.maxCycles) next = std::min(next, *runConfig_.maxCycles);  // fail there, as stepping would
         if (next > now_) {
           // The waveform shows the mesh going quiet right after its last
           // busy cycle, not the last transfers held across the gap.
@@ -60,6 +63,7 @@ void Wafer::run() {
           }
           now_ = next;
           advanceTo(now_);
+          if (progress_) reportProgress();
         }
       }
       if (tracing) {

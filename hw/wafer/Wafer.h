@@ -1,9 +1,11 @@
 #pragma once
 // The wafer as a SystemC module. Its single thread steps the flat fabric
-// kernel cycle by cycle (no process or signal per router). SystemC time
-// follows the kernel at every idle stretch it skips (one wait() each), at
-// the end of the run, and at every cycle while a waveform is traced; busy
-// stretches run without yielding to the SystemC scheduler.
+// kernel cycle by cycle (no process or signal per router), skipping the
+// cycles in which neither the fabric nor the driver can change anything
+// (sim::CycleDriver states the contract). SystemC time follows the kernel
+// at every stretch it skips (one wait() each), at the end of the run, and
+// at every cycle while a waveform is traced; busy stretches run without
+// yielding to the SystemC scheduler.
 
 #include <systemc>
 

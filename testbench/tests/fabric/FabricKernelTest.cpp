@@ -237,6 +237,35 @@ TEST(FabricKernel, InjectRefusesWhenRampQueueIsFull) {
   EXPECT_EQ(fabric.counters().injected, 5u);  // 3 + 1 + 1 accepted offers
 }
 
+// nextChange(): the earliest cycle a step can change anything with nothing
+// from outside. A wavelet on a 10-cycle RAMP is due at 10; moving, it is
+// due the next cycle; held by a PE that takes nothing, only the watchdog
+// (100,000 cycles after the injection, the last progress) is due; empty,
+// nothing is.
+TEST(FabricKernel, NextChangeIsTheCycleAWaitingWaveletCanMove) {
+  const FabricParams p = makeParams(routingMode<XyRouting>(), 3, 1, 1, 10, 3);
+  FabricKernel fabric(p, nullptr);
+  RecordingSink sink;
+  fabric.setSink(&sink);
+  const RouterId last = p.mesh.id(2, 0);
+  EXPECT_EQ(fabric.nextChange(0), FabricKernel::kNoChange);
+  fabric.setRampAccepting(last, 0, false);
+  ASSERT_TRUE(fabric.inject(p.mesh.id(0, 0), to(2, 0, 0), 0));
+  EXPECT_EQ(fabric.nextChange(0), 0u);  // not stepped since
+  fabric.step(0);
+  EXPECT_EQ(fabric.nextChange(1), 10u);
+  fabric.step(10);  // to (1,0), ready at 11
+  EXPECT_EQ(fabric.nextChange(11), 11u);
+  fabric.step(11);  // to (2,0), ready at 12
+  fabric.step(12);  // held by the PE
+  EXPECT_EQ(fabric.nextChange(13), 100000u);
+  fabric.setRampAccepting(last, 0, true);
+  fabric.step(13);
+  EXPECT_EQ(fabric.nextChange(14), FabricKernel::kNoChange);
+  ASSERT_EQ(sink.arrivals.size(), 1u);
+  EXPECT_EQ(sink.arrivals[0].cycle, 13u + 10);
+}
+
 TEST(FabricKernel, InjectAcceptsOneWaveletPerCycle) {
   const FabricParams p = makeParams(routingMode<XyRouting>(), 3, 1, 1, 2, 4);
   FabricKernel fabric(p, nullptr);

@@ -112,6 +112,19 @@ TEST_P(InboxDepth, ADeeperRampInboxHoldsMoreWaveletsBeforeTheSenderStalls) {
 
 INSTANTIATE_TEST_SUITE_P(Depths, InboxDepth, ::testing::Values(4u, 8u, 16u));
 
+// A sender whose RAMP queue is full sleeps until the router takes a wavelet
+// from it (FabricKernel::rampFreed), not retrying every cycle: while the
+// receiver computes 200 cycles it is not visited: 68 visits in all (the
+// task's start, the op's issue, 64 elements, the one refused, the
+// completion), not one more per cycle of its stall.
+TEST(PeFabricIo, ASenderAgainstAFullRampSleepsUntilThereIsRoom) {
+  SendReceive s(1, 64, 200);
+  s.bench.simulate();
+  const std::uint64_t receiverReads = 2 + 2 + 200 + 2;
+  EXPECT_EQ(s.bench.busy(0), receiverReads + (64 - 1 - 4 - 8) + 3 + 1);  // as InboxDepth at depth 4
+  EXPECT_EQ(s.bench.pes->counters(s.bench.pe(0)).visits, 68u);
+}
+
 // Each wavelet of color 0 starts the data task bound to it with its payload
 // as the task argument; the task accumulates it.
 TEST(PeFabricIo, DataTaskRunsOncePerWaveletOfItsColor) {
