@@ -9,11 +9,13 @@
 
 namespace wsesim::firmware {
 
-std::uint64_t WeightStreamPlan::outputColumns(std::uint32_t c) const {
-  std::uint64_t n = 0;
-  for (std::uint32_t p = 0; p < passes(); ++p)
-    if (target[p] == c) n += ns(p);
-  return n;
+void WeightStreamPlan::indexTargets() {
+  outputColumns_.assign(gridX, 0);
+  twoSidedTarget_.assign(gridX, false);
+  for (std::uint32_t p = 0; p < passes(); ++p) {
+    outputColumns_[target[p]] += ns(p);
+    twoSidedTarget_[target[p]] = target[p] > 0 && target[p] + 1 < gridX;
+  }
 }
 
 template <class Demand>
@@ -22,15 +24,14 @@ Demand WeightStreamPlan::sramParts(std::uint32_t c, std::uint32_t r) const {
   const auto inName = [&] { return std::string(pe::elementTypeName(inputType())); };
   const auto accName = [&] { return std::string(pe::elementTypeName(accumulatorType())); };
   // A target with neighbours on both sides double-buffers its send buffer.
-  bool twoSidedTarget = false;
-  for (std::uint32_t t : target) twoSidedTarget = twoSidedTarget || (t == c && c > 0 && c + 1 < gridX);
+  const bool twoSided = twoSidedTarget(c);
   Demand d;
   d.add([&] { return "activations " + std::to_string(ks(c)) + "x" + std::to_string(ms(r)) + " " + inName(); },
         std::uint64_t(ks(c)) * ms(r) * in);
   d.add([&] {
-    return "zeros, accumulator and send buffer" + std::string(twoSidedTarget ? "s " : " ") + std::to_string(ms(r)) +
+    return "zeros, accumulator and send buffer" + std::string(twoSided ? "s " : " ") + std::to_string(ms(r)) +
            " " + accName();
-  }, ms(r) * acc, twoSidedTarget ? 4 : 3);
+  }, ms(r) * acc, twoSided ? 4 : 3);
   if (outputColumns(c))
     d.add([&] { return "output " + std::to_string(ms(r)) + "x" + std::to_string(outputColumns(c)) + " " + accName(); },
           ms(r) * outputColumns(c) * acc);
@@ -74,6 +75,7 @@ WeightStreamPlan WeightStreamPlan::cut(const std::vector<PhaseCut>& cuts) const 
     p.target.push_back(target[c.phase]);
   }
   p.shape.n = p.nBegin.back();
+  p.indexTargets();
   return p;
 }
 
@@ -118,6 +120,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   for (std::uint32_t pass = 0; pass < passes; ++pass)
     p.target.push_back(passes <= p.gridX ? std::uint32_t((2ull * pass + 1) * p.gridX / (2ull * passes))
                                          : pass % p.gridX);
+  p.indexTargets();
 
   std::uint64_t worst = 0;
   std::uint32_t wc = 0, wr = 0;

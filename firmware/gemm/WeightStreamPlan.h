@@ -73,7 +73,9 @@ struct WeightStreamPlan {
   std::uint32_t passes() const { return std::uint32_t(nBegin.size() - 1); }
   std::uint32_t ns(std::uint32_t p) const { return nBegin[p + 1] - nBegin[p]; }
   // Output elements PE column c keeps per row element: the n's of every pass targeting it.
-  std::uint64_t outputColumns(std::uint32_t c) const;
+  std::uint64_t outputColumns(std::uint32_t c) const { return outputColumns_[c]; }
+  // Whether column c is the target of a pass with columns on both of its sides.
+  bool twoSidedTarget(std::uint32_t c) const { return twoSidedTarget_[c]; }
   // What the plan holds in the SRAM of PE (c, r): a SramDemand or SramBytes (SramBudget.h).
   template <class Demand>
   Demand sramParts(std::uint32_t c, std::uint32_t r) const;
@@ -87,6 +89,12 @@ struct WeightStreamPlan {
   // buffer of the PE that needs the most SRAM.
   static WeightStreamPlan make(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX = 0,
                                std::uint32_t gridY = 0);
+
+ private:
+  // Per column, from the targets (their scans would cost passes x columns).
+  void indexTargets();
+  std::vector<std::uint64_t> outputColumns_;
+  std::vector<bool> twoSidedTarget_;
 };
 
 }  // namespace wsesim::firmware

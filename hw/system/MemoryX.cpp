@@ -49,6 +49,8 @@ MemoryX::MemoryX(sc_core::sc_module_name name, const config::ArchConfig::MemoryX
   }
   updatedAt_.assign(model_.layers.size(), sc_core::SC_ZERO_TIME);
   gradientsDue_.assign(model_.layers.size(), false);
+  arrivals_.resize(model_.layers.size());
+  accumulated_.assign(model_.layers.size(), 0);
   gradients_in.register_b_transport(this, &MemoryX::receiveGradients);
   SC_THREAD(streamWeights);
 }
@@ -76,8 +78,10 @@ void MemoryX::streamWeights() {
     const std::size_t layer = schedule_[j].layer;
     const sc_core::sc_time bufferFree = j > window ? streams_[j - window - 1].streamEnd : begin;
     fetches.push_back(storage_.send(std::max(bufferFree, updatedAt_[layer]), model_.layers[layer].streamedBytes()));
-    if (schedule_[j].gradients) gradientsDue_[layer] = true;
+    if (schedule_[j].gradients && !schedule_[j].accumulate) gradientsDue_[layer] = true;
   };
+  for (const StreamRequest& r : schedule_)
+    if (r.gradients) arrivals_.at(r.layer).push_back(r.accumulate);
   for (std::size_t k = 0; k < schedule_.size(); ++k) {
     // Prefetch: the entries up to `window` ahead go to storage before this
     // one streams out, ahead of the optimizer updates its gradients bring
@@ -124,12 +128,31 @@ void MemoryX::receiveGradients(tlm::tlm_generic_payload& payload, sc_core::sc_ti
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  const LayerWeights& layer = model_.layers[found->second];
+  const std::size_t index = found->second;
+  const LayerWeights& layer = model_.layers[index];
+  const sc_core::sc_time arrived = sc_core::sc_time_stamp() + delay;
+  std::deque<bool>& arrivals = arrivals_[index];
+  const bool accumulate = !arrivals.empty() && arrivals.front();
+  if (!arrivals.empty()) arrivals.pop_front();
+  if (accumulate) {
+    // The first micro-batch's gradients are written; later ones read the sum and write it back.
+    GradientAccumulation a;
+    a.layer = index;
+    a.gradientsArrived = arrived;
+    a.bytesTouched = payload.get_data_length() * (accumulated_[index]++ == 0 ? 1 : 2);
+    a.end = storage_.send(arrived, a.bytesTouched).tail;
+    accumulations_.push_back(a);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
   OptimizerUpdate u;
-  u.layer = found->second;
-  u.gradientsArrived = sc_core::sc_time_stamp() + delay;
+  u.layer = index;
+  u.gradientsArrived = arrived;
   u.start = std::max(u.gradientsArrived, optimizerFreeAt_);
-  u.bytesTouched = layer.parameters * optimizer_.touchedBytesPerParameter;
+  // After micro-batches, the update adds the accumulated sum it reads.
+  u.bytesTouched = layer.parameters * optimizer_.touchedBytesPerParameter +
+                   (accumulated_[index] > 0 ? payload.get_data_length() : 0);
+  accumulated_[index] = 0;
   u.flops = double(layer.parameters) * optimizer_.flopsPerParameter;
   // The update's storage traffic and its arithmetic overlap: the slower one bounds it.
   const sc_core::sc_time memoryDone = storage_.send(u.start, u.bytesTouched).tail;

@@ -18,7 +18,10 @@
 //
 // Gradients: SwarmX writes each layer's summed gradients to `gradients_in`;
 // MemoryX then runs the optimizer update on its storage, bound by the bytes
-// the optimizer touches or by its FLOPs, one layer at a time.
+// the optimizer touches or by its FLOPs, one layer at a time. A step in
+// micro-batches sends a layer's gradients once per micro-batch: all but the
+// last are added into an accumulator in storage (written, then read and
+// written again), and the last one's update reads the sum.
 
 #include <systemc>
 #include <tlm>
@@ -26,6 +29,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -40,13 +44,15 @@ namespace wsesim::system {
 // One entry of the schedule: a layer's weights, streamed `repeats` times
 // back to back; with `gradients`, the wafer sends the layer's gradients
 // back after it (a backward pass), so the layer is not fetched again until
-// they have updated it.
+// they have updated it; with `accumulate` as well, they are one micro-batch's
+// of several, summed in storage, and the layer may be fetched again at once.
 struct StreamRequest {
-  StreamRequest(std::size_t layer = 0, unsigned repeats = 1, bool gradients = false)
-      : layer(layer), repeats(repeats), gradients(gradients) {}
+  StreamRequest(std::size_t layer = 0, unsigned repeats = 1, bool gradients = false, bool accumulate = false)
+      : layer(layer), repeats(repeats), gradients(gradients), accumulate(gradients && accumulate) {}
   std::size_t layer;
   unsigned repeats;
   bool gradients;
+  bool accumulate;
 };
 
 // One layer's way out of MemoryX, in absolute simulated time.
@@ -68,6 +74,13 @@ struct OptimizerUpdate {
   std::uint64_t bytesTouched = 0;
   double flops = 0;
   UpdateBound bound = UpdateBound::StorageBandwidth;
+};
+
+// A micro-batch's gradients added into the layer's accumulator in storage.
+struct GradientAccumulation {
+  std::size_t layer = 0;
+  sc_core::sc_time gradientsArrived, end;
+  std::uint64_t bytesTouched = 0;
 };
 
 class MemoryX : public sc_core::sc_module {
@@ -97,6 +110,7 @@ class MemoryX : public sc_core::sc_module {
 
   const std::vector<LayerStream>& streams() const { return streams_; }
   const std::vector<OptimizerUpdate>& updates() const { return updates_; }
+  const std::vector<GradientAccumulation>& accumulations() const { return accumulations_; }
   const LinkStats& storageStats() const { return storage_.stats(); }
 
  private:
@@ -112,11 +126,16 @@ class MemoryX : public sc_core::sc_module {
   sc_core::sc_event start_;
   std::vector<sc_core::sc_time> updatedAt_;  // per layer: when its last update ended
   std::vector<bool> gradientsDue_;           // per layer: streamed for a backward pass, not yet updated
+  // Per layer, in arrival order: whether each gradient write the schedule
+  // asked for is accumulated; and how many have been since the last update.
+  std::vector<std::deque<bool>> arrivals_;
+  std::vector<unsigned> accumulated_;
   Link storage_;  // fetches and optimizer traffic share it
   sc_core::sc_time optimizerFreeAt_ = sc_core::SC_ZERO_TIME;
   PayloadPool payloads_;
   std::vector<LayerStream> streams_;
   std::vector<OptimizerUpdate> updates_;
+  std::vector<GradientAccumulation> accumulations_;
 };
 
 }  // namespace wsesim::system

@@ -249,6 +249,8 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "sequences per system and step"},
       {"train", "workload.seq",
        "tokens per sequence; default the model's `seq`, at most its learned positions (rotary: 2^20)"},
+      {"train", "workload.micro_batch",
+       "`auto` or sequences per micro-batch (1 to `batch`): the wafer runs a forward and backward pass per micro-batch, weights streamed in for each, MemoryX sums their gradients; `auto` takes as few as fit each PE's SRAM, as even as they can be (training.md)"},
       {"train", "workload.steps",
        "steps run on the system model; `step_cycles` is the run over its steps (from step 2 on, a step's forward waits for the previous step's updates)"},
       {"train", "workload.optimizer",

@@ -41,11 +41,18 @@ unsigned StepOnCluster::repeats(std::size_t gemm, const GemmTiming& timing) cons
 
 std::vector<system::StreamRequest> StepOnCluster::schedule(const std::vector<GemmTiming>& gemms,
                                                            std::uint32_t steps) const {
+  // In a step of micro-batches, MemoryX sums a matrix's gradients until
+  // its last backward pass of the step, and updates it after that one.
+  std::vector<std::size_t> lastBackward(weights_.layers.size(), step_.gemms.size());
+  for (std::size_t i = 0; i < step_.gemms.size(); ++i)
+    if (step_.gemms[i].pass == GemmPass::BackwardData) lastBackward[matrixOf_[i]] = i;
   std::vector<system::StreamRequest> order;
   for (std::uint32_t s = 0; s < steps; ++s)
     for (std::size_t i = 0; i < step_.gemms.size(); ++i)
-      if (step_.gemms[i].pass != GemmPass::WeightGrad)
-        order.emplace_back(matrixOf_[i], repeats(i, gemms[i]), step_.gemms[i].pass == GemmPass::BackwardData);
+      if (step_.gemms[i].pass != GemmPass::WeightGrad) {
+        const bool backward = step_.gemms[i].pass == GemmPass::BackwardData;
+        order.emplace_back(matrixOf_[i], repeats(i, gemms[i]), backward, backward && lastBackward[matrixOf_[i]] != i);
+      }
   return order;
 }
 

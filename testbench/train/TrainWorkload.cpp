@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -15,6 +17,7 @@
 #include "firmware/runtime/SimulatedGemm.h"
 #include "hw/chip/WaferChip.h"
 #include "hw/config/ConfigError.h"
+#include "hw/pe/SramAllocator.h"
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
 #include "hw/trace/SystemVcd.h"
@@ -23,6 +26,7 @@
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
+#include "testbench/train/MicroBatches.h"
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
 #include "testbench/train/WaferTimingCache.h"
@@ -35,6 +39,7 @@ namespace {
 struct TrainConfig {
   models::TransformerModel model;
   std::uint32_t batch = 0, seq = 0, steps = 1;
+  std::optional<std::uint32_t> microBatch;  // workload.micro_batch; nullopt: auto
   std::string optimizer;
   bool everyLayer = false;          // simulate every layer's GEMMs, not each distinct GEMM once
   bool everyWafer = false;          // simulate every system's wafer, not one for all
@@ -60,6 +65,70 @@ std::string stepAlgorithm(pe::Precision precision, const runtime::GemmSampling& 
                             pe::precisionName(precision) +
                             std::string(" (every pass, weights from MemoryX") + (sampled ? ", sampled timing" : "") +
                             ": docs/adding-a-gemm-algorithm.md)");
+}
+
+// The step of `micro.count` micro-batches, one after another: each a
+// whole forward and backward pass (weights streamed in again for each).
+models::TrainingStep microBatchedStep(const models::TransformerModel& model, const MicroBatches& micro,
+                                      std::uint32_t seq) {
+  const models::TrainingStep full = models::lowerTrainingStep(model, micro.size, seq);
+  const models::TrainingStep last =
+      micro.last == micro.size ? full : models::lowerTrainingStep(model, micro.last, seq);
+  models::TrainingStep step;
+  for (std::uint32_t i = 0; i < micro.count; ++i) {
+    const models::TrainingStep& one = i + 1 < micro.count ? full : last;
+    const std::size_t gemms = step.gemms.size(), ops = step.ops.size();
+    step.gemms.insert(step.gemms.end(), one.gemms.begin(), one.gemms.end());
+    step.ops.insert(step.ops.end(), one.ops.begin(), one.ops.end());
+    for (const models::StepItem& item : one.order)
+      step.order.push_back({item.isGemm, item.index + (item.isGemm ? gemms : ops)});
+    step.tokens += one.tokens;
+    step.modelFlops += one.modelFlops;
+  }
+  return step;
+}
+
+// What keeps a micro-batch of `sequences` from fitting each PE's SRAM
+// (MicroBatches.h): the inputs of its forward GEMMs, kept for the backward
+// pass where each GEMM's layout put them (its fullest PE's block), beside
+// the buffers of each of its GEMMs; or nothing.
+std::optional<std::string> microBatchMisfit(const models::TransformerModel& model, std::uint32_t sequences,
+                                            std::uint32_t seq, const config::ArchConfig& arch,
+                                            const std::string& algorithm, pe::Precision precision) {
+  const models::TrainingStep micro = models::lowerTrainingStep(model, sequences, seq);
+  const auto mapping = [&](const models::StreamedGemm& g, const config::ArchConfig& a) {
+    return firmware::makeGemmMapping(
+        algorithm, runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precision, g.pass),
+        a, 0, 0, firmware::Buffering::Auto);
+  };
+  const auto named = [](const models::StreamedGemm& g) { return g.name + " " + gemmPassName(g.pass) + ": "; };
+  const std::uint64_t inputBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
+  std::uint64_t kept = 0;
+  try {
+    for (const models::StreamedGemm& g : micro.gemms)
+      if (g.pass == GemmPass::Forward) {
+        const std::unique_ptr<firmware::GemmMapping> m = mapping(g, arch);
+        kept += pe::SramAllocator::aligned(((g.k + m->gridX() - 1) / m->gridX()) *
+                                           ((g.m + m->gridY() - 1) / m->gridY()) * inputBytes);
+      }
+  } catch (const firmware::PlanError& e) {
+    return "its forward GEMMs do not fit: " + std::string(e.what());
+  }
+  const std::string keptText = std::to_string(kept) + " B a PE of activations kept for the backward pass";
+  if (kept >= arch.pe.sramBytes)
+    return keptText + " exceed arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes);
+  config::ArchConfig beside = arch;
+  beside.pe.sramBytes -= kept;
+  std::set<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>> tried;
+  for (const models::StreamedGemm& g : micro.gemms) {
+    if (!tried.insert({g.pass, g.m, g.k, g.n}).second) continue;
+    try {
+      mapping(g, beside);
+    } catch (const firmware::PlanError& e) {
+      return named(g) + e.what() + " (beside " + keptText + ")";
+    }
+  }
+  return std::nullopt;
 }
 
 // A GEMM of the step as simulated (SimulatedGemm: the mapping, or its
@@ -134,7 +203,8 @@ class TrainWorkload : public workload::Workload {
   config::ArchConfig arch_;
   config::RunConfig run_;  // its VCD region within the rows simulated
   std::uint32_t meshColumns_ = 1;  // of the mesh simulated: as wide as the widest GEMM simulated needs
-  models::TrainingStep step_;
+  MicroBatches microBatches_;
+  models::TrainingStep step_;  // every micro-batch's, in order
   std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
@@ -145,8 +215,11 @@ class TrainWorkload : public workload::Workload {
 
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
     : config_(std::move(config)), arch_(arch), run_(run) {
-  step_ = models::lowerTrainingStep(config_.model, config_.batch, config_.seq);
   algorithm_ = stepAlgorithm(config_.precision, config_.sampling);
+  microBatches_ = chooseMicroBatches(config_.batch, config_.microBatch, [&](std::uint32_t sequences) {
+    return microBatchMisfit(config_.model, sequences, config_.seq, arch_, algorithm_, config_.precision);
+  });
+  step_ = microBatchedStep(config_.model, microBatches_, config_.seq);
   std::map<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::size_t> distinct;
   for (const models::StreamedGemm& g : step_.gemms) {
     const auto key = std::make_tuple(g.pass, g.m, g.k, g.n);
@@ -442,6 +515,12 @@ nlohmann::json TrainWorkload::results() const {
   r["batch"] = config_.batch;
   r["global_batch"] = std::uint64_t(config_.batch) * systems;
   r["seq"] = config_.seq;
+  r["micro_batch"] = {{"size", microBatches_.size},
+                      {"count", microBatches_.count},
+                      {"last", microBatches_.last},
+                      {"largest_fitting", microBatches_.largestFitting},
+                      {"chosen_by", microBatches_.automatic ? "auto" : "workload.micro_batch"},
+                      {"why", describe(microBatches_)}};
   r["tokens_per_step"] = step_.tokens * systems;
   r["steps"] = config_.steps;
   r["dtype"] = pe::precisionName(config_.precision);
@@ -483,6 +562,7 @@ std::string TrainWorkload::summary() const {
                 config_.seq, systems, systems == 1 ? "" : "s", arch_.mesh.width, arch_.mesh.height,
                 pe::precisionName(config_.precision), config_.optimizer.c_str());
   out << line;
+  out << "  micro     " << describe(microBatches_) << "\n";
   std::snprintf(line, sizeof line, "  step      %llu cycles = %.6g s: %.4g samples/s, %.4g tokens/s, %.3g FLOP/s, %.1f%% of peak\n",
                 (unsigned long long)stepCycles_, f.stepSeconds, samplesPerSecond(), tokensPerSecond(),
                 achievedFlopsPerSecond(), 100 * utilisation());
@@ -531,6 +611,15 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
                                   c.model.learnedPositions ? "at most the model's learned positions" : ""));
   if (std::uint64_t(c.batch) * c.seq > (1u << 30)) throw config::ConfigError("workload.batch x workload.seq: at most 2^30 tokens");
   c.steps = std::uint32_t(p.integer("workload.steps", 1, 1 << 20, 1));
+  const std::string micro = p.text("workload.micro_batch", std::string("auto"));
+  if (micro != "auto") {
+    const bool digits = !micro.empty() && micro.size() <= 7 && micro.find_first_not_of("0123456789") == std::string::npos;
+    const unsigned long sequences = digits ? std::stoul(micro) : 0;
+    if (sequences < 1 || sequences > c.batch)
+      throw config::ConfigError("workload.micro_batch: '" + micro.substr(0, 40) + "' is neither auto nor " +
+                                "a number of sequences from 1 to workload.batch = " + std::to_string(c.batch));
+    c.microBatch = std::uint32_t(sequences);
+  }
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
