@@ -4,11 +4,24 @@ namespace wsesim::models {
 
 namespace {
 
+// FLOPs per element of the ops without weights: cost-model inputs (no vendor
+// figure exists), documented in docs/training.md. Layer norm ~8 (mean,
+// variance, scale, shift); RMS norm ~5 (layer norm less the mean, its
+// subtraction and the shift); softmax ~5 (max, exp, sum, divide); GELU ~8
+// (tanh form); SwiGLU ~6 per output (silu(gate) = gate x sigmoid(gate):
+// negate, exp, add 1, reciprocal, multiply; then times up), counting exp as
+// one as softmax does and GELU's tanh; residual add 1.
+constexpr double kLayerNormFlops = 8, kRmsNormFlops = 5, kSoftmaxFlops = 5, kGeluFlops = 8, kSwigluFlops = 6;
+
 // Builds the step in execution order.
 class StepBuilder {
  public:
   StepBuilder(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq)
-      : model_(model), batch_(batch), seq_(seq) {
+      : model_(model),
+        batch_(batch),
+        seq_(seq),
+        normKind_(model.norm == Norm::RmsNorm ? WaferOpKind::RmsNorm : WaferOpKind::LayerNorm),
+        normName_(opKindName(normKind_)) {
     step_.tokens = std::uint64_t(batch) * seq;
   }
 
@@ -31,55 +44,77 @@ class StepBuilder {
     step_.ops.push_back(WaferOp{name, layer, kind, backward, backward ? 2 * flops : flops, elements});
   }
 
+  // A norm over every token's d_model values; its name says its kind and
+  // place (layer_norm_1, rms_norm_2, final_layer_norm).
+  void norm(const std::string& name, std::uint32_t layer, bool backward) {
+    const double elements = double(step_.tokens) * model_.dModel;
+    const double perElement = normKind_ == WaferOpKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
+    op(name, layer, normKind_, backward, perElement * elements, elements);
+  }
+
+  // The FFN: its up matrices (SwiGLU's gate before up), the activation over
+  // tokens x d_ff, then down; backwards in the reverse order.
+  void ffn(std::uint32_t l, bool backward) {
+    const bool gated = model_.ffn == Ffn::Swiglu;
+    const WaferOpKind kind = gated ? WaferOpKind::Swiglu : WaferOpKind::Gelu;
+    const double elements = double(step_.tokens) * model_.dFf;
+    const auto activation = [&] {
+      op(opKindName(kind), l, kind, backward, (gated ? kSwigluFlops : kGeluFlops) * elements, elements);
+    };
+    if (!backward) {
+      if (gated) weight("ffn_gate", l, model_.dModel, model_.dFf, false);
+      weight("ffn_up", l, model_.dModel, model_.dFf, false);
+      activation();
+      weight("ffn_down", l, model_.dFf, model_.dModel, false);
+      return;
+    }
+    weight("ffn_down", l, model_.dFf, model_.dModel, true);
+    activation();
+    weight("ffn_up", l, model_.dModel, model_.dFf, true);
+    if (gated) weight("ffn_gate", l, model_.dModel, model_.dFf, true);
+  }
+
   void layer(std::uint32_t l, bool backward) {
-    const double t = double(step_.tokens), d = model_.dModel, a = model_.attentionWidth(), ff = model_.dFf;
+    const double t = double(step_.tokens), d = model_.dModel, a = model_.attentionWidth();
     // Per sequence and head: scores [seq x seq] = Q K^T and context = P V,
     // each 2 x seq x seq x head_dim FLOPs.
     const double attentionFlops = 2.0 * batch_ * double(seq_) * seq_ * a;
     const double scores = double(batch_) * model_.heads * seq_ * seq_;
-    // The elementwise costs per element: layer norm ~8 (mean, variance,
-    // scale, shift), softmax ~5 (max, exp, sum, divide), GELU ~8 (tanh
-    // form), residual add 1. They are cost-model inputs, documented in
-    // docs/training.md.
     if (!backward) {
-      op("layer_norm_1", l, WaferOpKind::LayerNorm, false, 8 * t * d, t * d);
+      norm(normName_ + "_1", l, false);
       weight("qkv", l, model_.dModel, 3ull * model_.attentionWidth(), false);
       op("attention_scores", l, WaferOpKind::AttentionMatmul, false, attentionFlops, scores);
-      op("softmax", l, WaferOpKind::Softmax, false, 5 * scores, scores);
+      op("softmax", l, WaferOpKind::Softmax, false, kSoftmaxFlops * scores, scores);
       op("attention_context", l, WaferOpKind::AttentionMatmul, false, attentionFlops, t * a);
       weight("attn_out", l, model_.attentionWidth(), model_.dModel, false);
       op("residual_1", l, WaferOpKind::ResidualAdd, false, t * d, t * d);
-      op("layer_norm_2", l, WaferOpKind::LayerNorm, false, 8 * t * d, t * d);
-      weight("ffn_up", l, model_.dModel, model_.dFf, false);
-      op("gelu", l, WaferOpKind::Gelu, false, 8 * t * ff, t * ff);
-      weight("ffn_down", l, model_.dFf, model_.dModel, false);
+      norm(normName_ + "_2", l, false);
+      ffn(l, false);
       op("residual_2", l, WaferOpKind::ResidualAdd, false, t * d, t * d);
       return;
     }
     // The same, backwards.
     op("residual_2", l, WaferOpKind::ResidualAdd, true, t * d, t * d);
-    weight("ffn_down", l, model_.dFf, model_.dModel, true);
-    op("gelu", l, WaferOpKind::Gelu, true, 8 * t * ff, t * ff);
-    weight("ffn_up", l, model_.dModel, model_.dFf, true);
-    op("layer_norm_2", l, WaferOpKind::LayerNorm, true, 8 * t * d, t * d);
+    ffn(l, true);
+    norm(normName_ + "_2", l, true);
     op("residual_1", l, WaferOpKind::ResidualAdd, true, t * d, t * d);
     weight("attn_out", l, model_.attentionWidth(), model_.dModel, true);
     op("attention_context", l, WaferOpKind::AttentionMatmul, true, attentionFlops, t * a);
-    op("softmax", l, WaferOpKind::Softmax, true, 5 * scores, scores);
+    op("softmax", l, WaferOpKind::Softmax, true, kSoftmaxFlops * scores, scores);
     op("attention_scores", l, WaferOpKind::AttentionMatmul, true, attentionFlops, scores);
     weight("qkv", l, model_.dModel, 3ull * model_.attentionWidth(), true);
-    op("layer_norm_1", l, WaferOpKind::LayerNorm, true, 8 * t * d, t * d);
+    norm(normName_ + "_1", l, true);
   }
 
   TrainingStep build() {
     const double t = double(step_.tokens), d = model_.dModel;
     op("embedding", kHeadLayer, WaferOpKind::Embedding, false, 0, t * d);
     for (std::uint32_t l = 0; l < model_.layers; ++l) layer(l, false);
-    op("final_layer_norm", kHeadLayer, WaferOpKind::LayerNorm, false, 8 * t * d, t * d);
+    norm("final_" + normName_, kHeadLayer, false);
     weight("lm_head", kHeadLayer, model_.dModel, model_.vocab, false);
-    op("softmax_loss", kHeadLayer, WaferOpKind::Softmax, false, 5 * t * model_.vocab, t * model_.vocab);
+    op("softmax_loss", kHeadLayer, WaferOpKind::Softmax, false, kSoftmaxFlops * t * model_.vocab, t * model_.vocab);
     weight("lm_head", kHeadLayer, model_.dModel, model_.vocab, true);
-    op("final_layer_norm", kHeadLayer, WaferOpKind::LayerNorm, true, 8 * t * d, t * d);
+    norm("final_" + normName_, kHeadLayer, true);
     for (std::uint32_t l = model_.layers; l-- > 0;) layer(l, true);
     // The embedding gradient: each token's row of dX added into its row of the table.
     op("embedding", kHeadLayer, WaferOpKind::Embedding, true, t * d / 2, t * d);
@@ -91,6 +126,8 @@ class StepBuilder {
  private:
   const TransformerModel& model_;
   std::uint32_t batch_, seq_;
+  WaferOpKind normKind_;
+  std::string normName_;
   TrainingStep step_;
 };
 

@@ -1,10 +1,11 @@
 #pragma once
 // One training step of a transformer lowered into what the wafer runs
 // (data parallel, weight streaming): per layer, the weight-streamed GEMMs
-// (QKV, attention output, FFN up and down; the LM head too) in the forward,
-// backward-data and weight-gradient passes, and the work that involves no
-// weights (attention score and context matmuls, softmax, layer norms, GELU,
-// residual adds, the embedding lookup and its gradient), in execution order:
+// (QKV, attention output, FFN gate (SwiGLU), up and down; the LM head too) in
+// the forward, backward-data and weight-gradient passes, and the work that
+// involves no weights (attention score and context matmuls, softmax, layer or
+// RMS norms, GELU or SwiGLU, residual adds, the embedding lookup and its
+// gradient), in execution order:
 // forward through the layers, then backward in reverse.
 
 #include <cstdint>
@@ -22,17 +23,20 @@ inline constexpr std::uint32_t kHeadLayer = ~0u;  // the LM head and embeddings 
 // The layer Y[m x n] = X[m x k] . W[k x n] of one weight matrix, in one pass
 // (the pass's product is derived from it, as `workload.type: gemm` does).
 struct StreamedGemm {
-  std::string name;  // qkv, attn_out, ffn_up, ffn_down, lm_head
+  std::string name;  // qkv, attn_out, ffn_gate (SwiGLU), ffn_up, ffn_down, lm_head
   std::uint32_t layer = 0;
   GemmPass pass = GemmPass::Forward;
   std::uint64_t m = 0, k = 0, n = 0;
   double flops() const { return 2.0 * double(m) * double(k) * double(n); }
 };
 
-enum class WaferOpKind : std::uint8_t { AttentionMatmul, Softmax, LayerNorm, Gelu, ResidualAdd, Embedding };
+enum class WaferOpKind : std::uint8_t {
+  AttentionMatmul, Softmax, LayerNorm, RmsNorm, Gelu, Swiglu, ResidualAdd, Embedding
+};
 inline constexpr EnumName<WaferOpKind> kWaferOpKindNames[] = {
     {WaferOpKind::AttentionMatmul, "attention_matmul"}, {WaferOpKind::Softmax, "softmax"},
-    {WaferOpKind::LayerNorm, "layer_norm"}, {WaferOpKind::Gelu, "gelu"}, {WaferOpKind::ResidualAdd, "residual_add"},
+    {WaferOpKind::LayerNorm, "layer_norm"}, {WaferOpKind::RmsNorm, "rms_norm"}, {WaferOpKind::Gelu, "gelu"},
+    {WaferOpKind::Swiglu, "swiglu"}, {WaferOpKind::ResidualAdd, "residual_add"},
     {WaferOpKind::Embedding, "embedding"}};
 constexpr const char* opKindName(WaferOpKind k) { return nameOf(kWaferOpKindNames, k); }
 

@@ -53,6 +53,11 @@ class ModelFileReader {
     }
     return v;
   }
+  template <class E, std::size_t N>
+  E optionalChoice(const std::string& key, const EnumName<E> (&names)[N], E otherwise) {
+    return root_[key] ? *valueOf(names, choice(key, namesOf(names))) : otherwise;
+  }
+  bool optionalFlag(const std::string& key, bool otherwise) { return root_[key] ? flag(key) : otherwise; }
   std::string string(const std::string& key) {
     const YAML::Node node = require(key);
     if (!node.IsScalar()) fail(key, "must be a text");
@@ -63,7 +68,8 @@ class ModelFileReader {
     for (const auto& kv : root_) {
       const std::string key = kv.first.Scalar();
       if (!read_.count(key)) fail(key, "is not a model key (layers, d_model, heads, head_dim, d_ff, vocab, seq, "
-                                       "positions, tied_embeddings, parameters, name, description)");
+                                       "positions, tied_embeddings, ffn, norm, bias, parameters, name, "
+                                       "description)");
     }
   }
   [[noreturn]] void fail(const std::string& key, const std::string& why) const {
@@ -89,10 +95,13 @@ class ModelFileReader {
 std::uint64_t TransformerModel::parameters() const {
   const std::uint64_t d = dModel, a = attentionWidth(), ff = dFf;
   const std::uint64_t embeddings = std::uint64_t(vocab) * d + (learnedPositions ? std::uint64_t(seq) * d : 0);
-  const std::uint64_t attention = d * 3 * a + 3 * a + a * d + d;
-  const std::uint64_t ffn = d * ff + ff + ff * d + d;
-  const std::uint64_t layerNorms = 2 * 2 * d;
-  return embeddings + layers * (attention + ffn + layerNorms) + 2 * d + (tiedEmbeddings ? 0 : std::uint64_t(vocab) * d);
+  // A bias, where the model has them, per output column of each matrix.
+  const std::uint64_t attention = d * 3 * a + a * d + (biases ? 3 * a + d : 0);
+  const std::uint64_t upMatrices = ffn == Ffn::Swiglu ? 2 : 1;  // SwiGLU's gate beside up
+  const std::uint64_t feedForward = upMatrices * (d * ff + (biases ? ff : 0)) + ff * d + (biases ? d : 0);
+  const std::uint64_t perNorm = norm == Norm::LayerNorm ? 2 * d : d;  // scale and shift, or scale only
+  return embeddings + layers * (attention + feedForward + 2 * perNorm) + perNorm +
+         (tiedEmbeddings ? 0 : std::uint64_t(vocab) * d);
 }
 
 TransformerModel TransformerModel::fromFile(const std::filesystem::path& file) {
@@ -120,6 +129,9 @@ TransformerModel TransformerModel::fromFile(const std::filesystem::path& file) {
   m.seq = r.count("seq", 1, 1u << 20);
   m.learnedPositions = r.choice("positions", {"learned", "rotary"}) == "learned";
   m.tiedEmbeddings = r.flag("tied_embeddings");
+  m.ffn = r.optionalChoice("ffn", kFfnNames, Ffn::Gelu);
+  m.norm = r.optionalChoice("norm", kNormNames, Norm::LayerNorm);
+  m.biases = r.optionalFlag("bias", true);
   m.publishedParameters = r.number("parameters");
   r.rejectUnknownKeys();
   if (m.publishedParameters <= 0) r.fail("parameters", "must be positive");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/common/EnumNames.h"
 #include "hw/common/Error.h"
 
 namespace wsesim::models {
@@ -18,6 +19,14 @@ class ModelError : public Error {
  public:
   using Error::Error;
 };
+
+// The FFN: GELU(X W_up) W_down, or SwiGLU's (silu(X W_gate) * X W_up) W_down
+// with a third weight matrix (Shazeer 2020; Llama).
+enum class Ffn : std::uint8_t { Gelu, Swiglu };
+inline constexpr EnumName<Ffn> kFfnNames[] = {{Ffn::Gelu, "gelu"}, {Ffn::Swiglu, "swiglu"}};
+// Layer norm (scale and shift) or RMS norm (scale only, no mean subtracted).
+enum class Norm : std::uint8_t { LayerNorm, RmsNorm };
+inline constexpr EnumName<Norm> kNormNames[] = {{Norm::LayerNorm, "layernorm"}, {Norm::RmsNorm, "rmsnorm"}};
 
 struct TransformerModel {
   std::string name, description;
@@ -30,13 +39,17 @@ struct TransformerModel {
   std::uint32_t seq = 0;  // the context length it was trained with
   bool learnedPositions = true;
   bool tiedEmbeddings = true;
+  Ffn ffn = Ffn::Gelu;
+  Norm norm = Norm::LayerNorm;
+  bool biases = true;  // in QKV, the attention output and the FFN's matrices (not in the norms)
   double publishedParameters = 0;
 
   // The width of Q, K, V and the attention output: heads x head_dim.
   std::uint32_t attentionWidth() const { return heads * headDim; }
   // Embeddings (tokens, learned positions), per layer attention (QKV and
-  // output, with biases), FFN (with biases) and two layer norms, the final
-  // layer norm, and an untied output embedding.
+  // output) and FFN (two or, SwiGLU, three matrices), each with biases
+  // unless `biases` is false, and two norms, the final norm, and an untied
+  // output embedding.
   std::uint64_t parameters() const;
 
   static TransformerModel fromFile(const std::filesystem::path& file);

@@ -39,6 +39,9 @@ nlohmann::json jsonEntry(const std::string& name, const std::filesystem::path& d
           {"d_ff", m.dFf},
           {"vocab", m.vocab},
           {"seq", m.seq},
+          {"ffn", nameOf(models::kFfnNames, m.ffn)},
+          {"norm", nameOf(models::kNormNames, m.norm)},
+          {"bias", m.biases},
           {"parameters", m.parameters()},
           {"published_parameters", m.publishedParameters}};
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The cost model for the work of a training step that involves no streamed
-// weights (attention matmuls, softmax, layer norms, GELU, residual adds,
-// embeddings): it is not simulated cycle by cycle. Each op is spread evenly
+// weights (attention matmuls, softmax, layer or RMS norms, GELU or SwiGLU,
+// residual adds, embeddings): it is not simulated cycle by cycle. Each op is spread evenly
 // over every PE of the mesh, which holds its share of the activations:
 //
 //   cycles = task start + op overhead + elementCycles(ceil(elements / PEs) x

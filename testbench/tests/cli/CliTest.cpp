@@ -233,6 +233,9 @@ TEST_F(Cli, ModelsJsonNamesTheDirectoryAndEveryModelFile) {
   EXPECT_EQ(tiny.at("d_ff"), 32);
   EXPECT_EQ(tiny.at("vocab"), 24);
   EXPECT_EQ(tiny.at("seq"), 8);
+  EXPECT_EQ(tiny.at("ffn"), "gelu");  // the defaults of keys the file leaves out
+  EXPECT_EQ(tiny.at("norm"), "layernorm");
+  EXPECT_EQ(tiny.at("bias"), true);
   EXPECT_EQ(tiny.at("parameters"), 4992);
   EXPECT_EQ(tiny.at("published_parameters"), 4992);
   const json& untied = doc["models"][1];

@@ -65,7 +65,9 @@ TEST(Common, EveryEnumNameTableNamesEachValueOnce) {
   expectOneNamePerValue(config::kDataModeNames, 2);
   expectOneNamePerValue(firmware::kBufferingNames, 3);
   expectOneNamePerValue(kGemmPassNames, 3);
-  expectOneNamePerValue(models::kWaferOpKindNames, 6);
+  expectOneNamePerValue(models::kWaferOpKindNames, 8);
+  expectOneNamePerValue(models::kFfnNames, 2);
+  expectOneNamePerValue(models::kNormNames, 2);
   expectOneNamePerValue(noc::kPatternNames, 7);
   // The lane and energy keys are spelled from these (arch.pe.lanes.mixed.fmac).
   EXPECT_STREQ(pe::precisionName(pe::Precision::Mixed), "mixed");
