@@ -16,10 +16,11 @@ constexpr double kLayerNormFlops = 8, kRmsNormFlops = 5, kSoftmaxFlops = 5, kGel
 // Builds the step in execution order.
 class StepBuilder {
  public:
-  StepBuilder(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq)
+  StepBuilder(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq, std::uint32_t lmHeadChunks)
       : model_(model),
         batch_(batch),
         seq_(seq),
+        lmHeadChunks_(lmHeadChunks),
         normKind_(model.norm == Norm::RmsNorm ? WaferOpKind::RmsNorm : WaferOpKind::LayerNorm),
         normName_(opKindName(normKind_)) {
     step_.tokens = std::uint64_t(batch) * seq;
@@ -111,9 +112,9 @@ class StepBuilder {
     op("embedding", kHeadLayer, WaferOpKind::Embedding, false, 0, t * d);
     for (std::uint32_t l = 0; l < model_.layers; ++l) layer(l, false);
     norm("final_" + normName_, kHeadLayer, false);
-    weight("lm_head", kHeadLayer, model_.dModel, model_.vocab, false);
+    for (std::uint32_t c = 0; c < lmHeadChunks_; ++c) weight(lmHead(c), kHeadLayer, model_.dModel, lmHeadColumns(c), false);
     op("softmax_loss", kHeadLayer, WaferOpKind::Softmax, false, kSoftmaxFlops * t * model_.vocab, t * model_.vocab);
-    weight("lm_head", kHeadLayer, model_.dModel, model_.vocab, true);
+    for (std::uint32_t c = 0; c < lmHeadChunks_; ++c) weight(lmHead(c), kHeadLayer, model_.dModel, lmHeadColumns(c), true);
     norm("final_" + normName_, kHeadLayer, true);
     for (std::uint32_t l = model_.layers; l-- > 0;) layer(l, true);
     // The embedding gradient: each token's row of dX added into its row of the table.
@@ -125,7 +126,14 @@ class StepBuilder {
 
  private:
   const TransformerModel& model_;
-  std::uint32_t batch_, seq_;
+  std::string lmHead(std::uint32_t chunk) const {
+    return lmHeadChunks_ == 1 ? "lm_head" : "lm_head[" + std::to_string(chunk) + "/" + std::to_string(lmHeadChunks_) + "]";
+  }
+  std::uint64_t lmHeadColumns(std::uint32_t chunk) const {
+    return model_.vocab / lmHeadChunks_ + (chunk < model_.vocab % lmHeadChunks_ ? 1 : 0);
+  }
+
+  std::uint32_t batch_, seq_, lmHeadChunks_;
   WaferOpKind normKind_;
   std::string normName_;
   TrainingStep step_;
@@ -133,12 +141,16 @@ class StepBuilder {
 
 }  // namespace
 
-TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq) {
+TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq,
+                               std::uint32_t lmHeadChunks) {
   if (batch == 0 || seq == 0) throw ModelError("a training step needs a batch and a sequence of at least 1");
+  if (lmHeadChunks == 0 || lmHeadChunks > model.vocab)
+    throw ModelError("the LM head runs in 1 to " + std::to_string(model.vocab) + " chunks of the vocabulary, not " +
+                     std::to_string(lmHeadChunks));
   if (model.learnedPositions && seq > model.seq)
     throw ModelError("seq " + std::to_string(seq) + " exceeds " + model.name + "'s " + std::to_string(model.seq) +
                      " learned positions");
-  return StepBuilder(model, batch, seq).build();
+  return StepBuilder(model, batch, seq, lmHeadChunks).build();
 }
 
 }  // namespace wsesim::models

@@ -67,7 +67,12 @@ struct TrainingStep {
   double modelFlops = 0;
 };
 
-// Throws ModelError when `seq` exceeds the model's context (learned positions).
-TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq);
+// The LM head runs over the vocabulary in `lmHeadChunks` chunks, each its
+// own weight matrix of d_model x (its share of the vocabulary), so that its
+// logits fit the wafer (`lm_head` when 1; else `lm_head[i/C]`, the first
+// vocab % C one column wider). Throws ModelError when `seq` exceeds the
+// model's context (learned positions) or the chunks the vocabulary.
+TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq,
+                               std::uint32_t lmHeadChunks = 1);
 
 }  // namespace wsesim::models

@@ -31,7 +31,8 @@ Program ResidentGemm::program(std::uint32_t i, std::uint32_t j, std::uint32_t ph
 Program ResidentGemm::build(std::uint32_t i, std::uint32_t j, const ResidentStep& s) const {
   const std::uint32_t ms = plan_.ms(i), ns = plan_.ns(j);
   ProgramBuilder b(plan_.algorithm + "_m" + std::to_string(ms) + "_n" + std::to_string(ns) +
-                   (s.ks ? "_k" + std::to_string(s.ks) : "") + "_moves" + std::to_string(s.moves.size()));
+                   (s.ks ? "_k" + std::to_string(s.ks) : "") + "_moves" + std::to_string(s.moves.size()),
+                   plan_.loopCycles);
   std::map<std::string, BufferRef> buffers;
   for (const BufferDecl& d : plan_.buffers(i, j)) buffers.emplace(d.name, b.buffer(d.name, d.type, d.elements));
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include "firmware/gemm/BalancedSplit.h"
 #include "hw/pe/OpTiming.h"
@@ -47,6 +48,18 @@ void ResidentGemmPlan::checkColors(unsigned colors, const config::ArchConfig& ar
                     std::to_string(arch.fabric.colors));
 }
 
+namespace {
+
+// Each resident algorithm's program pays its own loop (arch.firmware.*).
+std::uint32_t loopCyclesOf(const std::string& algorithm, const config::ArchConfig::Firmware& firmware) {
+  if (algorithm == "summa") return firmware.summaLoopCycles;
+  if (algorithm == "cannon") return firmware.cannonLoopCycles;
+  if (algorithm == "meshgemm") return firmware.meshGemmLoopCycles;
+  throw std::invalid_argument("no arch.firmware loop cost for the resident algorithm '" + algorithm + "'");
+}
+
+}  // namespace
+
 ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const GemmShape& shape,
                                         const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY, Placement placement,
                                         Buffering requested, const std::vector<ResidentBuffers>& offered) {
@@ -59,6 +72,7 @@ ResidentGemmPlan ResidentGemmPlan::make(const std::string& algorithm, const Gemm
   const std::uint32_t dims = std::min({shape.m, shape.k, shape.n});
   ResidentGemmPlan p;
   p.algorithm = algorithm;
+  p.loopCycles = loopCyclesOf(algorithm, arch.firmware);
   p.shape = shape;
   p.grid = std::max(gridX, gridY);
   if (!p.grid) p.grid = std::min({arch.mesh.width, arch.mesh.height, dims});

@@ -37,6 +37,7 @@ struct ResidentBuffers {
 
 struct ResidentGemmPlan {
   std::string algorithm;
+  std::uint32_t loopCycles = 0;  // its program's loop, per op (arch.firmware.*_loop_cycles)
   GemmShape shape;
   std::uint32_t grid = 0;  // P
   std::vector<std::uint32_t> mBegin, kBegin, nBegin;  // P + 1 boundaries each

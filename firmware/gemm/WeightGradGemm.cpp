@@ -116,7 +116,7 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
 
   const bool first = chainStart(c, r);
   ProgramBuilder b("weight_grad_pass" + std::to_string(pass) + (source ? "_source" : "") + (first ? "_first" : "") +
-                   (r % 2 ? "_odd" : "_even") + "_k" + std::to_string(ks) + "_m" + std::to_string(ms));
+                   (r % 2 ? "_odd" : "_even") + "_k" + std::to_string(ks) + "_m" + std::to_string(ms), layout_.loopCycles);
   // X is k-major (as the forward pass reads it): X[m, ks] is a stride-ms vector.
   const BufferRef x = b.buffer("x", layout_.inputType(), ks * ms);
   const std::uint32_t dyElements = std::uint32_t(ms * layout_.outputColumns(c));

@@ -66,7 +66,7 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
       c == t ? "target" : (east ? "east" : "west") + std::string(receivesWest || receivesEast ? "_relay" : "_end");
 
   ProgramBuilder b("weight_stream_pass" + std::to_string(pass) + "_" + roleName + (c % 2 ? "_odd" : "_even") + "_k" +
-                   std::to_string(ks) + "_m" + std::to_string(ms));
+                   std::to_string(ks) + "_m" + std::to_string(ms), plan_.loopCycles);
   const BufferRef x = b.buffer("x", plan_.inputType(), ks * ms);
   // 'acc' is [zeros | sums] (a new buffer starts zeroed): an n's first FMAC
   // adds to the zeros (i5 = 0), the others to the sums, so no op clears the

@@ -89,6 +89,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
                     "arch.fabric.colors=" + std::to_string(arch.fabric.colors));
   WeightStreamPlan p;
   p.shape = shape;
+  p.loopCycles = arch.firmware.weightStreamLoopCycles;
   // More columns than k's or rows than m's would leave PEs without work.
   // The grid lies transposed: its columns are mesh rows.
   p.gridX = gridX ? gridX : std::min(arch.mesh.height, shape.k);

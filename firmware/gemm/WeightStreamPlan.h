@@ -62,6 +62,7 @@ struct WeightStreamPlan {
   std::vector<std::uint32_t> mBegin;  // gridY + 1 boundaries: row r holds m in [mBegin[r], mBegin[r+1])
   std::vector<std::uint32_t> nBegin;  // passes + 1 boundaries: pass p computes n in [nBegin[p], nBegin[p+1])
   std::vector<std::uint32_t> target;  // per pass: the column that reduces and keeps its n's
+  std::uint32_t loopCycles = 0;  // the kernel's own, per op (arch.firmware.weight_stream_loop_cycles)
   unsigned weightColor = 0;
   unsigned eastColors[2] = {1, 2};  // partial sums flowing east: PE c sends on eastColors[c % 2]
   unsigned westColors[2] = {3, 4};  // and west: PE c sends on westColors[c % 2]

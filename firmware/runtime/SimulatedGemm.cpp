@@ -61,7 +61,9 @@ SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmS
     PhaseSample sample;
     sample.outputs = rows().phaseOutputs(p);
     samples_.push_back(sample);
-    if (s > 0 && sample.outputs > 4 * s) {
+    // Settling takes four cuts at least (S + 2S + 4S + 8S n's, each round
+    // from an empty mesh): a phase no longer than that runs whole.
+    if (s > 0 && sample.outputs > 16 * s) {
       cuts.push_back({p, s});
       cut = true;
     } else {

@@ -18,8 +18,9 @@
 //   from the last row to the mesh's East edge are added instead.
 // - Steady-state outputs. A phase streams its n's one after another through
 //   a pipeline that settles into a fixed period per n; a phase of more than
-//   4S n's is simulated cut to S, 2S, 4S (8S, ... while the period still
-//   moves) n's, in rounds, and its cycles extrapolated from the last period.
+//   16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while the period
+//   still moves) n's, in rounds, and its cycles extrapolated from the last
+//   period (a shorter phase would simulate more n's cut than whole).
 //
 // docs/gemm-mappings.md has the measurements. Shared by the gemm and train
 // workloads.
@@ -61,7 +62,7 @@ struct GemmTime {
 // A GEMM, what of it the wafer model runs, and how that becomes the whole
 // GEMM's time. With steady-state outputs the GEMM runs in rounds, each a
 // mapping with the phases still unsettled cut to twice the n's of the
-// previous round (the first round cuts each phase of more than 4S n's to S
+// previous round (the first round cuts each phase of more than 16S n's to S
 // and runs the others whole); a phase is settled when the periods per n
 // between its last three cuts agree within the tolerance, or when it has run
 // whole. One cut per phase and round: the cut keeps no more output than the

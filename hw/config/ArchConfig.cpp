@@ -73,6 +73,10 @@ ArchConfig ArchConfig::read(ParamReader& p) {
 
   // The largest advertised cluster: 2048 CS-3 (WSE-FACTS "MemoryX and SwarmX").
   a.cluster.systems = unsigned(p.integer("arch.cluster.systems", 1, 2048));
+  a.firmware.summaLoopCycles = unsigned(p.integer("arch.firmware.summa_loop_cycles", 0, 1024));
+  a.firmware.cannonLoopCycles = unsigned(p.integer("arch.firmware.cannon_loop_cycles", 0, 1024));
+  a.firmware.meshGemmLoopCycles = unsigned(p.integer("arch.firmware.meshgemm_loop_cycles", 0, 1024));
+  a.firmware.weightStreamLoopCycles = unsigned(p.integer("arch.firmware.weight_stream_loop_cycles", 0, 1024));
   a.energy = readEnergyParams(p);
   a.area = readAreaParams(p);
   return a;

@@ -52,6 +52,15 @@ struct ArchConfig {
     unsigned systems = 0;  // CS systems, data parallel
   } cluster;
 
+  // What each firmware kernel's own loop costs per op it issues, on top of
+  // the hardware's issue (pe::Program::loopCycles; docs/validation.md).
+  struct Firmware {
+    unsigned summaLoopCycles = 0;         // the SDK's SUMMA: a CSL loop issuing one DSD op per column
+    unsigned cannonLoopCycles = 0;        // Cannon, written like it
+    unsigned meshGemmLoopCycles = 0;      // WaferLLM's MeshGEMM
+    unsigned weightStreamLoopCycles = 0;  // weight streaming: a data task per arriving wavelet
+  } firmware;
+
   // The cost side: energy per action, leakage, area (hw/energy, docs/energy-model.md).
   energy::EnergyParams energy;
   energy::AreaParams area;

@@ -91,6 +91,11 @@ struct Task {
 // Tasks are numbered by their index; a lower number wins when several can run.
 struct Program {
   std::string name;
+  // Cycles of the program's own code before each op it issues: the scalar
+  // bookkeeping of the loop around it (a CSL loop issuing one DSD op per
+  // column), beyond the hardware's issue cost (PeParams::opOverheadCycles).
+  // A property of the firmware, set per kernel (arch.firmware.*).
+  std::uint32_t loopCycles = 0;
   std::vector<BufferDecl> buffers;
   std::vector<Task> tasks;
 };

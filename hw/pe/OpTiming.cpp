@@ -28,7 +28,7 @@ std::uint32_t fabricInterval(const PeParams& pe, Opcode opcode, Precision precis
   return std::uint32_t(std::lround(std::ldexp(perElement, kIntervalFractionBits)));
 }
 
-OpTiming opTiming(const TensorOp& op, const PeParams& pe) {
+OpTiming opTiming(const TensorOp& op, const PeParams& pe, std::uint32_t loopCycles) {
   const SramGeometry sram{pe.sramBanks, pe.sramBankWordBytes, pe.sramReadPorts};
   unsigned lanes = pe.lanes.of(op.opcode, op.precision);
   unsigned vectorReads = 0;
@@ -44,8 +44,8 @@ OpTiming opTiming(const TensorOp& op, const PeParams& pe) {
   if (op.usesFabric()) lanes = 1;
   const unsigned passes = std::max(1u, (vectorReads + sram.readPorts - 1) / sram.readPorts);
   const std::uint64_t beats = elementCycles(pe, op.opcode, op.precision, op.length, lanes);
-  return OpTiming{lanes, passes, pe.opOverheadCycles + beats * passes,
-                  fabricInterval(pe, op.opcode, op.precision, passes)};
+  const std::uint32_t issue = pe.opOverheadCycles + loopCycles;
+  return OpTiming{lanes, passes, issue + beats * passes, fabricInterval(pe, op.opcode, op.precision, passes), issue};
 }
 
 }  // namespace wsesim::pe

@@ -44,10 +44,12 @@ constexpr std::uint64_t fabricElementAt(std::uint32_t interval, std::uint64_t in
 struct OpTiming {
   unsigned lanes;           // elements per cycle after bank limits (1 for fabric ops)
   unsigned portPasses;      // > 1 when the op reads more memory vectors than read ports
-  std::uint64_t cycles;     // overhead + elementCycles(length) * portPasses, without fabric stalls
+  std::uint64_t cycles;     // issue + elementCycles(length) * portPasses, without fabric stalls
   std::uint32_t fabricInterval;  // fabric ops: cycles from one element to the next, in 2^-16 cycles
+  std::uint32_t issueCycles;     // before its first element: the hardware's op overhead and the program's loop
 };
 
-OpTiming opTiming(const TensorOp& op, const PeParams& pe);
+// `loopCycles`: the issuing program's (Program::loopCycles).
+OpTiming opTiming(const TensorOp& op, const PeParams& pe, std::uint32_t loopCycles = 0);
 
 }  // namespace wsesim::pe

@@ -38,7 +38,7 @@ ProgramId PeArray::addProgram(Program program) {
   for (std::size_t t = 0; t < program.tasks.size(); ++t) {
     std::vector<OpTiming> timing;
     for (const Instruction& in : program.tasks[t].code)
-      timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, params_) : OpTiming{0, 0, 0, 0});
+      timing.push_back(in.kind == Instruction::Kind::Op ? opTiming(in.op, params_, program.loopCycles) : OpTiming{0, 0, 0, 0, 0});
     loaded.timing.push_back(std::move(timing));
     if (program.tasks[t].color != kUnbound) loaded.dataTasks |= std::uint64_t(1) << t;
   }

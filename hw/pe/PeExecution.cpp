@@ -154,7 +154,7 @@ void PeArray::issue(fabric::RouterId r, PeState& s, unsigned slotIndex, const Te
   slot.index[0] = op.dst.index >= 0 ? indexRegister(r, unsigned(op.dst.index)) : 0;
   for (unsigned i = 0; i < 3; ++i) slot.index[i + 1] = op.src[i].index >= 0 ? indexRegister(r, unsigned(op.src[i].index)) : 0;
   if (slot.fabric) {
-    slot.at = now + params_.opOverheadCycles;
+    slot.at = now + timing.issueCycles;
   } else {
     // Memory ops share the SIMD unit: one at a time, in issue order.
     const std::uint64_t start = std::max(now, s.simdFreeAt);

@@ -17,7 +17,7 @@ struct PeParams {
   unsigned threads = 0;            // hardware threads for asynchronous ops
   unsigned tasks = 0;              // task IDs
   unsigned dataTasks = 0;          // tasks that can be bound to a color
-  unsigned opOverheadCycles = 0;   // per tensor op, before its first element
+  unsigned opOverheadCycles = 0;   // per tensor op, before its first element: the hardware's issue (a program's loop adds its own)
   unsigned taskStartCycles = 0;    // from picking a task to issuing its first instruction
   unsigned fabricInputCycles = 0;  // from the RAMP delivering a wavelet to the PE using it
   unsigned indexRegisters = 0;     // per PE, for descriptors that step through a buffer

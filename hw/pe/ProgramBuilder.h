@@ -40,7 +40,11 @@ Descriptor taskArgument();  // the payload of the wavelet that started a data ta
 
 class ProgramBuilder {
  public:
-  explicit ProgramBuilder(std::string name) { program_.name = std::move(name); }
+  // `loopCycles`: what the program's own loop costs before each op it issues (Program::loopCycles).
+  explicit ProgramBuilder(std::string name, std::uint32_t loopCycles = 0) {
+    program_.name = std::move(name);
+    program_.loopCycles = loopCycles;
+  }
 
   BufferRef buffer(const std::string& name, ElementType type, std::uint32_t elements);
   TaskRef task(const std::string& name);

@@ -70,10 +70,10 @@ std::string stepAlgorithm(pe::Precision precision, const runtime::GemmSampling& 
 // The step of `micro.count` micro-batches, one after another: each a
 // whole forward and backward pass (weights streamed in again for each).
 models::TrainingStep microBatchedStep(const models::TransformerModel& model, const MicroBatches& micro,
-                                      std::uint32_t seq) {
-  const models::TrainingStep full = models::lowerTrainingStep(model, micro.size, seq);
+                                      std::uint32_t seq, std::uint32_t lmHeadChunks) {
+  const models::TrainingStep full = models::lowerTrainingStep(model, micro.size, seq, lmHeadChunks);
   const models::TrainingStep last =
-      micro.last == micro.size ? full : models::lowerTrainingStep(model, micro.last, seq);
+      micro.last == micro.size ? full : models::lowerTrainingStep(model, micro.last, seq, lmHeadChunks);
   models::TrainingStep step;
   for (std::uint32_t i = 0; i < micro.count; ++i) {
     const models::TrainingStep& one = i + 1 < micro.count ? full : last;
@@ -88,35 +88,50 @@ models::TrainingStep microBatchedStep(const models::TransformerModel& model, con
   return step;
 }
 
-// What keeps a micro-batch of `sequences` from fitting each PE's SRAM
-// (MicroBatches.h): the inputs of its forward GEMMs, kept for the backward
-// pass where each GEMM's layout put them (its fullest PE's block), beside
-// the buffers of each of its GEMMs; or nothing.
-std::optional<std::string> microBatchMisfit(const models::TransformerModel& model, std::uint32_t sequences,
-                                            std::uint32_t seq, const config::ArchConfig& arch,
-                                            const std::string& algorithm, pe::Precision precision) {
-  const models::TrainingStep micro = models::lowerTrainingStep(model, sequences, seq);
+// Why a micro-batch does not fit each PE's SRAM (MicroBatches.h), and
+// whether it is the LM head's GEMMs that do not.
+struct Misfit {
+  std::string why;
+  bool lmHead = false;
+};
+
+// What keeps `micro`, a micro-batch's step, from fitting: the inputs of its
+// forward GEMMs, kept for the backward pass where each GEMM's layout put
+// them (its fullest PE's block), beside the buffers of each of its GEMMs.
+std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::ArchConfig& arch,
+                               const std::string& algorithm, pe::Precision precision) {
   const auto mapping = [&](const models::StreamedGemm& g, const config::ArchConfig& a) {
     return firmware::makeGemmMapping(
         algorithm, runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precision, g.pass),
         a, 0, 0, firmware::Buffering::Auto);
   };
-  const auto named = [](const models::StreamedGemm& g) { return g.name + " " + gemmPassName(g.pass) + ": "; };
+  const auto isLmHead = [](const models::StreamedGemm& g) { return g.layer == models::kHeadLayer; };
   const std::uint64_t inputBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
+  // Per distinct forward GEMM: its block of X on its fullest PE, and how
+  // many inputs of that shape are kept (the LM head's chunks share one).
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::pair<const models::StreamedGemm*, unsigned>> inputs;
+  bool lmHeadInputKept = false;
+  for (const models::StreamedGemm& g : micro.gemms) {
+    if (g.pass != GemmPass::Forward) continue;
+    auto& [gemm, count] = inputs[{g.m, g.k, g.n}];
+    gemm = &g;
+    if (!isLmHead(g) || !lmHeadInputKept) ++count;
+    lmHeadInputKept = lmHeadInputKept || isLmHead(g);
+  }
   std::uint64_t kept = 0;
-  try {
-    for (const models::StreamedGemm& g : micro.gemms)
-      if (g.pass == GemmPass::Forward) {
-        const std::unique_ptr<firmware::GemmMapping> m = mapping(g, arch);
-        kept += pe::SramAllocator::aligned(((g.k + m->gridX() - 1) / m->gridX()) *
-                                           ((g.m + m->gridY() - 1) / m->gridY()) * inputBytes);
-      }
-  } catch (const firmware::PlanError& e) {
-    return "its forward GEMMs do not fit: " + std::string(e.what());
+  for (const auto& [shape, input] : inputs) {
+    const models::StreamedGemm& g = *input.first;
+    try {
+      const std::unique_ptr<firmware::GemmMapping> m = mapping(g, arch);
+      kept += input.second * pe::SramAllocator::aligned(((g.k + m->gridX() - 1) / m->gridX()) *
+                                                        ((g.m + m->gridY() - 1) / m->gridY()) * inputBytes);
+    } catch (const firmware::PlanError& e) {
+      return Misfit{g.name + " forward: " + e.what(), isLmHead(g)};
+    }
   }
   const std::string keptText = std::to_string(kept) + " B a PE of activations kept for the backward pass";
   if (kept >= arch.pe.sramBytes)
-    return keptText + " exceed arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes);
+    return Misfit{keptText + " exceed arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes), false};
   config::ArchConfig beside = arch;
   beside.pe.sramBytes -= kept;
   std::set<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>> tried;
@@ -125,10 +140,36 @@ std::optional<std::string> microBatchMisfit(const models::TransformerModel& mode
     try {
       mapping(g, beside);
     } catch (const firmware::PlanError& e) {
-      return named(g) + e.what() + " (beside " + keptText + ")";
+      return Misfit{g.name + " " + gemmPassName(g.pass) + ": " + e.what() + " (beside " + keptText + ")", isLmHead(g)};
     }
   }
   return std::nullopt;
+}
+
+// A micro-batch of `sequences` as the step runs it: its LM head in as few
+// chunks of the vocabulary as fit, or why it does not fit.
+struct MicroBatchLayout {
+  std::uint32_t lmHeadChunks = 1;
+  std::optional<std::string> misfit;
+};
+
+MicroBatchLayout layOut(const models::TransformerModel& model, std::uint32_t sequences, std::uint32_t seq,
+                        const config::ArchConfig& arch, const std::string& algorithm, pe::Precision precision) {
+  const auto misfit = [&](std::uint32_t chunks) {
+    return misfitOf(models::lowerTrainingStep(model, sequences, seq, chunks), arch, algorithm, precision);
+  };
+  std::optional<Misfit> whole = misfit(1);
+  if (!whole || !whole->lmHead) return {1, whole ? std::optional<std::string>(whole->why) : std::nullopt};
+  // More chunks shrink the forward's logits but narrow the backward-data
+  // grid (the chunk's vocabulary lies along x), so the need is not
+  // monotone: the first of a geometric series of counts that fits.
+  const std::uint32_t most = std::min<std::uint32_t>(model.vocab, 4096);
+  for (std::uint32_t chunks = 2;; chunks = std::min(most, chunks + (chunks + 3) / 4)) {
+    const std::optional<Misfit> m = misfit(chunks);
+    if (!m) return {chunks, std::nullopt};
+    if (!m->lmHead) return {chunks, m->why};  // chunks mend the LM head; something else does not fit
+    if (chunks == most) return {1, whole->why};
+  }
 }
 
 // A GEMM of the step as simulated (SimulatedGemm: the mapping, or its
@@ -204,6 +245,7 @@ class TrainWorkload : public workload::Workload {
   config::RunConfig run_;  // its VCD region within the rows simulated
   std::uint32_t meshColumns_ = 1;  // of the mesh simulated: as wide as the widest GEMM simulated needs
   MicroBatches microBatches_;
+  std::uint32_t lmHeadChunks_ = 1;  // of the vocabulary, so that the LM head's logits fit
   models::TrainingStep step_;  // every micro-batch's, in order
   std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
@@ -217,9 +259,11 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     : config_(std::move(config)), arch_(arch), run_(run) {
   algorithm_ = stepAlgorithm(config_.precision, config_.sampling);
   microBatches_ = chooseMicroBatches(config_.batch, config_.microBatch, [&](std::uint32_t sequences) {
-    return microBatchMisfit(config_.model, sequences, config_.seq, arch_, algorithm_, config_.precision);
+    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, config_.precision).misfit;
   });
-  step_ = microBatchedStep(config_.model, microBatches_, config_.seq);
+  // The larger micro-batch's chunks serve the last one too.
+  lmHeadChunks_ = layOut(config_.model, microBatches_.size, config_.seq, arch_, algorithm_, config_.precision).lmHeadChunks;
+  step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_);
   std::map<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::size_t> distinct;
   for (const models::StreamedGemm& g : step_.gemms) {
     const auto key = std::make_tuple(g.pass, g.m, g.k, g.n);
@@ -520,6 +564,7 @@ nlohmann::json TrainWorkload::results() const {
                       {"last", microBatches_.last},
                       {"largest_fitting", microBatches_.largestFitting},
                       {"chosen_by", microBatches_.automatic ? "auto" : "workload.micro_batch"},
+                      {"lm_head_chunks", lmHeadChunks_},
                       {"why", describe(microBatches_)}};
   r["tokens_per_step"] = step_.tokens * systems;
   r["steps"] = config_.steps;
@@ -562,7 +607,8 @@ std::string TrainWorkload::summary() const {
                 config_.seq, systems, systems == 1 ? "" : "s", arch_.mesh.width, arch_.mesh.height,
                 pe::precisionName(config_.precision), config_.optimizer.c_str());
   out << line;
-  out << "  micro     " << describe(microBatches_) << "\n";
+  out << "  micro     " << describe(microBatches_) << "; the LM head in " << lmHeadChunks_
+      << (lmHeadChunks_ == 1 ? " chunk" : " chunks") << " of the vocabulary\n";
   std::snprintf(line, sizeof line, "  step      %llu cycles = %.6g s: %.4g samples/s, %.4g tokens/s, %.3g FLOP/s, %.1f%% of peak\n",
                 (unsigned long long)stepCycles_, f.stepSeconds, samplesPerSecond(), tokensPerSecond(),
                 achievedFlopsPerSecond(), 100 * utilisation());

@@ -197,7 +197,7 @@ TEST(EnergyResults, ASampledGemmCostsWhatTheWholeGemmDoes) {
                                          "workload.n=128", "workload.dtype=mixed"};
   std::vector<std::string> whole = gemm, sampled = gemm;
   whole.insert(whole.end(), {"workload.rows=all", "workload.steady_state_outputs=0"});
-  sampled.insert(sampled.end(), {"workload.rows=representative", "workload.steady_state_outputs=8"});
+  sampled.insert(sampled.end(), {"workload.rows=representative", "workload.steady_state_outputs=4"});
   const json w = wsesim(dir, "gemm_small.yaml", whole).result.at("workload");
   const json s = wsesim(dir, "gemm_small.yaml", sampled).result.at("workload");
   ASSERT_GT(s["phases_extrapolated"].get<int>(), 0);
