@@ -3,6 +3,7 @@
 #include <map>
 #include <tuple>
 
+#include "firmware/gemm/BalancedSplit.h"
 #include "firmware/routes/ChainRoutes.h"
 #include "firmware/routes/LineRoutes.h"
 #include "hw/pe/Numerics.h"
@@ -14,53 +15,93 @@ namespace wsesim::firmware {
 using namespace wsesim::pe;
 
 namespace {
-constexpr unsigned kMIndex = 0;        // index register: the m of the next dY to arrive
-constexpr unsigned kStarted = 1;       // index register: 0 before an n's first dY, then 1
+constexpr unsigned kMIndex = 0;      // index register: the token m of the row being added
+constexpr unsigned kAheadIndex = 1;  // index register: wraps one token before the last
+constexpr unsigned kGoIndex = 2;     // index register: wraps at every token until 'stop'
 constexpr unsigned kReductionThread = 0;
 constexpr unsigned kBroadcastThread = 1;
 }  // namespace
 
 WeightGradGemm::WeightGradGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX,
                                std::uint32_t gridY)
-    : WeightGradGemm(shape, WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward},
-                                                   arch, gridX, gridY)) {
+    : WeightGradGemm(shape, fit(shape, arch, gridX, gridY)) {}
+
+WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config::ArchConfig& arch,
+                                           std::uint32_t gridX, std::uint32_t gridY) {
   if (arch.pe.threads < 2)
     throw PlanError("the weight-gradient pass overlaps the dY broadcast and the column reduction with the FMACs on 2 "
                     "hardware threads, but arch.pe.threads=" + std::to_string(arch.pe.threads));
-  const SramBudget budget(arch);
-  for (std::uint32_t r = 0; r < layout_.gridY; ++r)
-    for (std::uint32_t c = 0; c < layout_.gridX; ++c)
-      if (!budget.fits(sramParts<SramBytes>(c, r).bytes()))
-        budget.check(describe(), c, r, sramParts<SramDemand>(c, r),
-                     "a taller grid spreads m over more rows, a wider one k over more columns");
+  WeightStreamPlan layout =
+      WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward}, arch, gridX, gridY);
+  std::vector<Block> blocks = blocksOf(layout, largestBlock(layout, arch, outlineOf(shape, layout, {}).line));
+  return {std::move(layout), std::move(blocks)};
 }
 
 template <class Demand>
-Demand WeightGradGemm::sramParts(std::uint32_t c, std::uint32_t r) const {
-  // The buffers of program(): X and dY (kept), the accumulator pair and the send buffer.
-  const std::uint64_t in = elementBytes(layout_.inputType()), acc = elementBytes(layout_.accumulatorType());
-  const auto inName = [&] { return std::string(elementTypeName(layout_.inputType())); };
-  const std::uint32_t ks = layout_.ks(c), ms = layout_.ms(r);
-  const std::uint64_t outputColumns = layout_.outputColumns(c);
+Demand WeightGradGemm::sramParts(const WeightStreamPlan& layout, std::uint32_t c, std::uint32_t r, std::uint32_t ns) {
+  // The buffers of program(): X and dY (kept), a token's dY row and the block's partial dW.
+  const std::uint64_t in = elementBytes(layout.inputType()), acc = elementBytes(layout.accumulatorType());
+  const auto inName = [&] { return std::string(elementTypeName(layout.inputType())); };
+  const auto accName = [&] { return std::string(elementTypeName(layout.accumulatorType())); };
+  const std::uint32_t ks = layout.ks(c), ms = layout.ms(r);
+  const std::uint64_t outputColumns = layout.outputColumns(c);
   Demand d;
   d.add([&] { return "activations 'x' " + std::to_string(ks) + "x" + std::to_string(ms) + " " + inName(); },
         std::uint64_t(ks) * ms * in);
   d.add([&] { return "output gradients 'dy' " + std::to_string(ms) + "x" + std::to_string(outputColumns) + " " + inName(); },
         ms * outputColumns * in);
-  d.add([&] {
-    return "accumulator pair and send buffer " + std::to_string(ks) + " " + elementTypeName(layout_.accumulatorType());
-  }, ks * acc, 3);
+  d.add([&] { return "dY row 'dy_row' " + std::to_string(ns) + " " + inName(); }, ns * in);
+  d.add([&] { return "partial dW 'acc' " + std::to_string(ks) + "x" + std::to_string(ns) + " " + accName(); },
+        std::uint64_t(ks) * ns * acc);
   return d;
 }
 
-std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCut>& cuts) const {
-  WeightStreamPlan layout = layout_.cut(cuts);
-  GemmShape shape = this->shape();
-  shape.n = layout.shape.n;
-  return std::unique_ptr<GemmMapping>(new WeightGradGemm(shape, std::move(layout)));
+std::uint32_t WeightGradGemm::largestBlock(const WeightStreamPlan& layout, const config::ArchConfig& arch,
+                                           const std::string& describe) {
+  const SramBudget budget(arch);
+  const auto fitsEveryPe = [&](std::uint32_t ns) {
+    for (std::uint32_t c = 0; c < layout.gridX; ++c)
+      for (std::uint32_t r : {0u, layout.gridY - 1})
+        if (!budget.fits(sramParts<SramBytes>(layout, c, r, ns).bytes())) return false;
+    return true;
+  };
+  const std::string hint = "a taller grid spreads m over more rows, a wider one k over more columns";
+  if (!fitsEveryPe(1))
+    for (std::uint32_t c = 0; c < layout.gridX; ++c)
+      for (std::uint32_t r : {0u, layout.gridY - 1}) budget.check(describe, c, r, sramParts<SramDemand>(layout, c, r, 1), hint);
+  std::uint32_t fits = 1, fails = layout.ns(0) + 1;  // the first pass has the most n's
+  while (fails - fits > 1) {
+    const std::uint32_t mid = fits + (fails - fits) / 2;
+    (fitsEveryPe(mid) ? fits : fails) = mid;
+  }
+  return fits;
 }
 
-GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStreamPlan& layout) {
+std::vector<WeightGradGemm::Block> WeightGradGemm::blocksOf(const WeightStreamPlan& layout, std::uint32_t most) {
+  std::vector<Block> blocks;
+  for (std::uint32_t p = 0; p < layout.passes(); ++p) {
+    const std::uint32_t count = (layout.ns(p) + most - 1) / most;
+    const std::vector<std::uint32_t> split = balancedSplit(layout.ns(p), count);
+    for (std::uint32_t i = 0; i < count; ++i)
+      blocks.push_back({p, layout.nBegin[p] + split[i], layout.nBegin[p] + split[i + 1]});
+  }
+  return blocks;
+}
+
+std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCut>& cuts) const {
+  // Each block cut becomes a pass of its own in the cut layout, a block of its own.
+  std::vector<PhaseCut> passCuts;
+  for (const PhaseCut& c : cuts) passCuts.push_back({blocks_.at(c.phase).pass, c.outputs});
+  WeightStreamPlan layout = layout_.cut(passCuts);
+  GemmShape shape = this->shape();
+  shape.n = layout.shape.n;
+  std::vector<Block> blocks;
+  for (std::uint32_t p = 0; p < layout.passes(); ++p) blocks.push_back({p, layout.nBegin[p], layout.nBegin[p + 1]});
+  return std::unique_ptr<GemmMapping>(new WeightGradGemm(shape, std::move(layout), std::move(blocks)));
+}
+
+GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStreamPlan& layout,
+                                      const std::vector<Block>& blocks) {
   GemmOutline o;
   o.shape = shape;
   o.gridX = layout.gridX;
@@ -68,9 +109,10 @@ GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStream
   o.colorsUsed = 3;
   const std::string forward = layout.describe();
   o.line = "weight_grad dW = X^T . dY of the layer " + forward.substr(forward.find(' ') + 1);
-  o.phases = layout.passes();
+  if (!blocks.empty() && blocks.size() != layout.passes()) o.line += ", " + std::to_string(blocks.size()) + " blocks of them";
+  o.phases = std::uint32_t(blocks.size());
   o.keptBuffers = {"x", "dy"};
-  for (std::uint32_t p = 0; p < layout.passes(); ++p) o.phaseOutputs.push_back(layout.ns(p));
+  for (const Block& b : blocks) o.phaseOutputs.push_back(b.ns());
   o.transposed = true;  // WeightStreamPlan::pe
   return o;
 }
@@ -88,11 +130,11 @@ void WeightGradGemm::programRoutes(fabric::ColorRouteTable& routes) const {
   }
 }
 
-void WeightGradGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const {
+void WeightGradGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t phase) const {
   for (std::uint32_t r = 0; r < layout_.gridY; ++r) {
     LineTransfer broadcast;
     broadcast.line = layout_.row(r);
-    broadcast.from = layout_.target[pass];
+    broadcast.from = target(phase);
     broadcast.hi = layout_.gridX - 1;
     broadcast.color = broadcastColor_;
     broadcast.toSender = true;  // the target's own FMACs take their dY from the fabric too
@@ -100,69 +142,83 @@ void WeightGradGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::ui
   }
 }
 
-std::uint32_t WeightGradGemm::dyColumnOffset(std::uint32_t pass) const {
+std::uint32_t WeightGradGemm::dyColumnOffset(std::uint32_t phase) const {
   std::uint32_t n = 0;
-  for (std::uint32_t p = 0; p < pass; ++p)
-    if (layout_.target[p] == layout_.target[pass]) n += layout_.ns(p);
+  for (std::uint32_t i = 0; i < phase; ++i)
+    if (target(i) == target(phase)) n += blocks_[i].ns();
   return n;
 }
 
-Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const {
-  const std::uint32_t ks = layout_.ks(c), ms = layout_.ms(r), ns = layout_.ns(pass);
-  const bool source = c == layout_.target[pass];
+Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t phase) const {
+  const std::uint32_t ks = layout_.ks(c), ms = layout_.ms(r), ns = blocks_[phase].ns();
+  const bool source = c == target(phase);
   const ElementType accType = layout_.accumulatorType();
   const Precision accPrecision = accType == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
   const Precision inPrecision = layout_.inputType() == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
 
   const bool first = chainStart(c, r);
-  ProgramBuilder b("weight_grad_pass" + std::to_string(pass) + (source ? "_source" : "") + (first ? "_first" : "") +
-                   (r % 2 ? "_odd" : "_even") + "_k" + std::to_string(ks) + "_m" + std::to_string(ms), layout_.loopCycles);
-  // X is k-major (as the forward pass reads it): X[m, ks] is a stride-ms vector.
+  ProgramBuilder b("weight_grad_phase" + std::to_string(phase) + (source ? "_source" : "") + (first ? "_first" : "") +
+                   (r % 2 ? "_odd" : "_even") + "_k" + std::to_string(ks) + "_m" + std::to_string(ms) + "_n" +
+                   std::to_string(ns), layout_.loopCycles);
+  // X is k-major (as the forward pass reads it): X[m, k] at k x ms + m.
   const BufferRef x = b.buffer("x", layout_.inputType(), ks * ms);
   const std::uint32_t dyElements = std::uint32_t(ms * layout_.outputColumns(c));
   const BufferRef dy = dyElements ? b.buffer("dy", layout_.inputType(), dyElements) : BufferRef{0};
-  // [zeros | sums], as in the forward pass: an n's first FMAC adds to the zeros.
-  const BufferRef accPair = b.buffer("acc", accType, 2 * ks);
-  const Descriptor acc = memory(accPair, ks, ks);
-  const BufferRef send = b.buffer("send", accType, ks);
-  // Created first: a lower task number runs before the next dY's task.
-  const TaskRef columnDone = b.task("column_done");
-  const TaskRef onDy = b.dataTask("on_dy", broadcastColor_);
-
+  const BufferRef row = b.buffer("dy_row", layout_.inputType(), ns);
+  // dW[k, the block's n's] at k x ns; a new buffer starts zeroed.
+  const BufferRef acc = b.buffer("acc", accType, ks * ns);
+  // Created in this order: a lower task number runs first ('stop' before
+  // the last token's run; the source's broadcast starts before its first
+  // token waits for the dY it sends).
+  const TaskRef stop = b.task("stop");
+  const TaskRef done = b.task("pass_done");
   if (source) {
     const TaskRef broadcast = b.task("broadcast");
     b.activateAtStart(broadcast);
-    b.fmov(broadcast, inPrecision, fabricOut(broadcastColor_, ms * ns), memory(dy, ms * ns, ms * dyColumnOffset(pass)),
+    b.fmov(broadcast, inPrecision, fabricOut(broadcastColor_, ms * ns), memory(dy, ms * ns, ms * dyColumnOffset(phase)),
            Issue::onThread(kBroadcastThread));
   }
-  b.fmac(onDy, shape().precision, acc, memory(accPair, ks).indexed(kStarted, ks), memory(x, ks, 0, ms).indexed(kMIndex, 1),
-         taskArgument());
-  b.setIndex(onDy, kStarted, 1);
-  b.countIndex(onDy, kMIndex, ms, columnDone);
+  const TaskRef token = b.task("token");
+  b.activateAtStart(token);
+  // One run per token m of the row: its dY over the block's n's arrives in
+  // 'dy_row', and each k adds the outer product's row, acc[k, :] +=
+  // X[m, k] x dY[m, :]: ks AXPYs as long as the block (the product a PE
+  // owes for its tokens, X^T . dY over its block). The loop is the
+  // resident GEMMs' (ResidentGemm::build): the task re-activates itself
+  // through kGoIndex until 'stop', activated one run before the last, moves it past its limit.
+  b.fmov(token, inPrecision, memory(row, ns), fabricIn(broadcastColor_, ns));
+  for (std::uint32_t k = 0; k < ks; ++k)
+    b.fmac(token, shape().precision, memory(acc, ns, k * ns), memory(acc, ns, k * ns),
+           memory(x, ns, k * ms, 0).indexed(kMIndex, 1), memory(row, ns));
+  b.countIndex(token, kMIndex, ms, done);
+  if (ms > 1) {
+    b.countIndex(token, kAheadIndex, ms - 1, stop);
+    b.countIndex(token, kGoIndex, 1, token);
+    b.setIndex(stop, kGoIndex, 2);
+    b.setIndex(stop, kAheadIndex, ms);  // past its limit too: 'stop' runs once
+  }
 
-  // The column's reduction, along its mesh row to the edge: the chain's
-  // first row starts it, the others add what arrives from the one before;
-  // the last row's goes off the wafer.
+  // The column's reduction of the block's ks x ns sums, along its mesh row
+  // to the edge: the chain's first row starts it, the others add what
+  // arrives from the one before; the last row's goes off the wafer.
   const Issue onThread = Issue::onThread(kReductionThread);
-  b.setIndex(columnDone, kStarted, 0);
-  b.fmov(columnDone, accPrecision, memory(send, ks), acc, onThread);
-  const Descriptor out = fabricOut(sumColors_[r % 2], ks);
+  const Descriptor out = fabricOut(sumColors_[r % 2], ks * ns);
   if (first)
-    b.fmov(columnDone, accPrecision, out, memory(send, ks), onThread);
+    b.fmov(done, accPrecision, out, memory(acc, ks * ns), onThread);
   else  // from the neighbour before it in the chain, either way on the other color
-    b.fadd(columnDone, accPrecision, out, fabricIn(sumColors_[(r + 1) % 2], ks), memory(send, ks), onThread);
+    b.fadd(done, accPrecision, out, fabricIn(sumColors_[(r + 1) % 2], ks * ns), memory(acc, ks * ns), onThread);
   return b.build();
 }
 
-void WeightGradGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
+void WeightGradGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const {
   // PEs alike in role and buffers share one program.
   std::map<std::tuple<bool, bool, unsigned, std::uint32_t, std::uint32_t, std::uint64_t>, ProgramId> programs;
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
     for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
-      const auto key = std::make_tuple(c == layout_.target[pass], chainStart(c, r), r % 2, layout_.ks(c), layout_.ms(r),
+      const auto key = std::make_tuple(c == target(phase), chainStart(c, r), r % 2, layout_.ks(c), layout_.ms(r),
                                        layout_.outputColumns(c));
       auto it = programs.find(key);
-      if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, pass))).first;
+      if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, phase))).first;
       pes.load(layout_.pe(mesh, c, r), it->second);
     }
 }
@@ -176,20 +232,20 @@ void WeightGradGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& m
         for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m) block.push_back(xt.at(k, m));
       pes.write(layout_.pe(mesh, c, r), "x", 0, block);
     }
-  // dY's n's of each pass at its target, n-major, in pass order.
-  for (std::uint32_t p = 0; p < layout_.passes(); ++p)
+  // dY's n's of each block at its target, token-major (a token's n's together), in phase order.
+  for (std::uint32_t p = 0; p < blocks_.size(); ++p)
     for (std::uint32_t r = 0; r < layout_.gridY; ++r) {
       std::vector<float> block;
-      for (std::uint32_t n = layout_.nBegin[p]; n < layout_.nBegin[p + 1]; ++n)
-        for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m) block.push_back(dy.at(m, n));
-      pes.write(layout_.pe(mesh, layout_.target[p], r), "dy", layout_.ms(r) * dyColumnOffset(p), block);
+      for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m)
+        for (std::uint32_t n = blocks_[p].nBegin; n < blocks_[p].nEnd; ++n) block.push_back(dy.at(m, n));
+      pes.write(layout_.pe(mesh, target(p), r), "dy", layout_.ms(r) * dyColumnOffset(p), block);
     }
 }
 
 Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& mesh,
                                   const wafer::EdgeEgress& egress) const {
-  // Column c's gradients leave an end of its mesh row: for each pass in
-  // order, each n of the pass, its ks k's.
+  // Column c's gradients leave an end of its mesh row: for each block in
+  // order, each of its ks k's, the block's n's.
   Matrix dw(shape().m, shape().n);
   for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
     const MeshLine line = layout_.column(c);
@@ -200,9 +256,11 @@ Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& 
     if (out.size() != std::size_t(ks) * shape().n)
       throw PlanError("column " + std::to_string(c) + " sent " + std::to_string(out.size()) +
                       " gradients off the wafer, expected " + std::to_string(std::size_t(ks) * shape().n));
-    for (std::size_t i = 0; i < out.size(); ++i)
-      dw.at(layout_.kBegin[c] + std::uint32_t(i % ks), std::uint32_t(i / ks)) =
-          fromPayload(layout_.accumulatorType(), out[i]);
+    std::size_t i = 0;
+    for (const Block& b : blocks_)
+      for (std::uint32_t k = 0; k < ks; ++k)
+        for (std::uint32_t n = b.nBegin; n < b.nEnd; ++n)
+          dw.at(layout_.kBegin[c] + k, n) = fromPayload(layout_.accumulatorType(), out[i++]);
   }
   return dw;
 }
@@ -211,7 +269,8 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   GemmBounds b;
   const unsigned lanes = arch.pe.lanes.of(Opcode::Fmac, shape().precision);
   const std::uint32_t ksMax = layout_.ks(layout_.gridX - 1), msMax = layout_.ms(layout_.gridY - 1);
-  b.compute = std::uint64_t(shape().n) * msMax * elementCycles(arch.pe, Opcode::Fmac, shape().precision, ksMax, lanes);
+  for (const Block& block : blocks_)
+    b.compute += std::uint64_t(msMax) * ksMax * elementCycles(arch.pe, Opcode::Fmac, shape().precision, block.ns(), lanes);
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
   b.bandwidth = std::max(layout_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(layout_.accumulatorType())), shape().n, true),
                          std::uint64_t(ksMax) * shape().n);
@@ -219,7 +278,7 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   // link to the edge carries ks sums per n.
   b.reduction = std::max<std::uint64_t>(std::uint64_t(msMax) * shape().n, std::uint64_t(ksMax) * shape().n);
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
-  const std::uint32_t t = layout_.target.back();
+  const std::uint32_t t = target(std::uint32_t(blocks_.size() - 1));
   const std::uint64_t across = std::max(t, layout_.gridX - 1 - t) * hop;
   // Onto the RAMP, across the row, off the RAMP into the PE; then the
   // column's sums: onto the RAMP, and per row below a relay stage; then the

@@ -9,21 +9,27 @@
 // - dY lies where the layer's output Y lay in the forward pass (as the
 //   backward-data pass of the next layer leaves it): pass p's n's at its
 //   target column t, rows of r at row r.
-// - For each n, the target PE of each row broadcasts dY[rows of r, n] along
-//   its row (color 0, both ways, itself included); every arriving dY[m, n]
-//   runs one FMAC: acc[ks] += X[m, ks] * dY[m, n], the AXPY of the forward's
-//   transposition (strided over X, so bank conflicts may cut lanes).
-// - After the row's last m of an n, the partial dW[ks, n] of the PE is
+// - Each PE owes the product of its block, X^T[ks x ms] . dY[ms x n's]
+//   (its tokens' share of the sum over tokens), and computes it as outer
+//   products: the target PE of each row broadcasts dY[rows of r, n's] along
+//   its row token by token (color 0, both ways, itself included); every PE
+//   takes a token's n's into a row buffer and runs one AXPY per k over
+//   them, acc[k, n's] += X[m, k] x dY[m, n's], so its ops are as long as
+//   the n's, not as its ks.
+// - After the row's last token, the partial dW[ks, n's] of the PE is
 //   reduced down the column (colors 1 and 2 by row parity) on a hardware
-//   thread, overlapping the next n's FMACs, and the chain's last PE sends
-//   the sum off the wafer at the end of the column's mesh row, into the I/O
-//   ring: even columns chain from row 0 up and leave East, odd ones from
-//   the last row down and leave West, so both edges' channels carry
-//   gradients. K x N gradients leave, one column of k's per PE column.
+//   thread, and the chain's last PE sends the sum off the wafer at the end
+//   of the column's mesh row, into the I/O ring: even columns chain from
+//   row 0 up and leave East, odd ones from the last row down and leave
+//   West, so both edges' channels carry gradients. K x N gradients leave,
+//   one column of k's per PE column, each k's n's together.
 //   (Grid terms as in WeightStreamPlan.h: a grid column is a mesh row.)
 //
-// The passes are the forward's: one per target column; the broadcast's
-// routes change with the pass (GemmMapping::programPhaseRoutes).
+// The phases are blocks of the forward's passes: each pass's n's in as few
+// balanced blocks as let a PE's partial dW (ks x the block's n's) and a
+// token's dY row fit beside X and dY; the broadcast's routes change with
+// the pass (GemmMapping::programPhaseRoutes). dY lies at its target block
+// by block, each block token-major.
 
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/WeightStreamPlan.h"
@@ -51,25 +57,47 @@ class WeightGradGemm : public GemmMapping {
   GemmBounds bounds(const config::ArchConfig& arch) const override;
   std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override;
 
-  pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const;
+  pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t phase) const;
 
  private:
-  // What program() holds in the SRAM of PE (c, r): a SramDemand or SramBytes (SramBudget.h).
+  // A phase: n's [nBegin, nEnd) of pass `pass` of the forward layout.
+  struct Block {
+    std::uint32_t pass = 0, nBegin = 0, nEnd = 0;
+    std::uint32_t ns() const { return nEnd - nBegin; }
+  };
+  // Each pass in as few balanced blocks of at most `most` n's as can be.
+  static std::vector<Block> blocksOf(const WeightStreamPlan& layout, std::uint32_t most);
+  // What program() holds in the SRAM of PE (c, r) for blocks of `ns` n's:
+  // a SramDemand or SramBytes (SramBudget.h).
   template <class Demand>
-  Demand sramParts(std::uint32_t c, std::uint32_t r) const;
-  // A layout already checked against the architecture (or cut from one).
-  WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout)
-      : GemmMapping(outlineOf(shape, layout)), layout_(std::move(layout)) {}
-  // 3 colors; kept: X and dY; a phase per pass of n's of the forward layout.
-  static GemmOutline outlineOf(const GemmShape& shape, const WeightStreamPlan& layout);
+  static Demand sramParts(const WeightStreamPlan& layout, std::uint32_t c, std::uint32_t r, std::uint32_t ns);
+  // The largest block that fits every PE's SRAM (arch.pe.sram_bytes);
+  // throws PlanError naming the PE that cannot hold even one n.
+  static std::uint32_t largestBlock(const WeightStreamPlan& layout, const config::ArchConfig& arch,
+                                    const std::string& describe);
+  // A layout checked against the architecture, and its blocks.
+  struct Fitted {
+    WeightStreamPlan layout;
+    std::vector<Block> blocks;
+  };
+  static Fitted fit(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY);
+  WeightGradGemm(const GemmShape& shape, Fitted fitted)
+      : WeightGradGemm(shape, std::move(fitted.layout), std::move(fitted.blocks)) {}
+  // A layout already checked against the architecture (or cut from one), in these blocks.
+  WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout, std::vector<Block> blocks)
+      : GemmMapping(outlineOf(shape, layout, blocks)), layout_(std::move(layout)), blocks_(std::move(blocks)) {}
+  // 3 colors; kept: X and dY; a phase per block.
+  static GemmOutline outlineOf(const GemmShape& shape, const WeightStreamPlan& layout, const std::vector<Block>& blocks);
   // Whether column c's reduction runs towards higher rows and leaves East.
   // The gradients leave through the edge the weights did not come in by.
   static bool chainsEast(std::uint32_t c) { return !WeightStreamPlan::weightsFromEast(c); }
   bool chainStart(std::uint32_t c, std::uint32_t r) const { return r == (chainsEast(c) ? 0 : layout_.gridY - 1); }
-  // Where pass `pass`'s n's start in the "dy" buffer of its target column, in n's.
-  std::uint32_t dyColumnOffset(std::uint32_t pass) const;
+  // Where phase `phase`'s n's start in the "dy" buffer of its target column, in n's.
+  std::uint32_t dyColumnOffset(std::uint32_t phase) const;
+  std::uint32_t target(std::uint32_t phase) const { return layout_.target[blocks_[phase].pass]; }
 
   WeightStreamPlan layout_;  // of the forward GEMM Y[M x N] = X[M x K] . W[K x N]
+  std::vector<Block> blocks_;
   unsigned broadcastColor_ = 0;
   unsigned sumColors_[2] = {1, 2};
 };

@@ -206,10 +206,10 @@ TEST(GemmWatchdog, ASlowRingOrLongOverheadsAreNotADeadlock) {
 }
 
 // Weight gradient: two rows of token blocks stand for all, two ramps per
-// row left out per phase. Exact on 8 rows (44 and 48 tokens), 16 rows (300
-// tokens, 16 x 16 mesh), 5 rows (123) and in 7 passes; on some uneven
-// grids a few cycles per row over, never under (9 rows of 11 or 12 tokens:
-// measured +35 on 1459).
+// row left out per phase. Never under and within 1% on 8 rows (44 and 48
+// tokens), 16 rows (300 tokens, 16 x 16 mesh), 5 rows (123) and in 7
+// passes (measured: exact but for 4 cycles over on 550 with 48 tokens); on
+// some uneven grids a few cycles per row over (9 rows of 11 or 12 tokens).
 TEST(GemmRepresentativeRows, WeightGradientTwoRowsForAll) {
   const ScratchDir dir;
   const std::string wg = "--set run.mode=timing --set workload.pass=weight_grad ";
@@ -221,7 +221,8 @@ TEST(GemmRepresentativeRows, WeightGradientTwoRowsForAll) {
     const nlohmann::json all = runGemm(dir, "wg_all", wg + shape);
     const nlohmann::json some = runGemm(dir, "wg_some", wg + shape + " --set workload.rows=representative");
     if (all.empty() || some.empty()) continue;
-    EXPECT_EQ(some.at("cycles"), all.at("cycles")) << shape;
+    EXPECT_GE(some.at("cycles").get<double>(), all.at("cycles").get<double>()) << shape;
+    EXPECT_LE(some.at("cycles").get<double>(), 1.01 * all.at("cycles").get<double>()) << shape;
     EXPECT_EQ(some.at("workload").at("rows_simulated"), 2) << shape;
   }
   const std::string uneven = wg + "--set workload.m=100 --set arch.mesh.width=9";
@@ -268,19 +269,22 @@ TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
 
 // GPT-3 XL's FFN weight gradient with 128 tokens on 64 x 64 (2 tokens per
 // row): each mesh row's 32 k's x 8192 gradients leave through one ring
-// channel, so the ring binds (bound 922,746 cycles). Two passes of 4096 n's,
-// cut to 16, 32, 64, 128 n's, come out within 0.01% of every n simulated
-// (measured 1,082,199 on 1,082,200).
-TEST(GemmSteadyStateOutputs, LongWeightGradientWithinATenThousandth) {
+// channel, so the ring binds (bound 922,746 cycles). Two passes of 4096 n's
+// in 34 blocks of 240 or 241 (a PE's partial dW of 32 k's fits that many),
+// cut to 8, 16, 32, 64, 128 n's, come out within 0.1% of every n simulated
+// (measured 1,378,847 on 1,379,872: each block ends in its column's
+// reduction burst, which the cuts carry at their own size).
+TEST(GemmSteadyStateOutputs, LongWeightGradientWithinATenthOfAPercent) {
   const ScratchDir dir;
   const std::string wg = "--set arch.preset=small --set run.mode=timing --set workload.pass=weight_grad "
                          "--set workload.dtype=mixed --set workload.m=128 --set workload.k=2048 --set workload.n=8192 "
                          "--set workload.rows=representative";
   const nlohmann::json all = runGemm(dir, "long_all", wg);
-  const nlohmann::json cut = runGemm(dir, "long_cut", wg + " --set workload.steady_state_outputs=16");
+  const nlohmann::json cut = runGemm(dir, "long_cut", wg + " --set workload.steady_state_outputs=8");
   if (all.empty() || cut.empty()) return;
-  EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 1e-4 * all.at("cycles").get<double>());
-  EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), 2u);
+  EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 1e-3 * all.at("cycles").get<double>());
+  EXPECT_EQ(cut.at("workload").at("phases"), 34u);
+  EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), 34u);
   EXPECT_EQ(all.at("workload").at("lower_bounds").at("max"), all.at("workload").at("lower_bounds").at("bandwidth"));
 }
 
