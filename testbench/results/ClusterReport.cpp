@@ -44,9 +44,13 @@ nlohmann::json memoryxFigures(const system::Cluster& cluster) {
   double exposed = 0, optimizerBusy = 0;
   for (const system::LayerStream& l : cluster.memoryx.streams()) exposed += l.exposed.to_seconds();
   for (const system::OptimizerUpdate& u : cluster.memoryx.updates()) optimizerBusy += (u.end - u.start).to_seconds();
+  std::uint64_t accumulatedBytes = 0;
+  for (const system::GradientAccumulation& a : cluster.memoryx.accumulations()) accumulatedBytes += a.bytesTouched;
   return {{"exposed_fetch_seconds", exposed},
           {"optimizer_busy_seconds", optimizerBusy},
-          {"updates", cluster.memoryx.updates().size()}};
+          {"updates", cluster.memoryx.updates().size()},
+          {"gradient_accumulations", cluster.memoryx.accumulations().size()},
+          {"accumulation_bytes", accumulatedBytes}};
 }
 
 nlohmann::json perSystemTiming(const system::Cluster& cluster) {

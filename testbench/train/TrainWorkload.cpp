@@ -140,7 +140,8 @@ std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::
     try {
       mapping(g, beside);
     } catch (const firmware::PlanError& e) {
-      return Misfit{g.name + " " + gemmPassName(g.pass) + ": " + e.what() + " (beside " + keptText + ")", isLmHead(g)};
+      return Misfit{g.name + " " + gemmPassName(g.pass) + ": " + e.what() + " (what is left beside " + keptText +
+                        " of arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) + ")", isLmHead(g)};
     }
   }
   return std::nullopt;

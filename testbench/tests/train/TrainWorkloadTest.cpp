@@ -300,6 +300,54 @@ TEST(TrainStep, GemmsInPassesLeaveNothingBehindForTheNext) {
   EXPECT_GT(r["step_cycles"].get<std::uint64_t>(), 0u);
 }
 
+// A step of two micro-batches (tiny model, 4 sequences in micro-batches of
+// 2): each is a whole forward and backward pass, so the step has twice a
+// micro-batch's 27 GEMMs and 37 ops (per layer 8 ops each way; the
+// embedding, the final norm both ways and the loss), and its weights cross
+// SwarmX four times: 4 x 4,480 streamed parameters x 2 bytes (per layer
+// qkv 16 x 48, attn_out 16 x 16, ffn_up 16 x 32, ffn_down 32 x 16, and the
+// LM head's 16 x 24). The micro-batches are identical, so the 15 distinct
+// GEMMs are simulated once. MemoryX adds the first micro-batch's gradients
+// of each of the 9 matrices into its accumulator (writing 4,480 x 4 bytes)
+// and updates every matrix, and the parameters no GEMM streams, once.
+TEST(TrainMicroBatches, EachMicroBatchIsAPassAndMemoryXUpdatesOncePerStep) {
+  const nlohmann::json r = runTrain("  model: tiny\n  batch: 4\n  micro_batch: 2\n");
+  EXPECT_EQ(r["micro_batch"]["count"], 2u);
+  EXPECT_EQ(r["micro_batch"]["size"], 2u);
+  EXPECT_EQ(r["micro_batch"]["chosen_by"], "workload.micro_batch");
+  EXPECT_EQ(r["gemm_count"], 54u);
+  EXPECT_EQ(r["op_count"], 74u);
+  EXPECT_EQ(r["gemms"].size(), 15u);
+  EXPECT_EQ(r["tokens_per_step"], 32u);
+  EXPECT_EQ(r["traffic"]["swarmx_broadcast"]["bytes"], 4u * 4480 * 2);
+  EXPECT_EQ(r["memoryx"]["gradient_accumulations"], 9u);
+  EXPECT_EQ(r["memoryx"]["accumulation_bytes"], 4480u * 4);
+  EXPECT_EQ(r["memoryx"]["updates"], 10u);
+}
+
+// With 300 bytes of SRAM a PE holds the tiny model's step for 3 sequences
+// but not 4: `auto` splits a batch of 4 into 2 micro-batches of 2, and
+// asking for 4 is refused naming the key, what does not fit and the 3 that
+// would.
+TEST(TrainMicroBatches, AutoSplitsWhatDoesNotFitAndATooLargeOneIsRefused) {
+  const std::string sram = "  pe:\n    sram_bytes: 300\n";
+  const nlohmann::json r = runTrain("  model: tiny\n  batch: 4\n", "  mode: timing\n", sram);
+  EXPECT_EQ(r["micro_batch"]["chosen_by"], "auto");
+  EXPECT_EQ(r["micro_batch"]["largest_fitting"], 3u);
+  EXPECT_EQ(r["micro_batch"]["count"], 2u);
+  EXPECT_EQ(r["micro_batch"]["size"], 2u);
+  try {
+    runTrain("  model: tiny\n  batch: 4\n  micro_batch: 4\n", "  mode: timing\n", sram);
+    ADD_FAILURE() << "a micro-batch that does not fit ran";
+  } catch (const config::ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("workload.micro_batch: 4 sequences do not fit: ", 0), 0u) << msg;
+    EXPECT_NE(msg.find("(what is left beside 176 B a PE of activations kept for the backward pass of "
+                       "arch.pe.sram_bytes = 300)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("; micro_batch: 3 would (the largest that fits)"), std::string::npos) << msg;
+  }
+}
+
 TEST(TrainStep, BadSettingsNameTheKey) {
   const auto message = [](const std::string& workload, const std::string& run) {
     try {
@@ -314,6 +362,10 @@ TEST(TrainStep, BadSettingsNameTheKey) {
             std::string::npos);
   EXPECT_NE(message("  model: tiny\n  batch: 2\n  seq: 9\n", "  mode: timing\n").find("workload.seq"), std::string::npos);
   EXPECT_NE(message("  model: tiny\n  batch: 2\n  wafers: some\n", "  mode: timing\n").find("workload.wafers"),
+            std::string::npos);
+  EXPECT_EQ(message("  model: tiny\n  batch: 2\n  micro_batch: 3\n", "  mode: timing\n"),
+            "workload.micro_batch: '3' is neither auto nor a number of sequences from 1 to workload.batch = 2");
+  EXPECT_NE(message("  model: tiny\n  batch: 2\n  micro_batch: half\n", "  mode: timing\n").find("workload.micro_batch"),
             std::string::npos);
   try {
     runTrain("  model: tiny\n  batch: 2\n", "  mode: timing\n", "  memoryx:\n    capacity_bytes: 1000\n");
