@@ -6,8 +6,11 @@ element through a ceiling), so each round measures the model's slope in
 every key by one extra run per key (a finite difference at the current
 values), solves the bounded linear least-squares problem in relative error
 (scipy's lsq_linear), rounds the integer keys, refits the others with them
-fixed, and repeats from the new values until nothing changes. The result
-is always checked by running the model at the fitted values."""
+fixed, and repeats from the new values until nothing changes. A training
+point's samples per second is the inverse of a step's cycles, not linear in
+the keys but close to it over a round's step; the rounds take up what the
+linearisation misses. The result is always checked by running the model at
+the fitted values."""
 import dataclasses
 
 import numpy as np
@@ -75,7 +78,7 @@ def _solve(slopes, base, at, start, measured, keys, free):
 
 
 def fit(model, points, keys, log, max_rounds=4):
-    measured = np.array([p.hw_cycles for p in points])
+    measured = np.array([p.measured for p in points])
     theta = np.array([k.start for k in keys], dtype=float)
     history = []
     for round_number in range(1, max_rounds + 1):
@@ -87,9 +90,10 @@ def fit(model, points, keys, log, max_rounds=4):
             probe[i] += step
             steps.append(step)
             jobs += [(p, values_of(keys, probe)) for p in points]
-        cycles = np.array(model.cycles(jobs), dtype=float).reshape(len(keys) + 1, len(points))
-        base = cycles[0]
-        slopes = np.stack([(cycles[i + 1] - base) / steps[i] for i in range(len(keys))], axis=1)
+        simulated = np.array([r["simulated"] for r in model.simulate(jobs)], dtype=float)
+        simulated = simulated.reshape(len(keys) + 1, len(points))
+        base = simulated[0]
+        slopes = np.stack([(simulated[i + 1] - base) / steps[i] for i in range(len(keys))], axis=1)
         free = np.ones(len(keys), dtype=bool)
         new = _solve(slopes, base, theta, theta, measured, keys, free)
         integer = np.array([k.integer for k in keys])
@@ -110,7 +114,7 @@ def fit(model, points, keys, log, max_rounds=4):
 def identifiability(slopes, points):
     """Singular values and correlations of the scaled normal equations: which
     keys the data can tell apart."""
-    measured = np.array([p.hw_cycles for p in points])
+    measured = np.array([p.measured for p in points])
     a = np.array(slopes) / measured[:, None]
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1

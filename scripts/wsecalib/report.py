@@ -1,6 +1,7 @@
 """What a calibration writes: the fitted preset overlay, the table of every
-point (measured, simulated, error, fitted or predicted), a log-log plot of
-simulated against measured, and the whole record as JSON; all atomically."""
+point (measured, simulated, error, fitted or predicted; a table per kind of
+point, each in its own unit), a log-log plot of simulated against measured,
+and the whole record as JSON; all atomically."""
 import csv
 import io
 import json
@@ -9,47 +10,87 @@ import re
 
 from wsesweep.atomic import write_text_atomically
 
+from . import data
+
 TABLE_BEGIN = "<!-- calibration-table:begin (scripts/calibrate.py --update-doc) -->"
 TABLE_END = "<!-- calibration-table:end -->"
 
 
-def rows_of(points, simulated, fitted_names):
+def rows_of(points, runs, fitted_names):
+    """A row per point: what describes it (data.fields; None where its kind
+    has no such column), measured, simulated, relative error, role, and
+    what its run recorded."""
     rows = []
-    for p, s in zip(points, simulated):
-        rows.append({"point": p.name, "algorithm": p.algorithm, "dtype": p.dtype, "p": p.p, "tile": p.tile,
-                     "measured": p.hw_cycles, "simulated": s, "error": (s - p.hw_cycles) / p.hw_cycles,
-                     "role": "fitted" if p.name in fitted_names else "predicted"})
+    for point, run in zip(points, runs):
+        rows.append({"kind": point.kind, "point": point.name, **data.fields(point), "measured": point.measured,
+                     "simulated": run["simulated"], "error": run["simulated"] / point.measured - 1,
+                     "role": "fitted" if point.name in fitted_names else "predicted",
+                     "host_seconds": run["host_seconds"], "micro_batch": run.get("micro_batch"),
+                     "wafer_timing": run.get("wafer_timing")})
     return rows
 
 
-def mape(rows, role=None):
-    chosen = [abs(r["error"]) for r in rows if role is None or r["role"] == role]
+def kinds_of(rows):
+    return list(dict.fromkeys(r["kind"] for r in rows))
+
+
+def mape(rows, role=None, kind=None):
+    chosen = [abs(r["error"]) for r in rows if role in (None, r["role"]) and kind in (None, r["kind"])]
     return sum(chosen) / len(chosen) if chosen else None
 
 
-def markdown(rows, keys, values, data_path, provenance):
-    out = io.StringIO()
-    out.write(f"Data: `{os.path.basename(data_path)}`" + (f" ({' '.join(provenance)})" if provenance else "") + "\n\n")
-    out.write("| key | fitted value |\n|---|---|\n")
-    for k in keys:
-        out.write(f"| `{k.name}` | {values[k.name]} |\n")
-    out.write("\n| point | p | tile | measured cycles | simulated cycles | error | role |\n|---|---|---|---|---|---|---|\n")
+# Each kind's table: header, row field, format.
+TABLES = {
+    "gemm": (("point", "point", "{}"), ("p", "p", "{}"), ("tile", "tile", "{}"),
+             ("measured cycles", "measured", "{:.0f}"), ("simulated cycles", "simulated", "{:.0f}"),
+             ("error", "error", "{:+.1%}"), ("role", "role", "{}")),
+    "train": (("model", "model", "{}"), ("preset", "preset", "{}"), ("systems", "systems", "{}"),
+              ("batch", "global_batch", "{}"), ("seq", "seq", "{}"),
+              ("measured samples/s", "measured", "{:.1f}"), ("predicted samples/s", "simulated", "{:.1f}"),
+              ("error", "error", "{:+.1%}"), ("role", "role", "{}"), ("micro-batch", "micro_batch", "{}")),
+}
+
+
+def _table(out, columns, rows):
+    out.write("\n| " + " | ".join(header for header, _, _ in columns) + " |\n")
+    out.write("|" + "---|" * len(columns) + "\n")
     for r in rows:
-        out.write(f"| {r['point']} | {r['p']} | {r['tile']} | {r['measured']:.0f} | {r['simulated']:.0f} | "
-                  f"{r['error']:+.1%} | {r['role']} |\n")
+        out.write("| " + " | ".join(form.format(r[field]) for _, field, form in columns) + " |\n")
+
+
+def markdown(rows, keys, values, provenance):
+    out = io.StringIO()
+    for path, lines in provenance.items():
+        out.write(f"Data: `{os.path.basename(path)}`" + (f" ({' '.join(lines)})" if lines else "") + "\n")
+    if keys:
+        out.write("\n| key | fitted value |\n|---|---|\n")
+        for k in keys:
+            out.write(f"| `{k.name}` | {values[k.name]} |\n")
+    else:
+        out.write("\nNothing fitted (--no-fit): every point is a prediction.\n")
+    kinds = kinds_of(rows)
+    for kind in kinds:
+        _table(out, TABLES[kind], [r for r in rows if r["kind"] == kind])
     for role in ("fitted", "predicted", None):
         m = mape(rows, role)
         if m is not None:
             out.write(f"\nMAPE{' (' + role + ' points)' if role else ' (all points)'}: {m:.1%}")
+    if len(kinds) > 1:
+        for kind in kinds:
+            out.write(f"\nMAPE ({kind} points): {mape(rows, kind=kind):.1%}")
     return out.getvalue() + "\n"
 
 
-def overlay_yaml(keys, values, preset, data_path, rows):
+def _data_names(provenance):
+    return ", ".join(os.path.basename(path) for path in provenance)
+
+
+def overlay_yaml(keys, values, preset, provenance, rows):
     """A preset that is `preset` with the fitted values: drop it into a preset
     folder (WSESIM_PRESET_DIR), or copy its values into a run file's arch."""
-    lines = [f"# Fitted by scripts/calibrate.py to {os.path.basename(data_path)} "
+    lines = [f"# Fitted by scripts/calibrate.py to {_data_names(provenance)} "
              f"(MAPE {mape(rows):.1%} over {len(rows)} points)",
-             f"description: {preset} with timing fitted to {os.path.basename(data_path)}",
+             f"description: {preset} with timing fitted to {_data_names(provenance)}",
              f"base: {preset}"]
     tree = {}
     for k in keys:
@@ -70,11 +111,7 @@ def overlay_yaml(keys, values, preset, data_path, rows):
     return "\n".join(lines) + "\n"
 
 
-def plot(rows, path_base):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    figure, axes = plt.subplots(figsize=(5.5, 5))
+def _plot_kind(axes, rows, kind):
     for role, marker in (("fitted", "o"), ("predicted", "s")):
         chosen = [r for r in rows if r["role"] == role]
         if chosen:
@@ -87,11 +124,22 @@ def plot(rows, path_base):
     axes.set_yscale("log")
     axes.set_xlim(low, high)
     axes.set_ylim(low, high)
-    axes.set_xlabel("measured cycles (real machine)")
-    axes.set_ylabel("simulated cycles (wsesim)")
-    axes.set_title(f"wsesim vs measurements, MAPE {mape(rows):.1%}")
+    axes.set_xlabel(f"measured {data.UNIT[kind]} (real machine)")
+    axes.set_ylabel(f"simulated {data.UNIT[kind]} (wsesim)")
+    axes.set_title(f"wsesim vs measurements ({kind}), MAPE {mape(rows):.1%}")
     axes.grid(True, which="both", linewidth=0.3)
     axes.legend()
+
+
+def plot(rows, path_base):
+    """Simulated against measured, one panel per kind: each its own unit."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    kinds = kinds_of(rows)
+    figure, panels = plt.subplots(1, len(kinds), figsize=(5.5 * len(kinds), 5), squeeze=False)
+    for axes, kind in zip(panels[0], kinds):
+        _plot_kind(axes, [r for r in rows if r["kind"] == kind], kind)
     figure.tight_layout()
     for ext in ("png", "svg"):
         tmp = f"{path_base}.tmp.{ext}"
@@ -100,15 +148,15 @@ def plot(rows, path_base):
     plt.close(figure)
 
 
-def write_all(out_dir, rows, keys, values, preset, data_path, provenance, record):
+def write_all(out_dir, rows, keys, values, preset, provenance, record):
     table = io.StringIO()
     writer = csv.DictWriter(table, fieldnames=list(rows[0].keys()))
     writer.writeheader()
     writer.writerows(rows)
     write_text_atomically(os.path.join(out_dir, "report.csv"), table.getvalue())
-    write_text_atomically(os.path.join(out_dir, "report.md"), markdown(rows, keys, values, data_path, provenance))
+    write_text_atomically(os.path.join(out_dir, "report.md"), markdown(rows, keys, values, provenance))
     write_text_atomically(os.path.join(out_dir, "fitted_preset.yaml"),
-                          overlay_yaml(keys, values, preset, data_path, rows))
+                          overlay_yaml(keys, values, preset, provenance, rows))
     write_text_atomically(os.path.join(out_dir, "calibration.json"), json.dumps(record, indent=1) + "\n")
     plot(rows, os.path.join(out_dir, "measured_vs_simulated"))
 

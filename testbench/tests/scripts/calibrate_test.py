@@ -17,12 +17,12 @@ TRUE = {"arch.pe.cycles_per_element.fp32.fmac": "2.5", "arch.pe.op_overhead_cycl
 FIXED = ["arch.pe.task_start_cycles=2"]
 
 # "Measurements": the model at TRUE, on SUMMA fp32 grids of 2 x 2 and 3 x 3.
-points = [data.Point("summa", "fp32", p, tile, p * tile, 1.0) for p in (2, 3) for tile in (2, 4, 8)]
-truth = model.Model(ctx.wsesim, "tiny", ctx.path("truth"), 2, FIXED).cycles([(p, TRUE) for p in points])
+points = [data.GemmPoint("summa", "fp32", p, tile, p * tile, 1.0) for p in (2, 3) for tile in (2, 4, 8)]
+truth = model.Model(ctx.wsesim, "tiny", ctx.path("truth"), 2, FIXED).simulate([(p, TRUE) for p in points])
 with open(ctx.path("measured.csv"), "w", encoding="utf-8") as f:
     f.write("# made by the model at known values\np,tile,n,hw_cycles\n")
-    for p, cycles in zip(points, truth):
-        f.write(f"{p.p},{p.tile},{p.n},{cycles}\n")
+    for p, run in zip(points, truth):
+        f.write(f"{p.p},{p.tile},{p.n},{run['simulated']}\n")
 
 out = ctx.path("fit")
 run = ctx.script("calibrate.py", ctx.path("measured.csv"), "--preset", "tiny", "--set", FIXED[0], "--fit-on",
