@@ -4,7 +4,8 @@
 The scenarios the models issue asks for: GPT-3 XL (1.3B) on the full
 750 x 994 WSE-2 preset, and the same with only the model name changed to
 GPT-NeoX 20B; a GPT-3 XL step on the 64 x 64 `small` preset as the quick
-one. Every distinct GEMM is simulated once with representative rows
+one; and steps at the public batches of real CS-2 runs (GPT-2 small,
+GPT-J on two systems, BERT-Large), each in the micro-batches `auto` picks. Every distinct GEMM is simulated once with representative rows
 (docs/training.md); the step then runs on the system model. Each scenario
 reports its step, where it went, and the host's wall time and peak memory.
 Writes one JSON document atomically.
@@ -19,14 +20,19 @@ from bench_common import ROOT, host_fields, main, run_wsesim
 CONFIG = os.path.join(ROOT, "testbench", "configs", "train_tiny.yaml")
 
 
-def train(name, model, preset, batch, seq):
-    return (name, {"arch.preset": preset, "workload.model": model, "workload.batch": batch, "workload.seq": seq})
+def train(name, model, preset, batch, seq, systems=1):
+    return (name, {"arch.preset": preset, "workload.model": model, "workload.batch": batch, "workload.seq": seq,
+                   "arch.cluster.systems": systems})
 
 
 SCENARIOS = [
     train("gpt3xl_small_batch1_seq128", "gpt3-xl", "small", 1, 128),
     train("gpt3xl_wse2_batch8_seq2048", "gpt3-xl", "wse2", 8, 2048),
     train("gpt-neox-20b_wse2_batch8_seq2048", "gpt-neox-20b", "wse2", 8, 2048),
+    # The public batches of real CS-2 runs (training_cs2.csv, docs/validation.md), micro-batches chosen by auto.
+    train("gpt2-small_wse2_batch112_seq2048", "gpt2-small", "wse2", 112, 2048),
+    train("gpt-j-6b_wse2_2systems_batch60_seq2048", "gpt-j-6b", "wse2", 60, 2048, systems=2),
+    train("bert-large_wse2_batch1024_seq128", "bert-large", "wse2", 1024, 128),
 ]
 
 
@@ -41,6 +47,7 @@ def run(wsesim, name, overrides):
         "step_seconds": w["step_seconds"],
         "samples_per_second": w["samples_per_second"],
         "utilisation": w["utilisation"],
+        "micro_batch": w["micro_batch"]["why"],
         "breakdown_cycles": w["breakdown_cycles"],
         "phase_bounds": w["phase_bounds"],
         "gemms_simulated": len(w["gemms"]),
