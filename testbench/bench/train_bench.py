@@ -5,7 +5,8 @@ The scenarios the models issue asks for: GPT-3 XL (1.3B) on the full
 750 x 994 WSE-2 preset, and the same with only the model name changed to
 GPT-NeoX 20B; a GPT-3 XL step on the 64 x 64 `small` preset as the quick
 one; and steps at the public batches of real CS-2 runs (GPT-2 small,
-GPT-J on two systems, BERT-Large), each in the micro-batches `auto` picks. Every distinct GEMM is simulated once with representative rows
+GPT-J on two systems, BERT-Large), each in the micro-batches `auto`
+picks. Every distinct GEMM is simulated once with representative rows
 (docs/training.md); the step then runs on the system model. Each scenario
 reports its step, where it went, and the host's wall time and peak memory.
 Writes one JSON document atomically.
