@@ -1,5 +1,7 @@
 #include "hw/config/StrictYaml.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -99,12 +101,21 @@ YAML::Node loadOneDocument(const std::string& text, const std::string& origin) {
   return root;
 }
 
+std::vector<FileRead>& readSoFar() {
+  static std::vector<FileRead> files;
+  return files;
+}
+
+const std::vector<FileRead>& filesRead() { return readSoFar(); }
+
 std::string readTextFile(const std::filesystem::path& file, const std::string& what) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     throw YamlError("cannot read " + what + " '" + file.string() + "': it is a directory");
   std::FILE* f = std::fopen(file.c_str(), "rb");
   if (!f) throw YamlError("cannot open " + what + " '" + file.string() + "': " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(::fileno(f), &st) == 0) readSoFar().push_back(FileRead{what, file, st.st_dev, st.st_ino});
   std::string text;
   char buf[4096];
   std::size_t n;
