@@ -16,22 +16,47 @@ std::string lineOf(const YAML::Mark& mark) { return std::to_string(mark.line + 1
 
 std::string keyText(const YAML::Node& key) { return key.IsScalar() ? key.Scalar() : "(a structure)"; }
 
-void rejectRepeatedKeys(const YAML::Node& node, const std::string& path, const std::string& origin) {
+// A document is walked as its readers will walk it: through its aliases,
+// which yaml-cpp keeps as shared nodes. A node that contains itself (an
+// alias inside its own anchor) would take every walk round forever, and a
+// few aliases of aliases expand a small file into millions of values; both
+// stop here, before any reader sees the document.
+constexpr std::size_t kMaxNodes = 100000;
+
+struct Walk {
+  const std::string& origin;
+  std::vector<std::pair<YAML::Node, std::string>> enclosing;  // the maps and lists around the node, with their paths
+  std::size_t nodes = 0;
+};
+
+std::string pathText(const std::string& path) { return path.empty() ? "(the top level)" : "'" + path + "'"; }
+
+void rejectRepeatedKeys(const YAML::Node& node, const std::string& path, Walk& walk) {
+  if (++walk.nodes > kMaxNodes)
+    throw YamlError(walk.origin + ": more than " + std::to_string(kMaxNodes) +
+                    " values once its aliases are expanded (the last at " + pathText(path) +
+                    "); aliases of aliases repeat values exponentially: write the values out");
+  if (!node.IsSequence() && !node.IsMap()) return;
+  for (const auto& [outer, outerPath] : walk.enclosing)
+    if (outer.is(node))
+      throw YamlError(walk.origin + ": " + pathText(path) + " refers through an alias to " + pathText(outerPath) +
+                      " (line " + lineOf(outer.Mark()) + "), which contains it: a value cannot contain itself");
+  walk.enclosing.emplace_back(node, path);
   if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) rejectRepeatedKeys(node[i], path + "[" + std::to_string(i) + "]", origin);
-    return;
+    for (std::size_t i = 0; i < node.size(); ++i) rejectRepeatedKeys(node[i], path + "[" + std::to_string(i) + "]", walk);
+  } else {
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& item : node) {
+      const std::string key = keyText(item.first);
+      const std::string dotted = path.empty() ? key : path + "." + key;
+      const auto [first, fresh] = seen.emplace(key, item.first.Mark());
+      if (!fresh)
+        throw YamlError(walk.origin + ": key '" + dotted + "' is given twice (lines " + lineOf(first->second) +
+                        " and " + lineOf(item.first.Mark()) + "); give it once");
+      rejectRepeatedKeys(item.second, dotted, walk);
+    }
   }
-  if (!node.IsMap()) return;
-  std::map<std::string, YAML::Mark> seen;
-  for (const auto& item : node) {
-    const std::string key = keyText(item.first);
-    const std::string dotted = path.empty() ? key : path + "." + key;
-    const auto [first, fresh] = seen.emplace(key, item.first.Mark());
-    if (!fresh)
-      throw YamlError(origin + ": key '" + dotted + "' is given twice (lines " + lineOf(first->second) + " and " +
-                      lineOf(item.first.Mark()) + "); give it once");
-    rejectRepeatedKeys(item.second, dotted, origin);
-  }
+  walk.enclosing.pop_back();
 }
 
 // 1-based line of byte `offset`.
@@ -97,7 +122,8 @@ YAML::Node loadOneDocument(const std::string& text, const std::string& origin) {
     throw YamlError(origin + ": a second YAML document starts at line " + documentStartLine(text, documents[1]) +
                     "; a file holds one document (remove the '---' and what follows, or merge it into the first)");
   const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
-  rejectRepeatedKeys(root, "", origin);
+  Walk walk{origin, {}, 0};
+  rejectRepeatedKeys(root, "", walk);
   return root;
 }
 
