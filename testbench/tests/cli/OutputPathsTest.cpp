@@ -212,6 +212,38 @@ TEST_F(OutputPaths, DirectoriesSocketsAndBlockDevicesAreRefused) {
   ::close(sock);
 }
 
+// Item 3: SystemC never checks the waveform's writes; the old code reported
+// a waveform cut short by a full disk as written (exit 0). kSmallRun's
+// waveform takes about 116 KB.
+TEST_F(OutputPaths, AWaveformOnAFullDiskFailsWithExitFourAndLeavesNothing) {
+  // A 64 KiB tmpfs in a mount namespace of the run's own (gone with it).
+  fs::create_directory(work("disk"));
+  const std::string mount = "unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs disk && cd disk && ";
+  if (std::system(("cd '" + work("").string() + "' && " + mount + "true' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "no tmpfs can be mounted here (needs root and a mount namespace)";
+  const Outcome o = wsesim("run ../run.yaml --out result.json --vcd trace.vcd",
+                           mount + "\"$0\" \"$@\"; status=$?; ls -A > ../listing; exit $status'");
+  EXPECT_EQ(o.status, 4) << o.err;  // Cli.h: kOutputError
+  EXPECT_EQ(o.err, "wsesim: cannot write --vcd trace.vcd: No space left on device\n");
+  EXPECT_EQ(readFile(work("listing")), "") << "the full disk kept files";
+  EXPECT_EQ(o.out.find("waveform:"), std::string::npos) << o.out;
+}
+
+TEST_F(OutputPaths, AWaveformPastTheFileSizeLimitFailsWithExitFour) {
+  // The same failure anywhere, without privileges: a write past RLIMIT_FSIZE
+  // fails (EFBIG) where the disk would have filled. It used to kill wsesim
+  // with SIGXFSZ.
+  const std::string limit = "bash -c 'ulimit -f 48 && exec \"$0\" \"$@\"'";  // 48 KiB
+  Outcome o = wsesim("run run.yaml --vcd trace.vcd --out result.json", limit);
+  EXPECT_EQ(o.status, 4) << o.err;
+  EXPECT_EQ(o.err, "wsesim: cannot write --vcd trace.vcd: File too large\n");
+  EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"});
+  // The result alone (7 KB) fits.
+  o = wsesim("run run.yaml --out result.json", limit);
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(filesInWork(), (std::set<std::string>{"run.yaml", "result.json"}));
+}
+
 TEST_F(OutputPaths, TheHostsDevNullIsStillACharacterDeviceAfterwards) {
   // The canary: a FIFO of our own, which the old code replaced. Only if it
   // survived may the real /dev/null be named.
