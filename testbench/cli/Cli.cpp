@@ -29,7 +29,8 @@ const char* kUsage =
     "      default wse2), where the default comes from, and what it means\n"
     "  wsesim --help\n"
     "\n"
-    "exit status: 0 ok, 1 usage, 2 configuration error, 3 simulation failed, 4 cannot write output\n";
+    "exit status: 0 ok, 1 usage, 2 configuration error, 3 simulation failed, 4 cannot write output,\n"
+    "             128 + n interrupted by signal n (unfinished outputs removed)\n";
 
 }  // namespace
 

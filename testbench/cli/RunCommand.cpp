@@ -21,6 +21,7 @@
 #include "testbench/cli/RunArguments.h"
 #include "testbench/results/AtomicFile.h"
 #include "testbench/results/HostStats.h"
+#include "testbench/results/PartialFiles.h"
 #include "testbench/results/ResultDocument.h"
 #include "testbench/results/WaveformPipe.h"
 #include "testbench/workload/Workload.h"
@@ -132,6 +133,8 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // instead of killing the process with SIGPIPE or SIGXFSZ.
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGXFSZ, SIG_IGN);
+  // SIGINT, SIGTERM, SIGHUP: unfinished outputs removed, "interrupted" said, exit 128 + n.
+  results::removePartialFilesOnInterrupt();
   RunArguments args;
   try {
     args = parseRunArguments(argc, argv);

@@ -16,6 +16,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
+#include <chrono>
 #include <cstring>
 
 #include "testbench/tests/cli/CliFixture.h"
@@ -242,6 +245,55 @@ TEST_F(OutputPaths, AWaveformPastTheFileSizeLimitFailsWithExitFour) {
   o = wsesim("run run.yaml --out result.json", limit);
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(filesInWork(), (std::set<std::string>{"run.yaml", "result.json"}));
+}
+
+// Item 4: an interrupted run removes its unfinished outputs, says so, and
+// exits 128 + the signal's number. The old code died silently, leaving
+// TRACE.vcd.partial.vcd.
+TEST_F(OutputPaths, AnInterruptedRunRemovesItsUnfinishedOutputsAndSaysSo) {
+  // 20 million cycles with a waveform: far longer than the test waits.
+  writeFile(work("run.yaml"), std::string(kSmallRun) + "  drain_cycles: 0\n");
+  const std::pair<const char*, int> signals[] = {{"TERM", 15}, {"INT", 2}, {"HUP", 1}};
+  for (const auto& [name, number] : signals) {
+    // Signalled once the waveform's temporary exists, i.e. while it runs.
+    // (sh starts a background command with SIGINT ignored, which wsesim
+    // respects, as a background job should: env restores it.)
+    const std::string signalIt = "TMPDIR='" + scratch("").string() +
+                                 "' sh -c 'env --default-signal=INT \"$0\" \"$@\" & pid=$!; i=0; "
+                                 "while [ ! -e trace.vcd.tmp.$pid ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+                                 "kill -" + name + " $pid; wait $pid'";
+    const Outcome o = wsesim("run run.yaml --set workload.measure_cycles=20000000 --vcd trace.vcd --out result.json",
+                             signalIt);
+    EXPECT_EQ(o.status, 128 + number) << name << "\n" << o.err;
+    EXPECT_EQ(o.err, std::string("wsesim: interrupted by SIG") + name + "; unfinished output files removed\n");
+    EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"}) << name;
+    // Nor is the waveform's pipe left in the temporary folder.
+    for (const auto& entry : fs::directory_iterator(scratch("")))
+      EXPECT_EQ(entry.path().filename().string().rfind("wsesim-vcd-", 0), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(OutputPaths, TheTemporariesOfAKilledRunAreRemovedByTheNextOne) {
+  // SIGKILL cannot be caught: the next run naming the same output clears
+  // what the killed one left, once its process is gone and the file has
+  // not changed for a minute.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  const std::string dead = std::to_string(gone), alive = std::to_string(::getpid());
+  const std::vector<std::string> left = {"trace.vcd.partial.vcd", "trace.vcd.tmp." + dead, "trace.vcd.tmp." + alive,
+                                         "result.json.tmp." + dead, "fresh.json.tmp." + dead, "other.json.tmp." + dead};
+  const auto old = fs::file_time_type::clock::now() - std::chrono::minutes(2);
+  for (const std::string& name : left) {
+    writeFile(work(name), "cut short");
+    if (name != "fresh.json.tmp." + dead) fs::last_write_time(work(name), old);
+  }
+  const Outcome o = wsesim("run run.yaml --vcd trace.vcd --out result.json --map fresh.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  // Kept: a live process's, a fresh one's, one for a file this run does not write.
+  EXPECT_EQ(filesInWork(), (std::set<std::string>{"run.yaml", "trace.vcd", "result.json", "fresh.json",
+                                                   "trace.vcd.tmp." + alive, "fresh.json.tmp." + dead,
+                                                   "other.json.tmp." + dead}));
 }
 
 TEST_F(OutputPaths, TheHostsDevNullIsStillACharacterDeviceAfterwards) {
