@@ -7,13 +7,14 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "hw/common/MessageText.h"
 #include "hw/config/ConfigError.h"
 
 namespace wsesim::config {
 namespace {
 
 std::string where(const std::string& key, const ConfigValue& v) {
-  return key + " = '" + v.text + "' (" + v.origin + ")";
+  return key + " = '" + shownText(v.text) + "' (" + v.origin + ")";
 }
 
 std::optional<double> parseNumber(const std::string& text) {
@@ -145,13 +146,14 @@ bool ParamReader::flag(const std::string& key, std::optional<bool> fallback) {
 }
 
 void ParamReader::rejectUnknownKeys(const std::string& prefix) const {
-  std::string unknown;
+  std::vector<std::string> unknown;
   for (const auto& [key, value] : tree_.values()) {
     if (key.compare(0, prefix.size(), prefix) != 0 || resolved_.count(key)) continue;
-    unknown += (unknown.empty() ? "" : ", ") + key + " (" + value.origin + ")";
+    unknown.push_back(shownText(key) + " (" + value.origin + ")");
   }
-  // One line, as every error: scripts read the first line of stderr.
-  if (!unknown.empty()) throw ConfigError("unknown configuration key(s): " + unknown);
+  // One line, as every error: scripts read the first line of stderr. The
+  // first 20 keys, and how many more (aliases may make thousands).
+  if (!unknown.empty()) throw ConfigError("unknown configuration key(s): " + listText(unknown));
 }
 
 }  // namespace wsesim::config

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "hw/common/MessageText.h"
 namespace wsesim::yaml {
 namespace {
 
@@ -29,7 +30,7 @@ struct Walk {
   std::size_t nodes = 0;
 };
 
-std::string pathText(const std::string& path) { return path.empty() ? "(the top level)" : "'" + path + "'"; }
+std::string pathText(const std::string& path) { return path.empty() ? "(the top level)" : "'" + shownText(path) + "'"; }
 
 void rejectRepeatedKeys(const YAML::Node& node, const std::string& path, Walk& walk) {
   if (++walk.nodes > kMaxNodes)
@@ -51,7 +52,7 @@ void rejectRepeatedKeys(const YAML::Node& node, const std::string& path, Walk& w
       const std::string dotted = path.empty() ? key : path + "." + key;
       const auto [first, fresh] = seen.emplace(key, item.first.Mark());
       if (!fresh)
-        throw YamlError(walk.origin + ": key '" + dotted + "' is given twice (lines " + lineOf(first->second) +
+        throw YamlError(walk.origin + ": key '" + shownText(dotted) + "' is given twice (lines " + lineOf(first->second) +
                         " and " + lineOf(item.first.Mark()) + "); give it once");
       rejectRepeatedKeys(item.second, dotted, walk);
     }

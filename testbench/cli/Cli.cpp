@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include "hw/common/MessageText.h"
+
 namespace wsesim::cli {
 namespace {
 
@@ -42,7 +44,7 @@ int main(int argc, char** argv, std::ostream& out, std::ostream& err) {
   } catch (const std::bad_alloc&) {
     err << "wsesim: out of host memory (std::bad_alloc); run.max_host_bytes bounds what a run may plan to take\n";
   } catch (const std::exception& e) {
-    err << "wsesim: internal error: " << e.what() << "\n";
+    err << "wsesim: internal error: " << oneLine(e.what()) << "\n";
   } catch (...) {
     err << "wsesim: internal error: an exception of unknown type\n";
   }

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <systemc>
 
+#include "hw/common/MessageText.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/RunConfig.h"
@@ -139,7 +140,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     args = parseRunArguments(argc, argv);
   } catch (const UsageError& e) {
-    err << "wsesim run: " << e.what() << "\n" << kRunUsage;
+    err << "wsesim run: " << oneLine(e.what()) << "\n" << kRunUsage;
     return kUsageError;
   }
 
@@ -161,7 +162,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     params->rejectUnknownKeys();
     memoryVerdict = checkHostMemory(*work, arch, run);
   } catch (const config::ConfigError& e) {
-    err << "wsesim: configuration error: " << e.what() << "\n";
+    err << "wsesim: configuration error: " << oneLine(e.what()) << "\n";
     return kConfigError;
   }
 
@@ -181,7 +182,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const bool systemVcd = !args.vcdFile.empty() && namesAFile(args.vcdFile);
   if (systemVcd) outputs.push_back(NamedOutput{"--vcd", systemVcdFile(args.vcdFile), {}});
   if (const std::string why = checkOutputs(outputs); !why.empty()) {
-    err << "wsesim: " << why << "\n";
+    err << "wsesim: " << oneLine(why) << "\n";
     return kOutputError;
   }
   // stdout carries the run summary, unless an output goes there.
@@ -193,7 +194,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     if (const results::OutputTarget* vcd = named("--vcd")) waveform = std::make_unique<results::WaveformPipe>(*vcd);
   } catch (const std::exception& e) {
-    err << "wsesim: " << e.what() << "\n";
+    err << "wsesim: " << oneLine(e.what()) << "\n";
     return kOutputError;
   }
   try {
@@ -208,7 +209,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return kSimulationError;
   } catch (const std::exception& e) {
     if (waveform) waveform->abandon();
-    err << "wsesim: simulation failed: " << e.what() << "\n";
+    err << "wsesim: simulation failed: " << e.what() << "\n";  // a deadlock adds its blocked queues
     return kSimulationError;
   }
 
@@ -250,7 +251,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
       summary << "  results:  " << args.outFile << "\n";
     }
   } catch (const std::exception& e) {
-    err << "wsesim: " << e.what() << "\n";
+    err << "wsesim: " << oneLine(e.what()) << "\n";
     return kOutputError;
   }
   return kOk;

@@ -42,4 +42,47 @@ TEST_F(HostileInput, AValueContainingItselfIsAnErrorInEveryEntryPoint) {
                     {"preset looped: 'mesh.again' refers through an alias to 'mesh'"}, "preset");
 }
 
+// Item 5: a 639-byte file of aliases made a 58 MB error line and took
+// 390 MB; a 1 MB preset name was echoed whole. Item 7: a value with a
+// newline (a YAML block scalar) broke the one-line message in two.
+TEST_F(HostileInput, MessagesStayOneShortLineWhateverTheyQuote) {
+  // 14 levels of two aliases: 2 + 4 + ... + 2^14 unknown keys, within the 100,000 values.
+  std::string bomb = "arch: {preset: tiny, fabric: {routing: xy}}\nworkload: {type: noc}\nrun:\n  a0: &a0 {x: 1, y: 2}\n";
+  for (int i = 1; i < 14; ++i)
+    bomb += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " {p: *a" + std::to_string(i - 1) + ", q: *a" +
+            std::to_string(i - 1) + "}\n";
+  writeFile(work("keys.yaml"), bomb);
+  Outcome o = wsesim("run keys.yaml --out result.json");
+  expectConfigError(o, {"unknown configuration key(s): run.a0.x (keys.yaml), run.a0.y (keys.yaml), ",
+                        " and 32746 more"}, "2^15 - 2 unknown keys");
+  EXPECT_LT(o.err.size(), 2000u);
+  // 16 levels: more than 100,000 values, refused before they are expanded.
+  writeFile(work("bomb.yaml"), bomb + "  a14: &a14 {p: *a13, q: *a13}\n  a15: &a15 {p: *a14, q: *a14}\n");
+  o = wsesim("run bomb.yaml --out result.json");
+  expectConfigError(o, {"bomb.yaml: more than 100000 values once its aliases are expanded"}, "alias bomb");
+  EXPECT_LT(o.err.size(), 1000u);
+
+  writeFile(work("name.yaml"), "arch: {preset: \"" + std::string(1 << 20, 'p') + "\"}\nworkload: {type: noc}\n");
+  o = wsesim("run name.yaml --out result.json");
+  expectConfigError(o, {"arch.preset = " + std::string(200, 'p') + "... (and 1048376 more bytes) (name.yaml): no such preset"},
+                    "a 1 MB preset name");
+  EXPECT_LT(o.err.size(), 1000u);
+  writeFile(work("value.yaml"), std::string(kSmallRun) + "  seed: \"" + std::string(1 << 20, '7') + "\"\n");
+  o = wsesim("run value.yaml --out result.json");
+  expectConfigError(o, {"workload.seed = '" + std::string(200, '7') + "... (and 1048376 more bytes)' (value.yaml)"},
+                    "a 1 MB value");
+  EXPECT_LT(o.err.size(), 1000u);
+
+  writeFile(work("block.yaml"), "arch: {preset: tiny, fabric: {routing: xy}}\nworkload:\n  type: noc\n  pattern: |\n    two\n    lines\n");
+  expectConfigError(wsesim("run block.yaml --out result.json"), {"workload.pattern = 'two\\nlines\\n' (block.yaml)"},
+                    "a block scalar");
+  // A model file's reader (models/) quotes values its own way: the line is
+  // kept whole where the message is printed.
+  std::string model = readFile(WSESIM_SOURCE_DIR "/models/zoo/tiny.yaml");
+  model.replace(model.find("positions: learned"), 18, "positions: |\n  learned\n  rotary");
+  writeFile(work("tiny.yaml"), model);
+  writeFile(work("train.yaml"), "arch: {preset: tiny}\nrun: {mode: timing}\nworkload: {type: train, model: tiny.yaml, batch: 2}\n");
+  expectConfigError(wsesim("run train.yaml --out result.json"), {"positions", "learned\\nrotary"}, "a model file's block scalar");
+}
+
 }  // namespace
