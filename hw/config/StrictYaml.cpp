@@ -1,6 +1,8 @@
 #include "hw/config/StrictYaml.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -136,20 +138,57 @@ std::vector<FileRead>& readSoFar() {
 const std::vector<FileRead>& filesRead() { return readSoFar(); }
 
 std::string readTextFile(const std::filesystem::path& file, const std::string& what) {
+  const std::string name = what + " '" + shownText(file.string()) + "'";
   std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw YamlError("cannot read " + what + " '" + file.string() + "': it is a directory");
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) throw YamlError("cannot open " + what + " '" + file.string() + "': " + std::strerror(errno));
+  if (std::filesystem::is_directory(file, ec)) throw YamlError("cannot read " + name + ": it is a directory");
+  // Not blocking: a FIFO without a writer, or a device, must not hang the
+  // open before its kind is known.
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) throw YamlError("cannot open " + name + ": " + std::strerror(errno));
   struct stat st;
-  if (::fstat(::fileno(f), &st) == 0) readSoFar().push_back(FileRead{what, file, st.st_dev, st.st_ino});
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw YamlError("cannot read " + name + ": " + std::strerror(error));
+  }
+  const char* kind = S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device"
+                   : S_ISSOCK(st.st_mode) ? "a socket" : nullptr;
+  if (kind) {
+    ::close(fd);
+    throw YamlError("cannot read " + name + ": it is " + kind + ", not a file (a run file, preset or model " +
+                    "file is a regular file or a pipe)");
+  }
+  if (S_ISREG(st.st_mode) && std::uintmax_t(st.st_size) > kMaxFileBytes) {
+    ::close(fd);
+    throw YamlError("cannot read " + name + ": it is " + std::to_string(st.st_size) + " bytes, more than the " +
+                    std::to_string(kMaxFileBytes >> 20) + " MiB a run file, preset or model file may have");
+  }
+  if (S_ISFIFO(st.st_mode)) {  // a pipe is read as it comes: wait for its writer now
+    ::close(fd);
+    fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw YamlError("cannot open " + name + ": " + std::strerror(errno));
+  } else {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  }
+  readSoFar().push_back(FileRead{what, file, st.st_dev, st.st_ino});
+  // At most one byte past the cap: a file that grows, or a pipe, stops there.
   std::string text;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) throw YamlError("cannot read " + what + " '" + file.string() + "'");
+  char buf[1 << 16];
+  while (text.size() <= kMaxFileBytes) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw YamlError("cannot read " + name + ": " + std::strerror(error));
+    }
+    if (n == 0) break;
+    text.append(buf, std::size_t(n));
+  }
+  ::close(fd);
+  if (text.size() > kMaxFileBytes)
+    throw YamlError("cannot read " + name + ": more than the " + std::to_string(kMaxFileBytes >> 20) +
+                    " MiB a run file, preset or model file may have");
   return text;
 }
 

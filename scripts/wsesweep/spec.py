@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import os
+import stat
 import urllib.parse
 
 import yaml
@@ -60,12 +61,55 @@ PLOT_KEYS = {"name", "x", "y", "lines", "where", "logx", "logy"}
 MAX_NAME_LENGTH = 200
 
 
-def load_spec(path):
+# As wsesim's (hw/config/StrictYaml.h): a spec or base config is a regular
+# file or a pipe of at most 16 MiB.
+MAX_FILE_BYTES = 16 << 20
+
+
+def read_text(path, what):
+    """The whole text of a regular file or a pipe, never more than
+    MAX_FILE_BYTES: /dev/zero as a base config is an error, not a read that
+    takes all memory."""
+    where = f"cannot read {what} {path}"
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = yaml.safe_load(f)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)  # a FIFO or device must not hang here
     except OSError as e:
-        raise SpecError(f"cannot read {path}: {e.strerror}")
+        raise SpecError(f"{where}: {e.strerror}")
+    try:
+        mode = os.fstat(fd)
+        if stat.S_ISDIR(mode.st_mode):
+            raise SpecError(f"{where}: it is a directory")
+        if not (stat.S_ISREG(mode.st_mode) or stat.S_ISFIFO(mode.st_mode)):
+            raise SpecError(f"{where}: it is not a regular file or a pipe")
+        if stat.S_ISREG(mode.st_mode) and mode.st_size > MAX_FILE_BYTES:
+            raise SpecError(f"{where}: it is {mode.st_size} bytes, more than the {MAX_FILE_BYTES >> 20} MiB allowed")
+        if stat.S_ISFIFO(mode.st_mode):  # read as it comes: wait for the writer now
+            os.close(fd)
+            fd = os.open(path, os.O_RDONLY)
+        else:
+            os.set_blocking(fd, True)
+        data = bytearray()
+        while len(data) <= MAX_FILE_BYTES:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+    except OSError as e:
+        raise SpecError(f"{where}: {e.strerror}")
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise SpecError(f"{where}: more than the {MAX_FILE_BYTES >> 20} MiB allowed")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError(f"{where}: byte {e.start} is not UTF-8 text")
+
+
+def load_spec(path):
+    text = read_text(path, "the spec")
+    try:
+        doc = yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise SpecError(f"{path} is not YAML: {e}")
     if not isinstance(doc, dict):
@@ -77,11 +121,7 @@ def load_spec(path):
     base_path = _require(doc, "base", str, path)
     # Relative to the spec, so a spec and its base config move together.
     base_path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), base_path))
-    try:
-        with open(base_path, encoding="utf-8") as f:
-            base_text = f.read()
-    except OSError as e:
-        raise SpecError(f"{path}: base config {base_path}: {e.strerror}")
+    base_text = read_text(base_path, f"the base config of {path}:")
 
     overrides = doc.get("set") or {}
     if not isinstance(overrides, dict):

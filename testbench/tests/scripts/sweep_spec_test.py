@@ -2,6 +2,8 @@
 """Spec expansion: ranges (arithmetic and geometric, float and integer,
 inclusive stop), grid and zip order, point names, --set texts, and the
 errors that stop a bad spec before anything runs."""
+import os
+
 from sweep_testlib import Context, check, check_exit
 
 ctx = Context()
@@ -63,4 +65,20 @@ for body, message in [
 bad = ctx.sweep(ctx.write("bad.yaml", "base: missing.yaml\naxes: {workload.seed: [1]}\nmetrics: [cycles]\n"))
 check_exit(bad, 2, "spec naming a missing base config")
 check("missing.yaml" in bad.stderr, f"message: {bad.stderr}")
+# Issue 29, item 6: a base config of /dev/zero took the sweep to 24 GB and
+# the kernel's OOM killer. Files read whole are regular files or pipes of at
+# most 16 MiB, as wsesim's.
+big = ctx.write("big.yaml", "")
+os.truncate(big, 17 << 20)
+for base, message in [("/dev/zero", "cannot read the base config of"), ("/dev/zero", "not a regular file or a pipe"),
+                      ("big.yaml", "17825792 bytes, more than the 16 MiB allowed"), (".", "it is a directory")]:
+    spec = ctx.write("device.yaml", f"base: {base}\naxes: {{workload.seed: [1]}}\nmetrics: [cycles]\n")
+    done = ctx.sweep(spec, bounded=True)
+    check_exit(done, 2, f"base: {base}")
+    check(message in done.stderr and done.stderr.startswith("sweep: ") and done.stderr.count("\n") == 1,
+          f"base: {base}: message {done.stderr!r} lacks '{message}'")
+os.symlink("/dev/urandom", ctx.path("random.yaml"))
+done = ctx.sweep(ctx.path("random.yaml"), bounded=True)
+check_exit(done, 2, "a spec that is /dev/urandom")
+check("cannot read the spec" in done.stderr, f"message: {done.stderr}")
 print("ranges, grid and zip, names, --set texts and spec errors as documented")
