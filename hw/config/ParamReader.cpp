@@ -38,6 +38,14 @@ std::optional<std::int64_t> parseInteger(const std::string& text) {
   return std::int64_t(*number);
 }
 
+// A key left unset whose default the other keys put out of its range (an
+// empty range: workload.color with arch.fabric.colors = 1), found before the
+// run rather than as a simulation failure naming no key.
+ConfigError defaultOutOfRange(const std::string& key, const std::string& value, const std::string& range) {
+  return ConfigError(key + " (not set, default " + value + "): out of range here, must be " + range +
+                     "; set it, or the keys its range follows");
+}
+
 std::string formatReal(double v) {
   std::ostringstream out;
   out.precision(17);
@@ -77,6 +85,8 @@ std::int64_t ParamReader::integer(const std::string& key, std::int64_t min, std:
     if (!number) throw ConfigError(where(key, *v) + ": expected " + range);
     value = *number;
     if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
+  } else if ((value < min || value > max) && !specs_) {
+    throw defaultOutOfRange(key, std::to_string(value), range);
   }
   record(key, ResolvedParam::Kind::Integer, std::to_string(value));
   return value;
@@ -100,6 +110,8 @@ double ParamReader::real(const std::string& key, double min, double max, std::op
     if (!number) throw ConfigError(where(key, *v) + ": expected " + range);
     value = *number;
     if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
+  } else if ((value < min || value > max) && !specs_) {
+    throw defaultOutOfRange(key, formatReal(value), range);
   }
   record(key, ResolvedParam::Kind::Real, formatReal(value));
   return value;

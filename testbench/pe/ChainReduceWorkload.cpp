@@ -31,7 +31,8 @@ ChainReduceConfig readChainReduceConfig(config::ParamReader& p, const config::Ar
                                          " instructions: the FMUL, repeat - 1 FMACs and the send"));
   c.precision = *valueOf(pe::kPrecisionNames, p.choice("workload.dtype", {"fp32", "fp16"}, std::string("fp32")));
   c.color = unsigned(p.integer("workload.color", 0, std::int64_t(arch.fabric.colors) - 2, 0,
-                               "the chain uses this color and the next one"));
+                               "the chain uses this color and the next one, of arch.fabric.colors = " +
+                                   std::to_string(arch.fabric.colors)));
   c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
   return c;
 }

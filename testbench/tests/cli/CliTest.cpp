@@ -780,6 +780,18 @@ TEST_F(Cli, ChainReduceSaysWhereItsClosedFormDoesNotHold) {
   }
 }
 
+TEST_F(Cli, ChainReduceOnOneColorIsAConfigurationError) {
+  // Found by the fuzz test (issue 29): the chain alternates two colors; on
+  // one the default workload.color 0 was taken unchecked and the run failed
+  // in its simulation, naming no key (exit 3).
+  writeFile(work("run.yaml"), kChainRun);
+  const Outcome o = wsesim("run run.yaml --set arch.fabric.colors=1 --out result.json");
+  EXPECT_EQ(o.status, 2) << o.err;
+  expectMentions(o.err, {"workload.color (not set, default 0): out of range here, must be an integer in [0, -1]",
+                         "arch.fabric.colors = 1"});
+  EXPECT_EQ(filesInWork(), std::set<std::string>{"run.yaml"});
+}
+
 TEST_F(Cli, ChainReduceRepeatStopsWhereATaskCanHoldItsOps) {
   // Item 10: repeat 1048576 ran past 150 s: a task longer than 65535
   // instructions wrapped the PE's 16-bit program counter and ran round for
