@@ -1,7 +1,9 @@
 #include "hw/config/StrictYaml.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +27,8 @@ std::string keyText(const YAML::Node& key) { return key.IsScalar() ? key.Scalar(
 // few aliases of aliases expand a small file into millions of values; both
 // stop here, before any reader sees the document.
 constexpr std::size_t kMaxNodes = 100000;
+
+constexpr long kPipeFsMagic = 0x50495045;  // statfs f_type of an anonymous pipe (linux/magic.h PIPEFS_MAGIC)
 
 struct Walk {
   const std::string& origin;
@@ -163,27 +167,36 @@ std::string readTextFile(const std::filesystem::path& file, const std::string& w
     throw YamlError("cannot read " + name + ": it is " + std::to_string(st.st_size) + " bytes, more than the " +
                     std::to_string(kMaxFileBytes >> 20) + " MiB a run file, preset or model file may have");
   }
-  if (S_ISFIFO(st.st_mode)) {  // a pipe is read as it comes: wait for its writer now
-    ::close(fd);
-    fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw YamlError("cannot open " + name + ": " + std::strerror(errno));
-  } else {
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  }
   readSoFar().push_back(FileRead{what, file, st.st_dev, st.st_ino});
+  // A named FIFO may get its writer after this open: reading it without
+  // blocking, an end of file before any writer came means none yet, so
+  // poll() waits for one. An anonymous pipe (`<(...)`, /dev/stdin) has had
+  // its writer: there an end of file is the end.
+  struct statfs fs;
+  const bool waitForWriter = S_ISFIFO(st.st_mode) && ::fstatfs(fd, &fs) == 0 && fs.f_type != kPipeFsMagic;
+  if (!waitForWriter) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  bool writerSeen = !waitForWriter;
   // At most one byte past the cap: a file that grows, or a pipe, stops there.
   std::string text;
   char buf[1 << 16];
   while (text.size() <= kMaxFileBytes) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      text.append(buf, std::size_t(n));
+      writerSeen = true;
+      continue;
+    }
+    if (n == 0 && writerSeen) break;
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
+    if (n < 0 && errno != EAGAIN) {
       const int error = errno;
       ::close(fd);
       throw YamlError("cannot read " + name + ": " + std::strerror(error));
     }
-    if (n == 0) break;
-    text.append(buf, std::size_t(n));
+    // A FIFO: no writer yet (n == 0), or no data yet (EAGAIN).
+    writerSeen = writerSeen || n < 0;
+    pollfd wait{fd, POLLIN, 0};
+    if (::poll(&wait, 1, -1) > 0) writerSeen = true;
   }
   ::close(fd);
   if (text.size() > kMaxFileBytes)

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import re
+import select
 import stat
 import urllib.parse
 
@@ -88,17 +89,27 @@ def read_text(path, what):
             raise SpecError(f"{where}: it is not a regular file or a pipe")
         if stat.S_ISREG(mode.st_mode) and mode.st_size > MAX_FILE_BYTES:
             raise SpecError(f"{where}: it is {mode.st_size} bytes, more than the {MAX_FILE_BYTES >> 20} MiB allowed")
-        if stat.S_ISFIFO(mode.st_mode):  # read as it comes: wait for the writer now
-            os.close(fd)
-            fd = os.open(path, os.O_RDONLY)
-        else:
-            os.set_blocking(fd, True)
-        data = bytearray()
+        # A named FIFO may get its writer after this open: an end of file
+        # before any writer came means none yet, and poll() waits for one.
+        # An anonymous pipe (/dev/stdin) has had its writer.
+        wait_for_writer = stat.S_ISFIFO(mode.st_mode) and not os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+        os.set_blocking(fd, not wait_for_writer)
+        writer_seen, data = not wait_for_writer, bytearray()
         while len(data) <= MAX_FILE_BYTES:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:  # a writer, no data yet
+                chunk, writer_seen = None, True
+            if chunk:
+                data += chunk
+                writer_seen = True
+                continue
+            if chunk == b"" and writer_seen:
                 break
-            data += chunk
+            waiting = select.poll()
+            waiting.register(fd, select.POLLIN)
+            if waiting.poll():
+                writer_seen = True
     except OSError as e:
         raise SpecError(f"{where}: {e.strerror}")
     finally:

@@ -2,6 +2,8 @@
 // every entry point (the run file, --set, a model file, a preset): each ends
 // with one clean line naming what is wrong and a documented exit status,
 // never a crash, a runaway read or a message of megabytes.
+#include <sys/stat.h>
+
 #include "testbench/tests/cli/CliFixture.h"
 
 namespace {
@@ -113,9 +115,21 @@ TEST_F(HostileInput, FilesReadWholeAreRegularFilesOrPipesOfAtMost16MiB) {
                            "sh -c 'ulimit -v 1000000 && yes a: 1 | timeout 60 \"$0\" \"$@\"'"),
                     {"cannot read configuration file '/dev/stdin': more than the 16 MiB"}, "an endless pipe");
   writeFile(work("run.yaml"), kSmallRun);
-  const Outcome o = wsesim("run /dev/stdin --out result.json", "sh -c 'cat run.yaml | \"$0\" \"$@\"'");
+  Outcome o = wsesim("run /dev/stdin --out result.json", "sh -c 'cat run.yaml | \"$0\" \"$@\"'");
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_TRUE(fs::exists(work("result.json")));
+  // A named FIFO is read from whichever writer comes, before or after the
+  // run opens it; an anonymous pipe whose writer is gone is simply empty.
+  ASSERT_EQ(::mkfifo(work("fifo").c_str(), 0644), 0);
+  for (const char* writer : {"cat run.yaml > fifo &", "(sleep 0.3; cat run.yaml > fifo) &"}) {
+    o = wsesim("run fifo --out fifo.json", std::string("sh -c '") + writer + " timeout 20 \"$0\" \"$@\"'");
+    EXPECT_EQ(o.status, 0) << writer << "\n" << o.err;
+    EXPECT_TRUE(fs::exists(work("fifo.json"))) << writer;
+    fs::remove(work("fifo.json"));
+  }
+  fs::remove(work("result.json"));
+  expectConfigError(wsesim("run /dev/stdin --out result.json", "sh -c 'true | timeout 20 \"$0\" \"$@\"'"),
+                    {"arch.mesh.width: missing"}, "an empty pipe");
 }
 
 }  // namespace

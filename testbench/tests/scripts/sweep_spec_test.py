@@ -3,6 +3,7 @@
 inclusive stop), grid and zip order, point names, --set texts, and the
 errors that stop a bad spec before anything runs."""
 import os
+import subprocess
 
 from sweep_testlib import Context, check, check_exit
 
@@ -116,6 +117,12 @@ for base, message in [("/dev/zero", "cannot read the base config of"), ("/dev/ze
     check_exit(done, 2, f"base: {base}")
     check(message in done.stderr and done.stderr.startswith("sweep: ") and done.stderr.count("\n") == 1,
           f"base: {base}: message {done.stderr!r} lacks '{message}'")
+# A base config in a FIFO is read from its writer, however late it comes.
+os.mkfifo(ctx.path("fifo.yaml"))
+writer = subprocess.Popen(["sh", "-c", f"sleep 0.3; cat {ctx.path('base.yaml')} > {ctx.path('fifo.yaml')}"])
+check(specs.load_spec(ctx.write("fifo-spec.yaml", "base: fifo.yaml\naxes: {workload.seed: [1]}\nmetrics: [cycles]\n"))
+      .base_text == open(ctx.path("base.yaml")).read(), "a base config from a FIFO")
+writer.wait()
 os.symlink("/dev/urandom", ctx.path("random.yaml"))
 done = ctx.sweep(ctx.path("random.yaml"), bounded=True)
 check_exit(done, 2, "a spec that is /dev/urandom")
