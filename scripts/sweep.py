@@ -42,6 +42,7 @@ def main():
     if not args.aggregate and not os.access(wsesim, os.X_OK):
         print(f"sweep: no executable wsesim at {wsesim}: build it or pass --wsesim", file=sys.stderr)
         return EXIT_USAGE
+    out_dir = args.out
     try:
         spec = specs.load_spec(args.spec)
         points = specs.expand_points(spec)
@@ -52,6 +53,9 @@ def main():
         plan = sweepdir.write_plan(out_dir, spec, specs.fixed_overrides(spec), points, wsesim, inputs)
     except (specs.SpecError, sweepdir.SweepDirError, run_inputs.InputsError) as e:
         print(f"sweep: {e}", file=sys.stderr)
+        return EXIT_SPEC
+    except OSError as e:  # the folder cannot be written
+        print(f"sweep: cannot write {e.filename or out_dir}: {e.strerror}", file=sys.stderr)
         return EXIT_SPEC
 
     if not args.aggregate:

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "hw/common/MessageText.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/StrictYaml.h"
 
@@ -16,7 +17,7 @@ const std::set<std::string> kSections = {"arch", "workload", "run"};
 
 std::string scalarKey(const YAML::Node& key, const std::string& under, const std::string& origin) {
   if (!key.IsScalar())
-    throw ConfigError(origin + ": a key under '" + (under.empty() ? "(top level)" : under) +
+    throw ConfigError(origin + ": a key under '" + (under.empty() ? "(top level)" : shownText(under)) +
                       "' is not a plain name (line " + std::to_string(key.Mark().line + 1) + ")");
   return key.Scalar();
 }
@@ -28,7 +29,7 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
       for (const auto& item : node) {
         const std::string key = scalarKey(item.first, prefix, origin);
         if (key.empty() || key.find('.') != std::string::npos)
-          throw ConfigError(origin + ": invalid key '" + key + "' under '" + prefix + "'");
+          throw ConfigError(origin + ": invalid key '" + shownText(key) + "' under '" + shownText(prefix) + "'");
         flatten(item.second, prefix.empty() ? key : prefix + "." + key, origin, out);
       }
       break;
@@ -36,9 +37,9 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
       out[prefix] = ConfigValue{node.Scalar(), origin};
       break;
     case YAML::NodeType::Null:
-      throw ConfigError(prefix + " (" + origin + "): has no value");
+      throw ConfigError(shownText(prefix) + " (" + origin + "): has no value");
     case YAML::NodeType::Sequence:
-      throw ConfigError(prefix + " (" + origin + "): lists are not accepted here; give a single value");
+      throw ConfigError(shownText(prefix) + " (" + origin + "): lists are not accepted here; give a single value");
     case YAML::NodeType::Undefined:
       break;
   }
@@ -70,7 +71,7 @@ ConfigTree ConfigTree::fromText(const std::string& yaml, const std::string& orig
   for (const auto& item : root) {
     const std::string section = scalarKey(item.first, "", origin);
     if (!kSections.count(section))
-      throw ConfigError(origin + ": unknown section '" + section + "' (allowed: arch, workload, run)");
+      throw ConfigError(origin + ": unknown section '" + shownText(section) + "' (allowed: arch, workload, run)");
     flatten(item.second, section, origin, tree.values_);
   }
   return tree;
@@ -85,17 +86,17 @@ void ConfigTree::set(const std::string& key, const std::string& text, const std:
     throw ConfigError(origin + ": a key is not UTF-8 text");
   const std::string section = key.substr(0, key.find('.'));
   if (!kSections.count(section) || key.find('.') == std::string::npos)
-    throw ConfigError(origin + ": key '" + key + "' must start with arch., workload. or run.");
+    throw ConfigError(origin + ": key '" + shownText(key) + "' must start with arch., workload. or run.");
   values_[key] = ConfigValue{text, origin};
 }
 
 void ConfigTree::applyOverride(const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw ConfigError("--set " + assignment + ": expected dotted.key=value");
+    throw ConfigError("--set " + shownText(assignment) + ": expected dotted.key=value");
   const std::string key = assignment.substr(0, eq);
-  const YAML::Node value = parseYaml(assignment.substr(eq + 1), "--set " + key);
-  if (!value.IsScalar()) throw ConfigError("--set " + key + ": the value must be a single scalar");
+  const YAML::Node value = parseYaml(assignment.substr(eq + 1), "--set " + shownText(key));
+  if (!value.IsScalar()) throw ConfigError("--set " + shownText(key) + ": the value must be a single scalar");
   set(key, value.Scalar(), "--set");
 }
 
@@ -104,14 +105,14 @@ void ConfigTree::applyPreset(const std::filesystem::path& presetDir) {
   if (!named) return;
   std::string name = named->text;
   // Who named the preset being loaded, for error messages.
-  std::string namedBy = "arch.preset = " + name + " (" + named->origin + ")";
+  std::string namedBy = "arch.preset = " + shownText(name) + " (" + named->origin + ")";
   std::vector<std::string> chain;
   while (!name.empty()) {
     chain.push_back(name);
     if (std::find(chain.begin(), chain.end() - 1, name) != chain.end() - 1) {
       std::string cycle;
-      for (const std::string& p : chain) cycle += (cycle.empty() ? "" : " -> ") + p;
-      if (chain.size() == 2) throw ConfigError("preset '" + name + "' is based on itself (its 'base' key)");
+      for (const std::string& p : chain) cycle += (cycle.empty() ? "" : " -> ") + shownText(p);
+      if (chain.size() == 2) throw ConfigError("preset '" + shownText(name) + "' is based on itself (its 'base' key)");
       throw ConfigError("presets are based on each other in a cycle (" + cycle + "): check their 'base' keys");
     }
     // A preset is a name from the directory's listing, never a path built
@@ -140,7 +141,7 @@ void ConfigTree::applyPreset(const std::filesystem::path& presetDir) {
     }
     // Values already present come from a more specific layer and win.
     for (auto& [key, value] : flat) values_.emplace(key, value);
-    namedBy = origin + ": base = " + base;
+    namedBy = origin + ": base = " + shownText(base);
     name = base;
   }
 }

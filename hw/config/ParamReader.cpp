@@ -7,13 +7,14 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "hw/common/MessageText.h"
 #include "hw/config/ConfigError.h"
 
 namespace wsesim::config {
 namespace {
 
 std::string where(const std::string& key, const ConfigValue& v) {
-  return key + " = '" + v.text + "' (" + v.origin + ")";
+  return key + " = '" + shownText(v.text) + "' (" + v.origin + ")";
 }
 
 std::optional<double> parseNumber(const std::string& text) {
@@ -35,6 +36,14 @@ std::optional<std::int64_t> parseInteger(const std::string& text) {
   const std::optional<double> number = parseNumber(text);
   if (!number || std::floor(*number) != *number || std::fabs(*number) > 9007199254740992.0) return std::nullopt;
   return std::int64_t(*number);
+}
+
+// A key left unset whose default the other keys put out of its range (an
+// empty range: workload.color with arch.fabric.colors = 1), found before the
+// run rather than as a simulation failure naming no key.
+ConfigError defaultOutOfRange(const std::string& key, const std::string& value, const std::string& range) {
+  return ConfigError(key + " (not set, default " + value + "): out of range here, must be " + range +
+                     "; set it, or the keys its range follows");
 }
 
 std::string formatReal(double v) {
@@ -76,6 +85,8 @@ std::int64_t ParamReader::integer(const std::string& key, std::int64_t min, std:
     if (!number) throw ConfigError(where(key, *v) + ": expected " + range);
     value = *number;
     if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
+  } else if ((value < min || value > max) && !specs_) {
+    throw defaultOutOfRange(key, std::to_string(value), range);
   }
   record(key, ResolvedParam::Kind::Integer, std::to_string(value));
   return value;
@@ -99,6 +110,8 @@ double ParamReader::real(const std::string& key, double min, double max, std::op
     if (!number) throw ConfigError(where(key, *v) + ": expected " + range);
     value = *number;
     if (value < min || value > max) throw ConfigError(where(key, *v) + ": out of range, must be " + range);
+  } else if ((value < min || value > max) && !specs_) {
+    throw defaultOutOfRange(key, formatReal(value), range);
   }
   record(key, ResolvedParam::Kind::Real, formatReal(value));
   return value;
@@ -145,13 +158,14 @@ bool ParamReader::flag(const std::string& key, std::optional<bool> fallback) {
 }
 
 void ParamReader::rejectUnknownKeys(const std::string& prefix) const {
-  std::string unknown;
+  std::vector<std::string> unknown;
   for (const auto& [key, value] : tree_.values()) {
     if (key.compare(0, prefix.size(), prefix) != 0 || resolved_.count(key)) continue;
-    unknown += (unknown.empty() ? "" : ", ") + key + " (" + value.origin + ")";
+    unknown.push_back(shownText(key) + " (" + value.origin + ")");
   }
-  // One line, as every error: scripts read the first line of stderr.
-  if (!unknown.empty()) throw ConfigError("unknown configuration key(s): " + unknown);
+  // One line, as every error: scripts read the first line of stderr. The
+  // first 20 keys, and how many more (aliases may make thousands).
+  if (!unknown.empty()) throw ConfigError("unknown configuration key(s): " + listText(unknown));
 }
 
 }  // namespace wsesim::config

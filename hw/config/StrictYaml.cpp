@@ -1,5 +1,11 @@
 #include "hw/config/StrictYaml.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -7,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "hw/common/MessageText.h"
 namespace wsesim::yaml {
 namespace {
 
@@ -14,22 +21,49 @@ std::string lineOf(const YAML::Mark& mark) { return std::to_string(mark.line + 1
 
 std::string keyText(const YAML::Node& key) { return key.IsScalar() ? key.Scalar() : "(a structure)"; }
 
-void rejectRepeatedKeys(const YAML::Node& node, const std::string& path, const std::string& origin) {
+// A document is walked as its readers will walk it: through its aliases,
+// which yaml-cpp keeps as shared nodes. A node that contains itself (an
+// alias inside its own anchor) would take every walk round forever, and a
+// few aliases of aliases expand a small file into millions of values; both
+// stop here, before any reader sees the document.
+constexpr std::size_t kMaxNodes = 100000;
+
+constexpr long kPipeFsMagic = 0x50495045;  // statfs f_type of an anonymous pipe (linux/magic.h PIPEFS_MAGIC)
+
+struct Walk {
+  const std::string& origin;
+  std::vector<std::pair<YAML::Node, std::string>> enclosing;  // the maps and lists around the node, with their paths
+  std::size_t nodes = 0;
+};
+
+std::string pathText(const std::string& path) { return path.empty() ? "(the top level)" : "'" + shownText(path) + "'"; }
+
+void rejectRepeatedKeys(const YAML::Node& node, const std::string& path, Walk& walk) {
+  if (++walk.nodes > kMaxNodes)
+    throw YamlError(walk.origin + ": more than " + std::to_string(kMaxNodes) +
+                    " values once its aliases are expanded (the last at " + pathText(path) +
+                    "); aliases of aliases repeat values exponentially: write the values out");
+  if (!node.IsSequence() && !node.IsMap()) return;
+  for (const auto& [outer, outerPath] : walk.enclosing)
+    if (outer.is(node))
+      throw YamlError(walk.origin + ": " + pathText(path) + " refers through an alias to " + pathText(outerPath) +
+                      " (line " + lineOf(outer.Mark()) + "), which contains it: a value cannot contain itself");
+  walk.enclosing.emplace_back(node, path);
   if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) rejectRepeatedKeys(node[i], path + "[" + std::to_string(i) + "]", origin);
-    return;
+    for (std::size_t i = 0; i < node.size(); ++i) rejectRepeatedKeys(node[i], path + "[" + std::to_string(i) + "]", walk);
+  } else {
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& item : node) {
+      const std::string key = keyText(item.first);
+      const std::string dotted = path.empty() ? key : path + "." + key;
+      const auto [first, fresh] = seen.emplace(key, item.first.Mark());
+      if (!fresh)
+        throw YamlError(walk.origin + ": key '" + shownText(dotted) + "' is given twice (lines " + lineOf(first->second) +
+                        " and " + lineOf(item.first.Mark()) + "); give it once");
+      rejectRepeatedKeys(item.second, dotted, walk);
+    }
   }
-  if (!node.IsMap()) return;
-  std::map<std::string, YAML::Mark> seen;
-  for (const auto& item : node) {
-    const std::string key = keyText(item.first);
-    const std::string dotted = path.empty() ? key : path + "." + key;
-    const auto [first, fresh] = seen.emplace(key, item.first.Mark());
-    if (!fresh)
-      throw YamlError(origin + ": key '" + dotted + "' is given twice (lines " + lineOf(first->second) + " and " +
-                      lineOf(item.first.Mark()) + "); give it once");
-    rejectRepeatedKeys(item.second, dotted, origin);
-  }
+  walk.enclosing.pop_back();
 }
 
 // 1-based line of byte `offset`.
@@ -95,23 +129,79 @@ YAML::Node loadOneDocument(const std::string& text, const std::string& origin) {
     throw YamlError(origin + ": a second YAML document starts at line " + documentStartLine(text, documents[1]) +
                     "; a file holds one document (remove the '---' and what follows, or merge it into the first)");
   const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
-  rejectRepeatedKeys(root, "", origin);
+  Walk walk{origin, {}, 0};
+  rejectRepeatedKeys(root, "", walk);
   return root;
 }
 
+std::vector<FileRead>& readSoFar() {
+  static std::vector<FileRead> files;
+  return files;
+}
+
+const std::vector<FileRead>& filesRead() { return readSoFar(); }
+
 std::string readTextFile(const std::filesystem::path& file, const std::string& what) {
+  const std::string name = what + " '" + shownText(file.string()) + "'";
   std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw YamlError("cannot read " + what + " '" + file.string() + "': it is a directory");
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) throw YamlError("cannot open " + what + " '" + file.string() + "': " + std::strerror(errno));
+  if (std::filesystem::is_directory(file, ec)) throw YamlError("cannot read " + name + ": it is a directory");
+  // Not blocking: a FIFO without a writer, or a device, must not hang the
+  // open before its kind is known.
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) throw YamlError("cannot open " + name + ": " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw YamlError("cannot read " + name + ": " + std::strerror(error));
+  }
+  const char* kind = S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device"
+                   : S_ISSOCK(st.st_mode) ? "a socket" : nullptr;
+  if (kind) {
+    ::close(fd);
+    throw YamlError("cannot read " + name + ": it is " + kind + ", not a file (a run file, preset or model " +
+                    "file is a regular file or a pipe)");
+  }
+  if (S_ISREG(st.st_mode) && std::uintmax_t(st.st_size) > kMaxFileBytes) {
+    ::close(fd);
+    throw YamlError("cannot read " + name + ": it is " + std::to_string(st.st_size) + " bytes, more than the " +
+                    std::to_string(kMaxFileBytes >> 20) + " MiB a run file, preset or model file may have");
+  }
+  readSoFar().push_back(FileRead{what, file, st.st_dev, st.st_ino});
+  // A named FIFO may get its writer after this open: reading it without
+  // blocking, an end of file before any writer came means none yet, so
+  // poll() waits for one. An anonymous pipe (`<(...)`, /dev/stdin) has had
+  // its writer: there an end of file is the end.
+  struct statfs fs;
+  const bool waitForWriter = S_ISFIFO(st.st_mode) && ::fstatfs(fd, &fs) == 0 && fs.f_type != kPipeFsMagic;
+  if (!waitForWriter) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  bool writerSeen = !waitForWriter;
+  // At most one byte past the cap: a file that grows, or a pipe, stops there.
   std::string text;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) throw YamlError("cannot read " + what + " '" + file.string() + "'");
+  char buf[1 << 16];
+  while (text.size() <= kMaxFileBytes) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      text.append(buf, std::size_t(n));
+      writerSeen = true;
+      continue;
+    }
+    if (n == 0 && writerSeen) break;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN) {
+      const int error = errno;
+      ::close(fd);
+      throw YamlError("cannot read " + name + ": " + std::strerror(error));
+    }
+    // A FIFO: no writer yet (n == 0), or no data yet (EAGAIN).
+    writerSeen = writerSeen || n < 0;
+    pollfd wait{fd, POLLIN, 0};
+    if (::poll(&wait, 1, -1) > 0) writerSeen = true;
+  }
+  ::close(fd);
+  if (text.size() > kMaxFileBytes)
+    throw YamlError("cannot read " + name + ": more than the " + std::to_string(kMaxFileBytes >> 20) +
+                    " MiB a run file, preset or model file may have");
   return text;
 }
 

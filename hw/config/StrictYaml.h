@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "hw/common/Error.h"
 
@@ -25,9 +26,24 @@ class YamlError : public Error {
 // begins every message. Empty text is a null node.
 YAML::Node loadOneDocument(const std::string& text, const std::string& origin);
 
-// The whole file; a missing, unreadable or non-regular file (a directory)
-// is a YamlError naming `what` and the path.
+// Every file read whole is at most this long (the largest preset or zoo
+// file is a few KiB; a result's config fed back as a run file, tens).
+inline constexpr std::size_t kMaxFileBytes = std::size_t(16) << 20;
+
+// The whole file, a regular file or a pipe of at most kMaxFileBytes; a
+// missing or unreadable file, a directory, a device (/dev/zero) or socket,
+// or a longer file is a YamlError naming `what` and the path.
 std::string readTextFile(const std::filesystem::path& file, const std::string& what);
+
+// A file readTextFile has read: what it was read as, its path, and its
+// device and inode (so that no output of the run is written over it).
+struct FileRead {
+  std::string what;
+  std::filesystem::path path;
+  unsigned long long device = 0, inode = 0;
+};
+// Every file readTextFile has read in this process, in order.
+const std::vector<FileRead>& filesRead();
 
 // Returns the 0-based byte offset of the first byte that does not belong to
 // well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF),

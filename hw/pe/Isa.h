@@ -89,6 +89,10 @@ struct Task {
 };
 
 // Tasks are numbered by their index; a lower number wins when several can run.
+// The most instructions one task may hold: the PE's program counter is 16
+// bits (PeArray::PeState::pc), and a longer task would run round forever.
+inline constexpr std::size_t kMaxTaskInstructions = 0xFFFF;
+
 struct Program {
   std::string name;
   // Cycles of the program's own code before each op it issues: the scalar

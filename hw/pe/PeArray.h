@@ -179,7 +179,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
     ProgramId program = kNoProgram;
     std::int8_t task = kNoTask;
     bool busy = false;
-    std::uint16_t pc = 0;
+    std::uint16_t pc = 0;  // up to a task's length: kMaxTaskInstructions (ProgramCheck)
     std::uint32_t busySlots = 0;  // bit i: slot i holds an op
     std::uint32_t taskArgument = 0;
     std::uint64_t activated = 0, blocked = 0;
@@ -188,6 +188,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
     std::uint64_t lastVisit = sim::kNever;
     std::uint64_t busySince = 0;
   };
+  static_assert(kMaxTaskInstructions <= 0xFFFF, "PeState::pc counts up to a task's length");
   // Wavelets the RAMP delivered to a PE on one color, in arrival order.
   struct InboxEntry {
     std::uint64_t arrival;  // when the compute engine can use it

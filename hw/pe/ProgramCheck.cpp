@@ -20,6 +20,10 @@ class Checker {
     if (p_.tasks.size() > params_.tasks)
       fail("has " + std::to_string(p_.tasks.size()) + " tasks, more than arch.pe.tasks=" +
            std::to_string(params_.tasks));
+    for (const Task& task : p_.tasks)
+      if (task.code.size() > kMaxTaskInstructions)
+        fail("task '" + task.name + "' has " + std::to_string(task.code.size()) + " instructions, more than the " +
+             std::to_string(kMaxTaskInstructions) + " a task may hold");
     findMaxIndex();
     unsigned dataTasks = 0;
     for (std::size_t t = 0; t < p_.tasks.size(); ++t) {

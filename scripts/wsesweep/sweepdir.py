@@ -41,6 +41,8 @@ def write_plan(out_dir, spec, fixed_overrides, points, wsesim, inputs):
     Other `inputs` (presets, models, binary) are no reason to refuse: the
     points they invalidate are simply not done (point_digest)."""
     plan_path = os.path.join(out_dir, PLAN)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise SweepDirError(f"--out {out_dir} is not a folder")
     if os.path.exists(plan_path):
         old = load_plan(out_dir)
         try:
@@ -76,11 +78,17 @@ def recorded_inputs(out_dir):
 
 
 def load_plan(out_dir):
+    path = os.path.join(out_dir, PLAN)
     try:
-        with open(os.path.join(out_dir, PLAN), encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, encoding="utf-8") as f:
+            plan = json.load(f)
     except OSError as e:
         raise SweepDirError(f"no sweep in {out_dir}: {e.strerror}")
+    except ValueError as e:  # not JSON, or not UTF-8
+        raise SweepDirError(f"{path} is damaged ({e}): remove the folder or use another --out")
+    if not isinstance(plan, dict) or not all(k in plan for k in ("fixed_overrides", "points", "inputs")):
+        raise SweepDirError(f"{path} is not a sweep plan: remove the folder or use another --out")
+    return plan
 
 
 def point_dir(out_dir, name):

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include "hw/common/MessageText.h"
+
 namespace wsesim::cli {
 namespace {
 
@@ -29,7 +31,8 @@ const char* kUsage =
     "      default wse2), where the default comes from, and what it means\n"
     "  wsesim --help\n"
     "\n"
-    "exit status: 0 ok, 1 usage, 2 configuration error, 3 simulation failed, 4 cannot write output\n";
+    "exit status: 0 ok, 1 usage, 2 configuration error, 3 simulation failed, 4 cannot write output,\n"
+    "             128 + n interrupted by signal n (unfinished outputs removed)\n";
 
 }  // namespace
 
@@ -41,7 +44,7 @@ int main(int argc, char** argv, std::ostream& out, std::ostream& err) {
   } catch (const std::bad_alloc&) {
     err << "wsesim: out of host memory (std::bad_alloc); run.max_host_bytes bounds what a run may plan to take\n";
   } catch (const std::exception& e) {
-    err << "wsesim: internal error: " << e.what() << "\n";
+    err << "wsesim: internal error: " << oneLine(e.what()) << "\n";
   } catch (...) {
     err << "wsesim: internal error: an exception of unknown type\n";
   }

@@ -1,5 +1,6 @@
 #include <ostream>
 
+#include "hw/common/MessageText.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "testbench/cli/Cli.h"
@@ -42,7 +43,7 @@ int keysCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     args = parseKeysArguments(argc, argv);
   } catch (const UsageError& e) {
-    err << "wsesim keys: " << e.what() << "\n" << kKeysUsage;
+    err << "wsesim keys: " << oneLine(e.what()) << "\n" << kKeysUsage;
     return kUsageError;
   }
   std::vector<keys::KeyTable> tables;
@@ -50,7 +51,7 @@ int keysCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     const std::filesystem::path dir = config::defaultPresetDir();
     tables = keys::keyTables(keys::keyCatalogue(dir, args.preset, args.overrides), dir);
   } catch (const config::ConfigError& e) {
-    err << "wsesim: configuration error: " << e.what() << "\n";
+    err << "wsesim: configuration error: " << oneLine(e.what()) << "\n";
     return kConfigError;
   }
   if (args.format == "table") out << keys::renderText(tables, args.preset);

@@ -3,6 +3,7 @@
 #include <ostream>
 #include <utility>
 
+#include "hw/common/MessageText.h"
 #include "testbench/cli/RunArguments.h"
 
 namespace wsesim::cli {
@@ -27,7 +28,7 @@ std::optional<ListingFormat> parseListingFormat(int argc, char** argv, std::ostr
   try {
     return parseFormat(argc, argv);
   } catch (const UsageError& e) {
-    err << "wsesim " << argv[0] << ": " << e.what() << "\nusage: wsesim " << argv[0] << " [--format table|json]\n";
+    err << "wsesim " << argv[0] << ": " << oneLine(e.what()) << "\nusage: wsesim " << argv[0] << " [--format table|json]\n";
     return std::nullopt;
   }
 }

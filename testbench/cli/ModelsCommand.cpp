@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/common/MessageText.h"
 #include "models/TransformerModel.h"
 #include "testbench/cli/Cli.h"
 #include "testbench/cli/ListingCommand.h"
@@ -65,7 +66,7 @@ int modelsCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
       table += tableLine(name, model);
       entries.push_back(jsonEntry(name, dir, model));
     } catch (const models::ModelError& e) {
-      err << "wsesim: " << e.what() << "\n";
+      err << "wsesim: " << oneLine(e.what()) << "\n";
       return kConfigError;
     }
   }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/common/MessageText.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
@@ -65,7 +66,7 @@ int presetsCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
       table += tableLine(name, arch);
       entries.push_back(jsonEntry(name, dir, arch));
     } catch (const config::ConfigError& e) {
-      err << "wsesim: preset " << name << " is invalid: " << e.what() << "\n";
+      err << "wsesim: preset " << oneLine(name) << " is invalid: " << oneLine(e.what()) << "\n";
       return kConfigError;
     }
   }

@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -10,16 +11,20 @@
 #include <ostream>
 #include <systemc>
 
+#include "hw/common/MessageText.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/RunConfig.h"
+#include "hw/config/StrictYaml.h"
 #include "hw/fabric/FabricError.h"
 #include "testbench/cli/Cli.h"
 #include "testbench/cli/ProgressLine.h"
 #include "testbench/cli/RunArguments.h"
 #include "testbench/results/AtomicFile.h"
 #include "testbench/results/HostStats.h"
+#include "testbench/results/PartialFiles.h"
 #include "testbench/results/ResultDocument.h"
+#include "testbench/results/WaveformPipe.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::cli {
@@ -74,26 +79,68 @@ std::string checkHostMemory(const workload::Workload& work, const config::ArchCo
   return "estimated " + formatBytes(plan.bytes) + " before the run, limit " + limitText;
 }
 
-// A VCD being written lives under a temporary name until the run succeeds.
-std::string partialVcdBase(const std::string& vcdFile) { return vcdFile + ".partial"; }
-void removePartialVcd(const std::string& vcdBase) {
-  std::error_code ignored;  // nothing to remove is fine; a failure here must not hide the run's
-  if (!vcdBase.empty()) std::filesystem::remove(vcdBase + ".vcd", ignored);
-}
 // trace.vcd -> trace_system.vcd: the system model's waveform beside the wafer's.
 std::string systemVcdFile(const std::string& vcdFile) {
   const std::filesystem::path p(vcdFile);
   return (p.parent_path() / (p.stem().string() + "_system.vcd")).string();
 }
 
+// A path that names a regular file, or none yet, once symlinks are followed.
+bool namesAFile(const std::string& given) {
+  try {
+    return results::resolveOutput(given).kind == results::OutputTarget::Kind::File;
+  } catch (const std::exception&) {
+    return false;  // checkOutputs says why
+  }
+}
+
+// An output the command line names, once its path is resolved (results/AtomicFile.h).
+struct NamedOutput {
+  const char* option;
+  std::string given;
+  results::OutputTarget target;
+};
+
+// Resolves and checks every output before the simulation: each can be
+// written, none is a file the run reads, no two are one file. Returns the
+// message of the first that cannot, or "".
+std::string checkOutputs(std::vector<NamedOutput>& outputs) {
+  for (NamedOutput& o : outputs) {
+    try {
+      o.target = results::resolveOutput(o.given);
+      results::checkWritable(o.target);
+    } catch (const std::exception& e) {
+      return "cannot write " + std::string(o.option) + " " + o.given + ": " + e.what();
+    }
+    o.target.given = std::string(o.option) + " " + o.given;  // what later messages name
+    for (const yaml::FileRead& input : yaml::filesRead())
+      if (const auto id = o.target.identity(); id && id->first == input.device && id->second == input.inode)
+        return "cannot write " + o.target.given + ": it is " + input.path.string() + ", the " + input.what +
+               " this run reads; name another file";
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (outputs[i].target.sameAs(outputs[j].target))
+        return "cannot write " + outputs[i].target.given + ": " + outputs[j].target.given +
+               " names the same file; give each output its own";
+  return "";
+}
+
 }  // namespace
 
 int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  // A reader that goes away (a FIFO, a pipe on stdout) or a file-size limit
+  // makes a write fail with EPIPE or EFBIG, reported like any failed write,
+  // instead of killing the process with SIGPIPE or SIGXFSZ.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
+  // SIGINT, SIGTERM, SIGHUP: unfinished outputs removed, "interrupted" said, exit 128 + n.
+  results::removePartialFilesOnInterrupt();
   RunArguments args;
   try {
     args = parseRunArguments(argc, argv);
   } catch (const UsageError& e) {
-    err << "wsesim run: " << e.what() << "\n" << kRunUsage;
+    err << "wsesim run: " << oneLine(e.what()) << "\n" << kRunUsage;
     return kUsageError;
   }
 
@@ -115,44 +162,54 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     params->rejectUnknownKeys();
     memoryVerdict = checkHostMemory(*work, arch, run);
   } catch (const config::ConfigError& e) {
-    err << "wsesim: configuration error: " << e.what() << "\n";
+    err << "wsesim: configuration error: " << oneLine(e.what()) << "\n";
     return kConfigError;
   }
 
-  const std::string vcdBase = args.vcdFile.empty() ? "" : partialVcdBase(args.vcdFile);
   // Find out now, not after a long run, that an output cannot be written.
-  // The waveform is written under its temporary name, then renamed.
-  struct Output {
-    const char* option;
-    std::string file, written;  // as given; the name written first
+  std::vector<NamedOutput> outputs;
+  for (const auto& [option, file] : {std::pair<const char*, const std::string*>{"--out", &args.outFile},
+                                     {"--vcd", &args.vcdFile},
+                                     {"--map", &args.mapFile},
+                                     {"--timeline", &args.timelineFile}})
+    if (!file->empty()) outputs.push_back(NamedOutput{option, *file, {}});
+  const auto named = [&outputs](const char* option) -> const results::OutputTarget* {
+    for (const NamedOutput& o : outputs)
+      if (std::string(o.option) == option) return &o.target;
+    return nullptr;
   };
-  const Output outputs[] = {{"--out", args.outFile, args.outFile},
-                            {"--vcd", args.vcdFile, args.vcdFile},
-                            {"--vcd", args.vcdFile, vcdBase.empty() ? "" : vcdBase + ".vcd"},
-                            {"--map", args.mapFile, args.mapFile},
-                            {"--timeline", args.timelineFile, args.timelineFile}};
-  for (const Output& o : outputs) {
-    if (o.file.empty()) continue;
-    try {
-      results::checkWritable(o.written);
-    } catch (const std::exception& e) {
-      err << "wsesim: cannot write " << o.option << " " << o.file << ": " << e.what() << "\n";
-      return kOutputError;
-    }
+  // A waveform written to a file gets the system model's beside it (when the workload has one).
+  const bool systemVcd = !args.vcdFile.empty() && namesAFile(args.vcdFile);
+  if (systemVcd) outputs.push_back(NamedOutput{"--vcd", systemVcdFile(args.vcdFile), {}});
+  if (const std::string why = checkOutputs(outputs); !why.empty()) {
+    err << "wsesim: " << oneLine(why) << "\n";
+    return kOutputError;
+  }
+  // stdout carries the run summary, unless an output goes there.
+  bool toStdout = false;
+  for (const NamedOutput& o : outputs) toStdout = toStdout || o.target.isStandardOutput();
+  std::ostream& summary = toStdout ? err : out;
+
+  std::unique_ptr<results::WaveformPipe> waveform;
+  try {
+    if (const results::OutputTarget* vcd = named("--vcd")) waveform = std::make_unique<results::WaveformPipe>(*vcd);
+  } catch (const std::exception& e) {
+    err << "wsesim: " << oneLine(e.what()) << "\n";
+    return kOutputError;
   }
   try {
     // Progress goes to a terminal only: logs and pipes (and tests' streams) stay quiet.
     const bool terminal = &err == &std::cerr && ::isatty(STDERR_FILENO);
     ProgressLine progress(err);
-    work->run(workload::RunOptions{vcdBase, !args.mapFile.empty(), !args.timelineFile.empty(),
-                                   terminal ? &progress : nullptr});
+    work->run(workload::RunOptions{waveform ? waveform->systemcBaseName() : "", !args.mapFile.empty(),
+                                   !args.timelineFile.empty(), terminal ? &progress : nullptr});
   } catch (const std::bad_alloc&) {
-    removePartialVcd(vcdBase);
+    if (waveform) waveform->abandon();
     err << "wsesim: simulation failed: out of host memory (" << memoryVerdict << ")\n";
     return kSimulationError;
   } catch (const std::exception& e) {
-    removePartialVcd(vcdBase);
-    err << "wsesim: simulation failed: " << e.what() << "\n";
+    if (waveform) waveform->abandon();
+    err << "wsesim: simulation failed: " << e.what() << "\n";  // a deadlock adds its blocked queues
     return kSimulationError;
   }
 
@@ -161,33 +218,40 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   measured.plannedHostBytes = work->plannedHostMemory().bytes;
   measured.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   const nlohmann::json doc = results::resultDocument(*params, arch, measured, work->results());
-  out << work->summary();
-  out << "  simulated " << measured.cycles << " cycles (" << doc["simulated_seconds"].get<double>() * 1e6
-      << " us) in " << measured.wallSeconds << " s wall, peak RSS "
-      << doc["host"]["peak_rss_bytes"].get<std::uint64_t>() / (1 << 20) << " MiB\n";
+  summary << work->summary();
+  summary << "  simulated " << measured.cycles << " cycles (" << doc["simulated_seconds"].get<double>() * 1e6
+          << " us) in " << measured.wallSeconds << " s wall, peak RSS "
+          << doc["host"]["peak_rss_bytes"].get<std::uint64_t>() / (1 << 20) << " MiB\n";
+  summary.flush();
+  std::cout.flush();  // before anything is written to a descriptor directly
   try {
-    if (!vcdBase.empty()) {
-      results::publishFile(vcdBase + ".vcd", args.vcdFile);
-      out << "  waveform: " << args.vcdFile << "\n";
+    if (waveform) {
+      waveform->commit();
+      summary << "  waveform: " << args.vcdFile << "\n";
       if (!work->systemWaveform().empty()) {
-        results::writeFileAtomically(systemVcdFile(args.vcdFile), work->systemWaveform());
-        out << "  system waveform: " << systemVcdFile(args.vcdFile) << "\n";
+        if (systemVcd) {
+          results::writeOutput(outputs.back().target, work->systemWaveform());  // pushed last
+          summary << "  system waveform: " << systemVcdFile(args.vcdFile) << "\n";
+        } else {
+          summary << "  system waveform: not written (--vcd " << args.vcdFile
+                  << " is not a regular file to put TRACE_system.vcd beside)\n";
+        }
       }
     }
-    if (!args.timelineFile.empty()) {
-      results::writeFileAtomically(args.timelineFile, work->timeline());
-      out << "  timeline: " << args.timelineFile << "\n";
+    if (const results::OutputTarget* timeline = named("--timeline")) {
+      results::writeOutput(*timeline, work->timeline());
+      summary << "  timeline: " << args.timelineFile << "\n";
     }
-    if (!args.mapFile.empty()) {
-      results::writeFileAtomically(args.mapFile, work->waferMap().dump() + "\n");
-      out << "  wafer map: " << args.mapFile << "\n";
+    if (const results::OutputTarget* map = named("--map")) {
+      results::writeOutput(*map, work->waferMap().dump() + "\n");
+      summary << "  wafer map: " << args.mapFile << "\n";
     }
-    if (!args.outFile.empty()) {
-      results::writeFileAtomically(args.outFile, doc.dump(2) + "\n");
-      out << "  results:  " << args.outFile << "\n";
+    if (const results::OutputTarget* result = named("--out")) {
+      results::writeOutput(*result, doc.dump(2) + "\n");
+      summary << "  results:  " << args.outFile << "\n";
     }
   } catch (const std::exception& e) {
-    err << "wsesim: " << e.what() << "\n";
+    err << "wsesim: " << oneLine(e.what()) << "\n";
     return kOutputError;
   }
   return kOk;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "testbench/cli/Cli.h"
+#include "testbench/results/PartialFiles.h"
 
 int sc_main(int argc, char* argv[]) {
   // 1 fs keeps the clock period (909.09 ps at 1.1 GHz) within 1e-6 of exact
@@ -19,6 +20,9 @@ int sc_main(int argc, char* argv[]) {
 }
 
 int main(int argc, char* argv[]) {
+  // From the first moment: an interrupted wsesim says so and exits 128 + n
+  // (testbench/results/PartialFiles.h), whenever the signal comes.
+  wsesim::results::removePartialFilesOnInterrupt();
   // stdout carries results only.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return sc_core::sc_elab_and_sim(argc, argv);

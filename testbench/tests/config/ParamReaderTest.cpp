@@ -59,6 +59,20 @@ TEST(TypedReads, OriginOfABadValueIsReported) {
   expectMentions(archError(tinyArch(""), {"arch.mesh.width=abc"}), {"arch.mesh.width", "'abc'", "(--set)"});
 }
 
+TEST(Ranges, ADefaultTheOtherKeysPutOutOfRangeIsAnError) {
+  // Found by the fuzz test (issue 29): chain_reduce's workload.color may be
+  // 0 .. colors - 2; with one color no value fits, and its default 0 ran
+  // into "route uses color 1 but the fabric has 1 colors" (exit 3, no key).
+  ConfigTree tree = layered("arch: {preset: tiny}\n", {});
+  ParamReader params(tree);
+  expectMentions(configErrorOf([&] { params.integer("workload.color", 0, -1, 0, "the chain uses this color and the next one"); }),
+                 {"workload.color (not set, default 0): out of range here, must be an integer in [0, -1]",
+                  "(the chain uses this color and the next one)"});
+  expectMentions(configErrorOf([&] { params.real("workload.rate", 1, 2, 0.5); }),
+                 {"workload.rate (not set, default 0.5): out of range here, must be a number in [1, 2]"});
+  EXPECT_EQ(params.integer("workload.pes", 2, 8, 4), 4);  // a default in range is taken
+}
+
 TEST(Ranges, MeshWidthZero) {
   // Coordinates are 16-bit: 1 .. 65535.
   expectMentions(archError(tinyArch("  mesh:\n    width: 0\n")),

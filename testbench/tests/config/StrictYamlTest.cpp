@@ -52,6 +52,32 @@ TEST(StrictYaml, TextThatIsNotUtf8IsAnErrorNamingItsLine) {
             "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
 }
 
+TEST(StrictYaml, AValueThatContainsItselfThroughAnAliasIsAnError) {
+  // Issue 29, item 1: these crashed every walk of the document (SIGSEGV).
+  expectMentions(errorOf("loop: &L\n  me: *L\n"),
+                 {"t.yaml: 'loop.me' refers through an alias to 'loop'", "which contains it"});
+  expectMentions(errorOf("&a [*a]\n"), {"'[0]' refers through an alias to (the top level)"});
+  expectMentions(errorOf("a: &a\n  b:\n    - c: 1\n    - d: *a\n"), {"'a.b[1].d' refers through an alias to 'a'"});
+  // An alias of a finished node, even the same one twice, is no cycle.
+  const YAML::Node root = loadOneDocument("base: &b {x: 1}\none: *b\ntwo: {in: *b, again: *b}\n", "t.yaml");
+  EXPECT_EQ(root["two"]["again"]["x"].as<int>(), 1);
+}
+
+TEST(StrictYaml, AliasesOfAliasesStopAtAHundredThousandValues) {
+  // Item 5: 20 levels of two aliases each is 2^20 values from 700 bytes.
+  std::string bomb = "a0: &a0 {x: 1, y: 2}\n";
+  for (int i = 1; i < 20; ++i)
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " {p: *a" + std::to_string(i - 1) + ", q: *a" +
+            std::to_string(i - 1) + "}\n";
+  expectMentions(errorOf(bomb), {"t.yaml: more than 100000 values once its aliases are expanded"});
+  // About 2^16 values are fine.
+  std::string fine = "a0: &a0 {x: 1, y: 2}\n";
+  for (int i = 1; i < 14; ++i)
+    fine += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " {p: *a" + std::to_string(i - 1) + ", q: *a" +
+            std::to_string(i - 1) + "}\n";
+  EXPECT_TRUE(loadOneDocument(fine, "t.yaml").IsMap());
+}
+
 TEST(StrictYaml, Utf8IsCheckedByteExactly) {
   EXPECT_EQ(firstNonUtf8Byte("plain ascii"), std::string::npos);
   EXPECT_EQ(firstNonUtf8Byte("\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf"), std::string::npos);

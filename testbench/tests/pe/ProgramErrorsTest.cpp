@@ -80,6 +80,26 @@ TEST(ProgramErrors, WrongElementTypeLengthMismatchAndLimits) {
   expectMentions(errorOf(d), {"thread 2", "arch.pe.threads=2"});
 }
 
+TEST(ProgramErrors, ATaskLongerThanTheProgramCounterCanCountIsRefused) {
+  // Issue 29, item 10: a task of 65536 instructions ran round forever (the
+  // PE's 16-bit program counter wrapped before reaching the task's end):
+  // chain_reduce with repeat 1048576 ran past 150 s.
+  PeTestBench bench(1, 1, DataMode::Timing);
+  const auto longTask = [](std::size_t ops) {
+    ProgramBuilder b("long");
+    const BufferRef f = b.buffer("f", ElementType::F32, 1);
+    const TaskRef t = b.task("main");
+    b.activateAtStart(t);
+    for (std::size_t i = 0; i < ops; ++i) b.fmov(t, Precision::Fp32, memory(f, 1), scalar(0));
+    return b.build();
+  };
+  ProgramId id = bench.pes->addProgram(longTask(kMaxTaskInstructions + 1));
+  expectMentions(programErrorOf([&] { bench.pes->load(0, id); }),
+                 {"task 'main' has 65536 instructions, more than the 65535 a task may hold"});
+  id = bench.pes->addProgram(longTask(kMaxTaskInstructions));
+  bench.pes->load(0, id);  // the longest a task may be
+}
+
 TEST(ProgramErrors, PeLeftWaitingIsReportedAfterTheRun) {
   PeTestBench bench(2, 1);
   bench.routeEast(0, 0, 1);

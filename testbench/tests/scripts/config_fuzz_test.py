@@ -1,13 +1,17 @@
 #!/usr/bin/python3
-"""Fuzz test of `wsesim run` (issue 23): mutates the example run files in
-testbench/configs (unknown keys, wrong types, extreme numbers, NaN and
-infinities, negative values, empty and binary files, repeated keys, second
-documents, huge meshes, long and non-UTF-8 strings, directories where files
-belong, unwritable outputs) and runs each mutation, deterministically from a
-seed. Every case must end with a documented exit status (Cli.h: 0-4), no
-signal, within its time and memory bounds; a failed case must print exactly
-one stderr line that names a mutated key or value and leave no result file
-behind; a successful one must leave a parseable result.
+"""Fuzz test of `wsesim run` (issues 23 and 29): mutates the example run
+files in testbench/configs (unknown keys, wrong types, extreme numbers, NaN
+and infinities, negative values, empty and binary files, repeated keys,
+second documents, huge meshes, long and non-UTF-8 strings, directories where
+files belong, unwritable outputs; aliases, values that contain themselves and
+alias bombs, tags, block scalars, devices and FIFOs as input files, output
+paths of every kind, signals during a run) and runs each mutation,
+deterministically from a seed. Every case must end with a documented exit
+status (Cli.h: 0-4; 128 + n for an interrupted one), no signal, within its
+time and memory bounds; a failed case must print exactly one stderr line
+that names a mutated key or value and leave no result file behind; a
+successful one must leave a parseable result, and every node a case made
+(a device, a FIFO, a symlink) must still be one afterwards.
 
 usage: config_fuzz_test.py WSESIM CONFIG_DIR WORK_DIR SEED CASES
 """
@@ -16,13 +20,19 @@ import os
 import random
 import resource
 import shutil
+import signal
+import socket
+import stat
 import subprocess
 import sys
+import threading
 import time
 
 import yaml
 
 EXIT_STATUSES = {0, 1, 2, 3, 4}
+INTERRUPTED = {128 + s: f"wsesim: interrupted by {n}; unfinished output files removed\n"
+               for s, n in ((signal.SIGHUP, "SIGHUP"), (signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM"))}
 CASE_SECONDS = 30  # wall and CPU per case; the slowest clean case takes about 1 s
 CASE_ADDRESS_SPACE = 3 << 30  # bytes; run.max_host_bytes below keeps a run under it
 # Every case runs with these unless it mutates them itself: a legal
@@ -80,11 +90,16 @@ def shrink(name, doc):
     return doc
 
 
-def leaves(doc, prefix=""):
+def leaves(doc, prefix="", seen=None):
+    """The dotted keys and values; a mapping met again (an alias mutation
+    shares them, or puts one inside itself) is not walked again."""
+    seen = set() if seen is None else seen
+    seen.add(id(doc))
     for key, value in doc.items():
         dotted = f"{prefix}.{key}" if prefix else str(key)
         if isinstance(value, dict):
-            yield from leaves(value, dotted)
+            if id(value) not in seen:
+                yield from leaves(value, dotted, seen)
         else:
             yield dotted, value
 
@@ -112,6 +127,13 @@ class Case:
         self.mentions = list(BOUNDS)
         self.kinds = []
         self.config_path = "run.yaml"
+        self.setup = []         # callables(folder) making nodes before the run
+        self.nodes = {}         # name -> stat test its node must still pass afterwards
+        self.fifo_readers = []  # FIFOs read in the background during the run
+        self.results = ["result.json"]  # JSON results a success must leave (paths in the folder)
+        self.stdout_json = False  # a success writes its result to stdout
+        self.signal = None      # (signal, seconds after the start) to interrupt the run with
+        self.stale = []         # temporaries of a killed earlier run, gone after a success
 
 
 def mutate(rng, case):
@@ -119,7 +141,9 @@ def mutate(rng, case):
     known = [k for k, _ in leaves(doc)] + KNOWN_KEYS
     kind = rng.choice(["unknown_key", "wrong_type", "extreme", "non_number", "negative", "empty_or_binary",
                        "duplicate", "second_document", "huge_mesh", "long_string", "directory", "output",
-                       "set_override", "tiny_rate", "legal_edge", "legal_edge", "legal_edge"])
+                       "set_override", "tiny_rate", "legal_edge", "legal_edge", "legal_edge",
+                       # issue 29
+                       "alias", "tag", "block_scalar", "special_file", "output_kind", "output_kind", "signal"])
     case.kinds.append(kind)
     key = rng.choice(known)
     if kind == "unknown_key":
@@ -192,10 +216,220 @@ def mutate(rng, case):
         value = rng.choice(LEGAL_EDGES[edge_key])
         set_dotted(doc, edge_key, value)
         case.mentions += [edge_key, str(value)] + (["arch.pe.sram_bytes"] if edge_key in SRAM_KEYS else [])
+    elif kind in ISSUE_29_KINDS:
+        ISSUE_29_KINDS[kind](rng, case, key)
     elif kind == "tiny_rate":
         value = rng.choice([1e-30, 1e-300, 1e-20, 1e-12, 5e-324])
         set_dotted(doc, "workload.injection_rate", value)
         case.mentions += ["workload.injection_rate", "workload.pattern", "workload"]
+
+
+# ---------------------------------------------------------------- issue 29
+# Mutations of the text: a value replaced by a marker, the marker by YAML
+# the dumper cannot write (tags, block scalars).
+MARKER = "FUZZ_MARKER_VALUE"
+
+
+def text_with(case, key, yaml_value):
+    """The case's run file with `key` set to the YAML `yaml_value` (a block
+    scalar's lines are indented under the key)."""
+    set_dotted(case.doc, key, MARKER)
+    text = yaml.safe_dump(case.doc, sort_keys=False, allow_unicode=True)
+    line = next(l for l in text.split("\n") if MARKER in l)
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return text.replace(MARKER, yaml_value.replace("\n", "\n" + indent)).encode()
+
+
+def mutate_alias(rng, case, key):
+    """Aliases: a value that contains itself (it crashed wsesim), aliases of
+    aliases (a few hundred bytes, millions of keys), a shared value."""
+    form = rng.choice(["self", "self_list", "bomb", "shared", "set_self", "set_undefined"])
+    section = rng.choice(["arch", "workload", "run"])
+    if form in ("self", "self_list"):
+        loop = {}
+        loop["me"] = [loop] if form == "self_list" else loop
+        case.doc.setdefault(section, {})["loop"] = loop
+        case.mentions += ["refers through an alias", f"{section}.loop"]
+    elif form == "bomb":
+        levels = rng.choice([8, 12, 15, 16, 20])
+        bomb = {"x": 1, "y": 2}
+        for _ in range(levels):
+            bomb = {"p": bomb, "q": bomb}
+        case.doc.setdefault(section, {})["bomb"] = bomb
+        case.mentions += ["more than 100000 values", f"{section}.bomb"]
+    elif form == "shared":
+        shared = {"width": 8, "height": 8}
+        case.doc.setdefault("arch", {})["mesh"] = shared
+        case.doc["arch"]["alias_of_mesh"] = shared
+        case.mentions += ["arch.alias_of_mesh"]
+    elif form == "set_self":
+        case.sets[key] = rng.choice(["&a [*a]", "&a {x: *a}"])
+        case.mentions += [key, "refers through an alias"]
+    else:
+        case.sets[key] = rng.choice(["*undefined", "&a 1"])
+        case.mentions += [key, "--set"]
+
+
+def mutate_tag(rng, case, key):
+    tagged = rng.choice(["!!str 5", "!!binary aGVsbG8=", "!custom x", "!!int abc", "!!float 1", "!!map {}",
+                         "!!null ''", "!!seq [1]", "!<tag:yaml.org,2002:str> 8", "!!bool yes"])
+    case.text = text_with(case, key, tagged)
+    case.mentions += [key, tagged.split(" ")[-1][:40], "not valid YAML"]
+
+
+def mutate_block_scalar(rng, case, key):
+    """A value with newlines: the one-line error must stay one line."""
+    block = rng.choice(["|\ntwo\nlines", ">\nfolded\nlines", "|-\n12\n13", "|\n" + "x" * 300 + "\ny"])
+    case.text = text_with(case, key, block)
+    case.mentions += [key, "\\n"]
+
+
+def mutate_special_file(rng, case, key):
+    """Devices and pipes where a run reads a file whole: /dev/zero was read
+    until memory ran out."""
+    path = rng.choice(["/dev/zero", "/dev/urandom", "/dev/null", "/dev/full", "fifo"])
+    where = rng.choice(["config", "workload.model", "arch.preset"])
+    if path == "fifo":
+        def fifo_with_writer(folder):
+            os.mkfifo(os.path.join(folder, "fifo"))
+            # A writer that gives the reader one small document, if it is read.
+            threading.Thread(target=_write_fifo, args=(os.path.join(folder, "fifo"),), daemon=True).start()
+        case.setup.append(fifo_with_writer)
+        case.nodes["fifo"] = stat.S_ISFIFO
+    if where == "config":
+        case.config_path = path
+    else:
+        set_dotted(case.doc, where, path)
+        case.mentions += [where]
+    case.mentions += [path, "character device", "workload.type", "arch"]
+
+
+def _write_fifo(path):
+    try:
+        fd = os.open(path, os.O_WRONLY)  # waits for the reader; the daemon thread dies with the test
+        os.write(fd, b"arch: {preset: tiny}\n")
+        os.close(fd)
+    except OSError:
+        pass
+
+
+OUTPUT_OPTIONS = ["--out", "--map", "--timeline", "--vcd"]
+
+
+def _mknod(folder, name, minor):
+    try:
+        os.mknod(os.path.join(folder, name), 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+        return True
+    except OSError:  # not root: a FIFO stands in (also written directly, never replaced)
+        return False
+
+
+def mutate_output_kind(rng, case, key):
+    """Outputs that are not plain new files: each must be written as
+    docs/configuration.md ("Output paths") says, never replacing the node.
+    One per case: a second would name an option twice."""
+    if any(o in case.args for o in OUTPUT_OPTIONS):
+        return
+    option = rng.choice(OUTPUT_OPTIONS)
+    kind = rng.choice(["null", "full", "dash", "link", "dangling", "loop", "fifo", "socket", "input", "twice",
+                       "stale"])
+    rest = ["--out", "result.json"] if option != "--out" else []
+    case.results = ["result.json"] if rest else []
+    if kind == "null":
+        def make(folder):
+            if not _mknod(folder, "null", 3):
+                os.mkfifo(os.path.join(folder, "null"))
+                case.fifo_readers.append(os.path.join(folder, "null"))
+        case.setup.append(make)
+        case.nodes["null"] = lambda mode: stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+        case.args += [option, "null"] + rest
+    elif kind == "full":
+        def make(folder):
+            if not _mknod(folder, "full", 7):
+                os.symlink("/dev/full", os.path.join(folder, "full"))  # written through to the host's
+        case.setup.append(make)
+        case.nodes["full"] = lambda mode: stat.S_ISCHR(mode) or stat.S_ISLNK(mode)
+        case.args += [option, "full"] + rest
+        case.mentions += ["No space left on device"]
+    elif kind == "dash":
+        case.args += [option, "-"] + rest
+        case.stdout_json = option in ("--out", "--map", "--timeline")
+    elif kind in ("link", "dangling"):
+        def make(folder):
+            os.makedirs(os.path.join(folder, "sub"))
+            if kind == "link":
+                with open(os.path.join(folder, "sub", "target.json"), "w") as f:
+                    f.write("old")
+            os.symlink("sub/target.json", os.path.join(folder, "link.json"))
+        case.setup.append(make)
+        case.nodes["link.json"] = stat.S_ISLNK
+        case.args += [option, "link.json"] + rest
+        if option != "--vcd":
+            case.results.append("sub/target.json")
+    elif kind == "loop":
+        def make(folder):
+            os.symlink("loop_b", os.path.join(folder, "loop_a"))
+            os.symlink("loop_a", os.path.join(folder, "loop_b"))
+        case.setup.append(make)
+        case.args += [option, "loop_a"] + rest
+        case.mentions += ["too many levels of symbolic links"]
+    elif kind == "fifo":
+        def make(folder):
+            os.mkfifo(os.path.join(folder, "pipe"))
+            case.fifo_readers.append(os.path.join(folder, "pipe"))
+        case.setup.append(make)
+        case.nodes["pipe"] = stat.S_ISFIFO
+        case.args += [option, "pipe"] + rest
+    elif kind == "socket":
+        def make(folder):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.bind(os.path.join(folder, "sock"))
+            case.sockets = [sock]
+        case.setup.append(make)
+        case.nodes["sock"] = stat.S_ISSOCK
+        case.args += [option, "sock"] + rest
+        case.mentions += ["is a socket"]
+    elif kind == "input":
+        case.args += [option, "run.yaml"] + rest
+        case.mentions += ["the configuration file this run reads"]
+    elif kind == "twice":
+        other = rng.choice([o for o in ("--out", "--map", "--timeline", "--vcd") if o != option])
+        name = rng.choice(["same.json", "-"])
+        case.args += [option, name, other, name]
+        case.results = []
+        case.mentions += ["names the same file"]
+    else:  # stale: what a killed earlier run left for the result, removed by a run that writes it
+        def make(folder):
+            for leftover in ("result.json.tmp.999999999", "result.json.partial.vcd"):
+                path = os.path.join(folder, leftover)
+                with open(path, "w") as f:
+                    f.write("cut short")
+                os.utime(path, (time.time() - 120, time.time() - 120))
+        case.setup.append(make)
+        case.stale = ["result.json.tmp.999999999", "result.json.partial.vcd"]
+        case.args += ["--out", "result.json"]
+    case.mentions += [option]
+
+
+def mutate_signal(rng, case, key):
+    """SIGTERM, SIGINT or SIGHUP during the run: unfinished outputs removed,
+    'interrupted' said, exit 128 + n."""
+    if any(o in case.args for o in OUTPUT_OPTIONS):  # one per case, and not with an output_kind
+        return
+    case.signal = (rng.choice([signal.SIGTERM, signal.SIGINT, signal.SIGHUP]), rng.uniform(0.05, 0.4))
+    # Long enough to be running when the signal comes (the other examples
+    # end within it): a NoC run of 10^8 cycles, the other mutations kept.
+    if case.doc.get("workload", {}).get("type") != "noc":
+        case.doc["workload"] = {"type": "noc", "pattern": "uniform_random", "injection_rate": 0.01, "seed": 1}
+        case.doc.setdefault("arch", {}).setdefault("fabric", {})["routing"] = "xy"
+    case.sets["run.max_cycles"] = str(10 ** 9)
+    case.sets["workload.measure_cycles"] = str(10 ** 8)
+    case.args += ["--out", "result.json"] + (["--vcd", "trace.vcd"] if rng.random() < 0.7 else [])
+    case.mentions += ["interrupted", "--out", "--vcd"]
+
+
+ISSUE_29_KINDS = {"alias": mutate_alias, "tag": mutate_tag, "block_scalar": mutate_block_scalar,
+                  "special_file": mutate_special_file, "output_kind": mutate_output_kind, "signal": mutate_signal}
 
 
 def build_case(rng, bases):
@@ -216,49 +450,116 @@ def limit_child():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def _read_fifo(path):
+    try:
+        with open(path, "rb") as f:
+            while f.read(1 << 16):
+                pass
+    except OSError:
+        pass
+
+
+def _release_fifo_reader(path):
+    """A reader still waiting in open() for a writer that never came (the run
+    failed first): a writer that opens and closes at once lets it go."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
 def run_case(wsesim, case, folder):
     os.makedirs(folder)
     if case.config_path == "run.yaml":
         text = case.text if case.text is not None else yaml.safe_dump(case.doc, sort_keys=False, allow_unicode=True).encode()
         with open(os.path.join(folder, "run.yaml"), "wb") as f:
             f.write(text)
+    for make in case.setup:
+        make(folder)
     command = [wsesim, "run", case.config_path]
     for key, value in case.sets.items():
         command += ["--set", f"{key}={value}"]
     command += case.args if case.args else ["--out", "result.json"]
     before = set(os.listdir(folder))
+    readers = [threading.Thread(target=_read_fifo, args=(fifo,), daemon=True) for fifo in case.fifo_readers]
+    for reader in readers:
+        reader.start()
     start = time.monotonic()
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=limit_child)
     try:
-        done = subprocess.run(command, cwd=folder, capture_output=True, timeout=CASE_SECONDS, preexec_fn=limit_child)
+        if case.signal:
+            try:
+                process.communicate(timeout=case.signal[1])
+            except subprocess.TimeoutExpired:
+                process.send_signal(case.signal[0])
+        stdout, stderr = process.communicate(timeout=CASE_SECONDS)
     except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
         return "timeout", None, time.monotonic() - start
+    finally:
+        for fifo in case.fifo_readers:
+            _release_fifo_reader(fifo)
+        for reader in readers:
+            reader.join(timeout=5)
     seconds = time.monotonic() - start
     problems = []
-    status = done.returncode
-    stderr = done.stderr.decode("utf-8", "replace")
+    status = process.returncode
+    stderr = stderr.decode("utf-8", "replace")
+    interrupted = case.signal is not None and status == 128 + case.signal[0]
     if status < 0:
         problems.append(f"killed by signal {-status}")
-    elif status not in EXIT_STATUSES:
+    elif status not in EXIT_STATUSES and not interrupted:
         problems.append(f"exit status {status} is not a documented one")
+    if interrupted and stderr != INTERRUPTED[status]:
+        problems.append(f"interrupted, but stderr is {stderr[:500]!r}")
     left = set(os.listdir(folder)) - before
     if status == 0:
-        if case.args == [] and "result.json" not in left:
-            problems.append("success without result.json")
-        elif "result.json" in left:
-            json.load(open(os.path.join(folder, "result.json")))
-    else:
+        problems += [f"success without the result {r}" for r in case.results if not _json_file(folder, r)]
+        if case.stdout_json and not _json_text(stdout):
+            problems.append(f"success without the result on stdout: {stdout[:200]!r}")
+        problems += [f"a killed run's temporary {t} is still there" for t in case.stale
+                     if os.path.exists(os.path.join(folder, t))]
+    elif not interrupted:
         lines = stderr.rstrip("\n").split("\n")
         if status != 1 and (len(lines) != 1 or not lines[0].startswith("wsesim")):
             problems.append(f"stderr is not one 'wsesim...' line: {stderr[:2000]!r}")
         if not any(m and m in stderr for m in case.mentions):
             problems.append(f"stderr names none of {case.mentions!r}: {stderr[:500]!r}")
-        if left:
-            problems.append(f"files left behind after a failure: {sorted(left)}")
+    if status != 0 and left:
+        problems.append(f"files left behind after a failure: {sorted(left)}")
     if status == 0 and any(".tmp." in f or ".partial" in f for f in left):
         problems.append(f"temporary files left behind: {sorted(left)}")
+    for name, test in case.nodes.items():
+        try:
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+        except OSError:
+            mode = 0
+        if not test(mode):
+            problems.append(f"the node {name} the case made was replaced or removed (mode {mode:o})")
+    for sock in getattr(case, "sockets", []):
+        sock.close()
     if os.environ.get("FUZZ_SHOW"):
         print(f"  {case.base_name} {case.kinds} -> {status}: {stderr.strip()[:200]}")
     return ("clean" if not problems else "; ".join(problems)), status, seconds
+
+
+def _json_file(folder, name):
+    try:
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            json.load(f)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def _json_text(data):
+    try:
+        json.loads(data)
+        return True
+    except ValueError:
+        return False
 
 
 def main():
@@ -273,6 +574,7 @@ def main():
     os.makedirs(work_dir)
     counts = {"clean_error": 0, "success": 0, "non_clean": 0}
     statuses = {}
+    by_kind = {}  # mutation kind -> [cases with it, non-clean ones]
     slowest = 0.0
     for index in range(cases):
         rng = random.Random(f"{seed}:{index}")
@@ -281,6 +583,9 @@ def main():
         verdict, status, seconds = run_case(wsesim, case, folder)
         slowest = max(slowest, seconds)
         statuses[status] = statuses.get(status, 0) + 1
+        for kind in set(case.kinds):
+            by_kind.setdefault(kind, [0, 0])[0] += 1
+            by_kind[kind][1] += verdict != "clean"
         if verdict != "clean":
             counts["non_clean"] += 1
             print(f"NON-CLEAN case {index} (seed {seed}, base {case.base_name}, {case.kinds}): {verdict}\n"
@@ -292,6 +597,8 @@ def main():
     print(f"config fuzz seed {seed}: {cases} cases, {counts['clean_error']} clean errors, {counts['success']} "
           f"successes, {counts['non_clean']} non-clean; exit statuses {dict(sorted(statuses.items(), key=str))}; "
           f"slowest case {slowest:.2f} s, largest peak RSS {peak_rss / 2**20:.0f} MiB")
+    print("by mutation (cases / non-clean): " +
+          ", ".join(f"{k} {n}/{bad}" for k, (n, bad) in sorted(by_kind.items())))
     print(f"{cases - counts['non_clean']} passed, {counts['non_clean']} failed")
     return 1 if counts["non_clean"] else 0
 

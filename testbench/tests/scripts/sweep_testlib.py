@@ -2,6 +2,7 @@
 tiny 8 x 8 NoC runs, and checks that fail with a message."""
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -43,12 +44,19 @@ workload:
   seed: 1
 """)
 
-    def sweep(self, spec, *args, env=None):
-        return self.script("sweep.py", spec, "--wsesim", self.wsesim, *args, env=env)
+    def sweep(self, spec, *args, env=None, bounded=False):
+        return self.script("sweep.py", spec, "--wsesim", self.wsesim, *args, env=env, bounded=bounded)
 
-    def script(self, name, *args, env=None):
+    def script(self, name, *args, env=None, bounded=False):
+        """bounded: under 1 GiB of address space and 60 s, for inputs that
+        an unfixed script would read until memory runs out."""
         return subprocess.run(["/usr/bin/python3", os.path.join(self.scripts, name), *args],
-                              capture_output=True, text=True, env=env)
+                              capture_output=True, text=True, env=env,
+                              preexec_fn=_bound_memory if bounded else None, timeout=60 if bounded else None)
+
+
+def _bound_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 
 
 def check(condition, message):
