@@ -134,7 +134,9 @@ TransformerModel TransformerModel::fromFile(const std::filesystem::path& file) {
   m.biases = r.optionalFlag("bias", true);
   m.publishedParameters = r.number("parameters");
   r.rejectUnknownKeys();
-  if (m.publishedParameters <= 0) r.fail("parameters", "must be positive");
+  // Written so that NaN fails too (it compares false with everything).
+  if (!(m.publishedParameters > 0 && std::isfinite(m.publishedParameters)))
+    r.fail("parameters", "must be a positive finite number");
   const double computed = double(m.parameters());
   if (std::abs(computed - m.publishedParameters) > 0.02 * m.publishedParameters) {
     std::ostringstream why;

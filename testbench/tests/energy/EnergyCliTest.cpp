@@ -194,17 +194,17 @@ TEST(EnergyResults, ASampledGemmCostsWhatTheWholeGemmDoes) {
   // extrapolated: energy-model.md, "Sampled GEMMs").
   const ScratchDir dir;
   const std::vector<std::string> gemm = {"arch.preset=small", "run.mode=timing", "workload.m=512", "workload.k=256",
-                                         "workload.n=128", "workload.dtype=mixed"};
+                                         "workload.n=256", "workload.dtype=mixed"};
   std::vector<std::string> whole = gemm, sampled = gemm;
   whole.insert(whole.end(), {"workload.rows=all", "workload.steady_state_outputs=0"});
-  sampled.insert(sampled.end(), {"workload.rows=representative", "workload.steady_state_outputs=4"});
+  sampled.insert(sampled.end(), {"workload.rows=representative", "workload.steady_state_outputs=8"});
   const json w = wsesim(dir, "gemm_small.yaml", whole).result.at("workload");
   const json s = wsesim(dir, "gemm_small.yaml", sampled).result.at("workload");
   ASSERT_GT(s["phases_extrapolated"].get<int>(), 0);
   ASSERT_LT(s["rows_simulated"].get<int>(), w["rows_simulated"].get<int>());
   for (const char* exact : {"sram_read_bytes", "sram_write_bytes", "io_ring_bytes"})
     EXPECT_DOUBLE_EQ(s["actions"][exact].get<double>(), w["actions"][exact].get<double>()) << exact;
-  EXPECT_DOUBLE_EQ(s["actions"]["op_elements"]["mixed"]["fmac"].get<double>(), 512.0 * 256 * 128);
+  EXPECT_DOUBLE_EQ(s["actions"]["op_elements"]["mixed"]["fmac"].get<double>(), 512.0 * 256 * 256);
   EXPECT_NEAR(s["energy"]["total_j"].get<double>(), w["energy"]["total_j"].get<double>(),
               0.01 * w["energy"]["total_j"].get<double>());
 }

@@ -76,6 +76,8 @@ TEST(ModelFile, ErrorsNameTheKey) {
   EXPECT_EQ(loadError(kTiny + "parameters: 4992\n"), "");
   for (const auto& [text, key, detail] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {kTiny + "parameters: 9000\n", "parameters", "4992 parameters"},      // inconsistent with the shape
+           {kTiny + "parameters: .nan\n", "parameters", "must be a positive finite number"},  // no bypass of the check
+           {kTiny + "parameters: .inf\n", "parameters", "must be a positive finite number"},
            {kTiny + "parameters: 4992\nexperts: 8\n", "experts", "not a model key"},
            {kTiny + "parameters: 4992\nhead_dim: 0\n", "head_dim", "[1, 65536]"},
            {kTiny, "parameters", "missing"},

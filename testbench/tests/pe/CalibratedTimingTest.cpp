@@ -7,7 +7,8 @@
 namespace wsesim::pe::testing {
 namespace {
 
-constexpr unsigned kOpOverhead = 16;      // arch.pe.op_overhead_cycles
+constexpr unsigned kOpOverhead = 2;       // arch.pe.op_overhead_cycles: the hardware's issue (a modelling choice)
+constexpr unsigned kSummaLoop = 14;       // arch.firmware.summa_loop_cycles: with it, SUMMA's fitted 16 per op
 constexpr unsigned kTaskStart = 2;                        // arch.pe.task_start_cycles (a modelling choice)
 constexpr double kFmacFp32CyclesPerElement = 2.4966;  // arch.pe.cycles_per_element.fp32.fmac
 constexpr unsigned kRouteSwitch = 420;    // arch.fabric.route_switch_cycles (RouteSwitch in GemmCliTest)
@@ -18,17 +19,19 @@ PeTestBench presetBench() { return PeTestBench(1, 1, DataMode::Timing, {}, {}); 
 TEST(CalibratedTiming, ThePresetHoldsTheFittedValues) {
   const PeTestBench bench = presetBench();
   EXPECT_EQ(bench.arch.pe.opOverheadCycles, kOpOverhead);
+  EXPECT_EQ(bench.arch.firmware.summaLoopCycles, kSummaLoop);
   EXPECT_EQ(bench.arch.pe.taskStartCycles, kTaskStart);
   EXPECT_DOUBLE_EQ(bench.arch.pe.cyclesPerElement.of(Opcode::Fmac, Precision::Fp32), kFmacFp32CyclesPerElement);
   EXPECT_EQ(bench.arch.fabric.routeSwitchCycles, kRouteSwitch);
 }
 
-// One fp32 FMAC of 46 elements (SUMMA's largest tile column): the task
-// starts (2), the op pays its overhead (16), then ceil(46 x 2.4966) =
-// ceil(114.84) = 115 cycles for the elements: 133.
+// One fp32 FMAC of 46 elements (SUMMA's largest tile column) issued by
+// SUMMA's loop: the task starts (2), the op pays the hardware's issue (2)
+// and the loop's (14), then ceil(46 x 2.4966) = ceil(114.84) = 115 cycles
+// for the elements: 133, as when the fit charged every op 16.
 TEST(CalibratedTiming, OneFp32FmacOp) {
   PeTestBench bench = presetBench();
-  ProgramBuilder b("fmac");
+  ProgramBuilder b("fmac", bench.arch.firmware.summaLoopCycles);
   const BufferRef x = b.buffer("x", ElementType::F32, 46), y = b.buffer("y", ElementType::F32, 46);
   const TaskRef t = b.task("main");
   b.activateAtStart(t);
