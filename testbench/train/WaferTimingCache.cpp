@@ -52,19 +52,29 @@ WaferTimingCache::WaferTimingCache(const std::filesystem::path& dir, const std::
     : key_(key + "executable=" + executableHash() + "\n"), file_(dir / ("train-" + hex(fnv1a(key_)) + ".json")) {}
 
 std::optional<WaferTiming> WaferTimingCache::load() const {
+  // Only a regular file of a sane size is ours to read (a FIFO or a device
+  // planted under the name would block or never end): anything else, a
+  // different key under the same hash or a damaged entry, and the run simulates.
+  constexpr std::uintmax_t kLargestEntry = std::uintmax_t(16) << 20;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file_, error) || std::filesystem::file_size(file_, error) > kLargestEntry || error)
+    return std::nullopt;
   std::ifstream in(file_);
   if (!in) return std::nullopt;
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-  // A different key under the same hash, or a file not ours: simulate.
   if (doc.is_discarded() || !doc.is_object() || doc.value("key", "") != key_) return std::nullopt;
-  WaferTiming t;
-  for (const nlohmann::json& g : doc.at("gemms"))
-    t.gemms.push_back(GemmTiming{g.at(0).get<std::uint64_t>(), g.at(1).get<std::uint64_t>(), g.at(2).get<std::uint64_t>(),
-                                 results::actionsFromJson(g.at(3))});
-  t.simulatedCycles = doc.at("simulated_cycles").get<std::uint64_t>();
-  t.weightsIn = doc.at("weights_in").get<std::uint64_t>();
-  t.gradientsOut = doc.at("gradients_out").get<std::uint64_t>();
-  return t;
+  try {
+    WaferTiming t;
+    for (const nlohmann::json& g : doc.at("gemms"))
+      t.gemms.push_back(GemmTiming{g.at(0).get<std::uint64_t>(), g.at(1).get<std::uint64_t>(),
+                                   g.at(2).get<std::uint64_t>(), results::actionsFromJson(g.at(3))});
+    t.simulatedCycles = doc.at("simulated_cycles").get<std::uint64_t>();
+    t.weightsIn = doc.at("weights_in").get<std::uint64_t>();
+    t.gradientsOut = doc.at("gradients_out").get<std::uint64_t>();
+    return t;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
 }
 
 void WaferTimingCache::store(const WaferTiming& timing) const {

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <map>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hw/config/ConfigError.h"
@@ -166,6 +167,31 @@ TEST(TrainStep, CachedWaferTimingGivesTheSimulatedStep) {
   ASSERT_FALSE(cheaper.empty());
   EXPECT_EQ(cheaper["workload"]["wafer_timing"].get<std::string>().rfind("from ", 0), 0u);
   EXPECT_LT(cheaper["workload"]["energy"]["total_j"].get<double>(), first["workload"]["energy"]["total_j"].get<double>());
+}
+
+// An entry that is damaged (its key right, its GEMMs cut off) or not a
+// regular file (a FIFO planted under its name, which would block a read)
+// is not used: the run simulates the wafer again and gives the same step.
+TEST(TrainStep, ADamagedOrSpecialCacheEntryIsSimulatedAgain) {
+  const std::string dir = ::testing::TempDir() + "/wafer_timing_bad_" + std::to_string(::getpid());
+  const std::string cache = "--set run.wafer_timing_cache='" + dir + "' ";
+  const nlohmann::json first = runCli("bad_first", cache);
+  ASSERT_FALSE(first.empty());
+  const std::string kept = first["workload"]["wafer_timing"].get<std::string>().substr(std::string("simulated, kept in ").size());
+  nlohmann::json entry = nlohmann::json::parse(std::ifstream(kept));
+  entry.erase("gemms");
+  std::ofstream(kept) << entry.dump();
+  const nlohmann::json damaged = runCli("bad_damaged", cache);
+  ASSERT_FALSE(damaged.empty());
+  EXPECT_EQ(damaged["workload"]["wafer_timing"].get<std::string>().rfind("simulated", 0), 0u);
+  EXPECT_EQ(damaged["workload"]["step_cycles"], first["workload"]["step_cycles"]);
+  std::remove(kept.c_str());
+  ASSERT_EQ(::mkfifo(kept.c_str(), 0600), 0);
+  const nlohmann::json fifo = runCli("bad_fifo", cache);
+  std::remove(kept.c_str());
+  ASSERT_FALSE(fifo.empty());
+  EXPECT_EQ(fifo["workload"]["wafer_timing"].get<std::string>().rfind("simulated", 0), 0u);
+  EXPECT_EQ(fifo["workload"]["step_cycles"], first["workload"]["step_cycles"]);
 }
 
 // A cache that cannot be kept (its directory would lie under a plain file)
@@ -326,18 +352,20 @@ TEST(TrainMicroBatches, EachMicroBatchIsAPassAndMemoryXUpdatesOncePerStep) {
 }
 
 // With 300 bytes of SRAM a PE holds the tiny model's step for 3 sequences
-// but not 4: `auto` splits a batch of 4 into 2 micro-batches of 2, and
-// asking for 4 is refused naming the key, what does not fit and the 3 that
-// would.
-TEST(TrainMicroBatches, AutoSplitsWhatDoesNotFitAndATooLargeOneIsRefused) {
-  const std::string sram = "  pe:\n    sram_bytes: 300\n";
-  const nlohmann::json r = runTrain("  model: tiny\n  batch: 4\n", "  mode: timing\n", sram);
+// but not 4: `auto` splits a batch of 4 into 2 micro-batches of 2.
+TEST(TrainMicroBatches, AutoSplitsWhatDoesNotFit) {
+  const nlohmann::json r = runTrain("  model: tiny\n  batch: 4\n", "  mode: timing\n", "  pe:\n    sram_bytes: 300\n");
   EXPECT_EQ(r["micro_batch"]["chosen_by"], "auto");
   EXPECT_EQ(r["micro_batch"]["largest_fitting"], 3u);
   EXPECT_EQ(r["micro_batch"]["count"], 2u);
   EXPECT_EQ(r["micro_batch"]["size"], 2u);
+}
+
+// The same SRAM refuses a micro-batch of 4, naming the key, what does not
+// fit and the 3 that would (its own process: nothing has simulated yet).
+TEST(TrainMicroBatches, ATooLargeOneIsRefusedWithTheOneThatFits) {
   try {
-    runTrain("  model: tiny\n  batch: 4\n  micro_batch: 4\n", "  mode: timing\n", sram);
+    runTrain("  model: tiny\n  batch: 4\n  micro_batch: 4\n", "  mode: timing\n", "  pe:\n    sram_bytes: 300\n");
     ADD_FAILURE() << "a micro-batch that does not fit ran";
   } catch (const config::ConfigError& e) {
     const std::string msg = e.what();
