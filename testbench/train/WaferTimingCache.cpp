@@ -39,6 +39,17 @@ bool excluded(const std::string& key) {
   return false;
 }
 
+// The entry is the cache's own file, always written as a regular file
+// (a temporary renamed over the name): whatever else was planted under the
+// name (a FIFO that would wait for a reader, a symlink, a device node) is
+// replaced, not written through as a user's output path would be.
+results::OutputTarget entryTarget(const std::filesystem::path& file) {
+  results::OutputTarget target;
+  target.given = file.string();
+  target.path = file;
+  return target;
+}
+
 }  // namespace
 
 std::string waferTimingKey(const std::map<std::string, config::ResolvedParam>& resolved) {
@@ -87,7 +98,7 @@ void WaferTimingCache::store(const WaferTiming& timing) const {
                               {"weights_in", timing.weightsIn},
                               {"gradients_out", timing.gradientsOut}};
   createDirectory();
-  results::writeFileAtomically(file_, doc.dump(1) + "\n");
+  results::writeOutput(entryTarget(file_), doc.dump(1) + "\n");
 }
 
 void WaferTimingCache::createDirectory() const {
@@ -103,7 +114,7 @@ void WaferTimingCache::checkStorable() const {
   std::filesystem::create_directories(file_.parent_path(), error);
   try {
     if (error) throw std::runtime_error("cannot create " + file_.parent_path().string() + ": " + error.message());
-    results::checkWritable(file_);
+    results::checkWritable(entryTarget(file_));
   } catch (const std::exception& e) {
     throw std::runtime_error("run.wafer_timing_cache: the wafer's timing could not be kept in " + file_.string() +
                              " (checked before simulating): " + e.what());
