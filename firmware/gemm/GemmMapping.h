@@ -57,6 +57,11 @@ struct GemmOutline {
   // Per phase, the output columns (n's) it computes, when the mapping's
   // phases are blocks of n's streamed one after another; empty otherwise.
   std::vector<std::uint32_t> phaseOutputs;
+  // Per phase, when phases of one kind differ only in where their target
+  // lies: their cycles then grow linearly with its reach (the longest
+  // pipeline of hops the phase fills and drains), which timing mode may
+  // interpolate (SimulatedGemm's representative phases). Empty otherwise.
+  std::vector<PhaseLikeness> phaseLikeness;
   // Grid PE (c, r) is the mesh's (c, r), or its (r, c) when the grid lies
   // transposed (weight streaming: grid columns along mesh rows).
   bool transposed = false;

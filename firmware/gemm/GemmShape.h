@@ -1,7 +1,9 @@
 #pragma once
-// The GEMM a mapping computes, and the error for one that does not fit.
+// The GEMM a mapping computes, how its phases may be sampled, and the
+// error for one that does not fit.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hw/common/Error.h"
@@ -21,6 +23,13 @@ struct GemmShape {
 // whose phases compute blocks of n's (GemmMapping::cutPhases).
 struct PhaseCut {
   std::uint32_t phase = 0, outputs = 0;
+};
+
+// What sets a phase's cycles apart from those of other phases of its kind
+// (GemmOutline::phaseLikeness).
+struct PhaseLikeness {
+  std::string kind;         // phases of one kind run the same programs on the same blocks
+  std::uint32_t reach = 0;  // how far the phase's data travel to or from its target, in PEs
 };
 
 // The GEMM cannot be laid onto this architecture; the message says which

@@ -112,7 +112,10 @@ GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStream
   if (!blocks.empty() && blocks.size() != layout.passes()) o.line += ", " + std::to_string(blocks.size()) + " blocks of them";
   o.phases = std::uint32_t(blocks.size());
   o.keptBuffers = {"x", "dy"};
-  for (const Block& b : blocks) o.phaseOutputs.push_back(b.ns());
+  for (const Block& b : blocks) {
+    o.phaseOutputs.push_back(b.ns());
+    o.phaseLikeness.push_back(layout.passLikeness(b.ns(), layout.target[b.pass]));
+  }
   o.transposed = true;  // WeightStreamPlan::pe
   return o;
 }

@@ -40,6 +40,7 @@ GemmOutline WeightStreamGemm::outlineOf(const WeightStreamPlan& plan) {
   for (std::uint32_t p = 0; p < plan.passes(); ++p) {
     o.keptBuffers.push_back("y" + std::to_string(p));
     o.phaseOutputs.push_back(plan.ns(p));
+    o.phaseLikeness.push_back(plan.passLikeness(plan.ns(p), plan.target[p]));
   }
   o.transposed = true;  // WeightStreamPlan::pe
   return o;

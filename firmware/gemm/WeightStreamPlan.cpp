@@ -51,6 +51,12 @@ std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, std::u
   return cycles;
 }
 
+PhaseLikeness WeightStreamPlan::passLikeness(std::uint32_t ns, std::uint32_t target) const {
+  const bool end = target == 0 || target + 1 == gridX;
+  return {"n" + std::to_string(ns) + "_k" + std::to_string(ks(target)) + (end ? "_end" : "_between"),
+          std::max(target, gridX - 1 - target)};
+}
+
 std::string WeightStreamPlan::describe() const {
   const auto range = [](std::uint32_t lo, std::uint32_t hi) {
     return std::to_string(lo) + (hi != lo ? "-" + std::to_string(hi) : "");

@@ -54,6 +54,13 @@ struct WeightStreamPlan {
   // wavelets: inbound through the edge its weights enter from, or outbound
   // (the weight gradient) through the other one.
   std::uint64_t ringCycles(const wafer::IoRingEdge& ring, std::uint32_t n, bool outbound) const;
+  // A phase of `ns` n's whose sums meet at (forward) or whose dY leaves
+  // from (weight gradient) column `target`: its programs differ from
+  // another's of as many n's in the target's k's (its own work), whether
+  // it ends the row, its column's parity (which colors carry what: no
+  // timing) and its reach, the farther end's distance: the relays its data
+  // pass through.
+  PhaseLikeness passLikeness(std::uint32_t ns, std::uint32_t target) const;
 
 
   GemmShape shape;

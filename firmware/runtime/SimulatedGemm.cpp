@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include "firmware/gemm/GemmAlgorithms.h"
 #include "firmware/gemm/WeightStreamPlan.h"
 #include "hw/config/ConfigError.h"
+#include "hw/fabric/ColorRouteTable.h"
 
 namespace wsesim::runtime {
 
@@ -50,35 +52,79 @@ std::unique_ptr<firmware::GemmMapping> representativeRows(const std::string& alg
 SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmShape& shape,
                              const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
                              firmware::Buffering buffering, const GemmSampling& sampling)
-    : full_(firmware::makeGemmMapping(algorithm, shape, arch, gridX, gridY, buffering)), sampling_(sampling) {
+    : full_(firmware::makeGemmMapping(algorithm, shape, arch, gridX, gridY, buffering)),
+      sampling_(sampling),
+      colors_(arch.fabric.colors),
+      switchCycles_(arch.fabric.routeSwitchCycles),
+      meshRows_(arch.mesh.height) {
   if (sampling.representativeRows) rows_ = representativeRows(algorithm, *full_, arch);
+  meshColumns_ = meshColumns(arch);
   if (rows().phases() != full_->phases())
     throw std::logic_error("representative rows of " + full_->describe() + " run in other phases");
-  const std::uint32_t s = sampling.steadyStateOutputs;
-  std::vector<firmware::PhaseCut> cuts;
-  bool cut = false;
   for (std::uint32_t p = 0; p < full_->phases(); ++p) {
     PhaseSample sample;
     sample.outputs = rows().phaseOutputs(p);
     samples_.push_back(sample);
-    // Settling takes four cuts at least (S + 2S + 4S + 8S n's, each round
-    // from an empty mesh): a phase no longer than that runs whole.
-    if (s > 0 && sample.outputs > 16 * s) {
-      cuts.push_back({p, s});
-      cut = true;
-    } else {
-      cuts.push_back({p, sample.outputs});  // whole
-    }
   }
-  if (cut)
+  kindOf_.assign(samples_.size(), -1);
+  if (sampling.representativePhases) pickRepresentativePhases();
+  std::vector<firmware::PhaseCut> cuts;
+  bool sampled = false;
+  for (std::uint32_t p = 0; p < full_->phases(); ++p) {
+    sampled = sampled || samples_[p].interpolated;
+    if (samples_[p].interpolated) continue;
+    cuts.push_back(firstCut(p, samples_[p].outputs));
+    sampled = sampled || cuts.back().outputs < samples_[p].outputs;
+  }
+  if (sampled)
     startRound(std::move(cuts));
   else
     roundCuts_ = std::move(cuts);
 }
 
+firmware::PhaseCut SimulatedGemm::firstCut(std::uint32_t phase, std::uint32_t outputs) const {
+  // Settling takes four cuts at least (S + 2S + 4S + 8S n's, each round
+  // from an empty mesh): a phase no longer than that runs whole.
+  const std::uint32_t s = sampling_.steadyStateOutputs;
+  return {phase, s > 0 && outputs > 16 * s ? s : outputs};
+}
+
+void SimulatedGemm::pickRepresentativePhases() {
+  const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
+  if (likeness.size() != samples_.size()) return;
+  std::map<std::string, std::vector<std::uint32_t>> byKind;
+  for (std::uint32_t p = 1; p + 1 < samples_.size(); ++p) byKind[likeness[p].kind].push_back(p);
+  for (const auto& [name, members] : byKind) {
+    if (members.size() < 4) continue;  // nothing left to interpolate
+    std::vector<std::uint32_t> byReach = members;
+    std::stable_sort(byReach.begin(), byReach.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return likeness[a].reach < likeness[b].reach; });
+    const PhaseKind kind{byReach.front(), byReach.back(), byReach[byReach.size() / 2], members};
+    for (std::uint32_t p : members) {
+      kindOf_[p] = int(kinds_.size());
+      samples_[p].interpolated = p != kind.nearest && p != kind.farthest && p != kind.check;
+    }
+    kinds_.push_back(kind);
+  }
+}
+
+std::vector<bool> SimulatedGemm::reroutedPhases(const firmware::GemmMapping& mapping) const {
+  fabric::ColorRouteTable routes(fabric::MeshGeometry{meshColumns_, meshRows_}, colors_);
+  mapping.programRoutes(routes);
+  std::vector<bool> rerouted;
+  for (std::uint32_t p = 0; p < mapping.phases(); ++p) {
+    const std::uint64_t revision = routes.revision();
+    mapping.programPhaseRoutes(routes, p);
+    rerouted.push_back(p > 0 && routes.revision() != revision);
+  }
+  return rerouted;
+}
+
 void SimulatedGemm::startRound(std::vector<firmware::PhaseCut> cuts) {
   std::unique_ptr<firmware::GemmMapping> mapping = rows().cutPhases(cuts);
   if (!mapping) throw std::logic_error(full_->describe() + " cannot cut its phases");
+  if (fullRerouted_.empty()) fullRerouted_ = reroutedPhases(rows());
+  roundRerouted_ = reroutedPhases(*mapping);
   rounds_.push_back(std::move(mapping));
   roundCuts_ = std::move(cuts);
 }
@@ -88,13 +134,16 @@ std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vect
     throw std::logic_error(std::to_string(phaseCycles.size()) + " phase cycles for a round of " +
                            std::to_string(roundCuts_.size()) + " phases of " + full_->describe());
   std::vector<PhaseSample> samples = samples_;
-  for (std::size_t i = 0; i < roundCuts_.size(); ++i)
-    samples[roundCuts_[i].phase].cuts.emplace_back(roundCuts_[i].outputs, phaseCycles[i]);
+  for (std::size_t i = 0; i < roundCuts_.size(); ++i) {
+    const std::uint64_t switched = !roundRerouted_.empty() && roundRerouted_[i] ? switchCycles_ : 0;
+    samples[roundCuts_[i].phase].cuts.emplace_back(roundCuts_[i].outputs, phaseCycles[i] - std::min(phaseCycles[i], switched));
+  }
   return samples;
 }
 
 bool SimulatedGemm::settled(const PhaseSample& s) const {
-  if (s.whole()) return true;
+  if (s.interpolated || s.whole()) return true;
+  if (s.cuts.empty()) return false;  // a phase its kind's line no longer gives
   // Three periods, not two: some pipelines pause on a plateau before they
   // settle (measured when weights entered the columns from the north edge:
   // a weight gradient with 2 tokens per row ran 87 cycles per n over its
@@ -105,9 +154,36 @@ bool SimulatedGemm::settled(const PhaseSample& s) const {
   return std::abs(p - s.period(last - 1)) <= tolerance && std::abs(p - s.period(last - 2)) <= tolerance;
 }
 
+std::uint64_t SimulatedGemm::cyclesOf(const PhaseSample& s) const {
+  const auto [n, cycles] = s.cuts.back();
+  // The n's beyond the longest cut, at its last period.
+  const double rest = s.whole() ? 0.0 : std::max(0.0, s.period(s.cuts.size() - 1)) * double(s.outputs - n);
+  return cycles + std::uint64_t(std::llround(rest));
+}
+
+double SimulatedGemm::interpolatedCycles(const std::vector<PhaseSample>& samples, const PhaseKind& kind,
+                                         std::uint32_t phase) const {
+  const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
+  const double nearest = double(cyclesOf(samples[kind.nearest])), farthest = double(cyclesOf(samples[kind.farthest]));
+  const std::uint32_t from = likeness[kind.nearest].reach, to = likeness[kind.farthest].reach;
+  if (from == to) return nearest;
+  return nearest + (farthest - nearest) * (double(likeness[phase].reach) - from) / double(to - from);
+}
+
+bool SimulatedGemm::offTheLine(const std::vector<PhaseSample>& samples, const PhaseKind& kind) const {
+  for (std::uint32_t p : {kind.nearest, kind.farthest, kind.check})
+    if (!settled(samples[p])) return false;
+  const double simulated = double(cyclesOf(samples[kind.check]));
+  return std::abs(interpolatedCycles(samples, kind, kind.check) - simulated) > sampling_.steadyStateTolerance * simulated;
+}
+
 bool SimulatedGemm::anotherRound(const std::vector<std::uint64_t>& phaseCycles) const {
   const std::vector<PhaseSample> samples = withRound(phaseCycles);
-  return !std::all_of(samples.begin(), samples.end(), [&](const PhaseSample& s) { return settled(s); });
+  const auto interpolating = [&](const PhaseKind& k) {
+    return std::any_of(k.members.begin(), k.members.end(), [&](std::uint32_t p) { return samples[p].interpolated; });
+  };
+  return !std::all_of(samples.begin(), samples.end(), [&](const PhaseSample& s) { return settled(s); }) ||
+         std::any_of(kinds_.begin(), kinds_.end(), [&](const PhaseKind& k) { return interpolating(k) && offTheLine(samples, k); });
 }
 
 namespace {
@@ -121,9 +197,17 @@ std::uint64_t drainOf(const std::vector<std::uint64_t>& phaseCycles, std::uint64
 void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd) {
   samples_ = withRound(phaseCycles);
   if (roundCuts_.back().phase + 1 == full_->phases()) drain_ = drainOf(phaseCycles, inputEnd);
+  // A kind whose check lies off its line has all its phases simulated.
+  for (const PhaseKind& k : kinds_)
+    if (offTheLine(samples_, k))
+      for (std::uint32_t p : k.members) samples_[p].interpolated = false;
   std::vector<firmware::PhaseCut> cuts;
-  for (std::uint32_t p = 0; p < samples_.size(); ++p)
-    if (!settled(samples_[p])) cuts.push_back({p, std::min(2 * samples_[p].cuts.back().first, samples_[p].outputs)});
+  for (std::uint32_t p = 0; p < samples_.size(); ++p) {
+    const PhaseSample& s = samples_[p];
+    if (settled(s)) continue;
+    cuts.push_back(s.cuts.empty() ? firstCut(p, s.outputs)
+                                  : firmware::PhaseCut{p, std::min(2 * s.cuts.back().first, s.outputs)});
+  }
   startRound(std::move(cuts));
 }
 
@@ -140,13 +224,20 @@ GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, 
                hop;
 
   GemmTime t;
-  for (const PhaseSample& s : withRound(phaseCycles)) {
-    const auto [n, cycles] = s.cuts.back();
-    // The n's beyond the longest cut, at its last period.
-    const double rest = s.whole() ? 0.0 : std::max(0.0, s.period(s.cuts.size() - 1)) * double(s.outputs - n);
-    t.cycles += cycles + std::uint64_t(std::llround(rest)) + perPhase;
+  const std::vector<PhaseSample> samples = withRound(phaseCycles);
+  for (std::uint32_t p = 0; p < samples.size(); ++p) {
+    const PhaseSample& s = samples[p];
+    if (s.interpolated) {
+      t.cycles += std::uint64_t(std::llround(interpolatedCycles(samples, kinds_[std::size_t(kindOf_[p])], p))) + perPhase;
+      ++t.phasesInterpolated;
+      continue;
+    }
+    t.cycles += cyclesOf(s) + perPhase;
     t.phasesExtrapolated += !s.whole();
   }
+  // Sampled, the phases' own cycles, and the route switches of the whole
+  // GEMM's order of phases (those of a round's order left out).
+  for (bool rerouted : fullRerouted_) t.cycles += rerouted ? switchCycles_ : 0;
   const std::uint64_t drain =
       (roundCuts_.back().phase + 1 == full_->phases() ? drainOf(phaseCycles, inputEnd) : drain_) + perPhase;
   t.inputEnd = t.cycles - std::min(t.cycles, drain);
@@ -163,7 +254,7 @@ std::uint64_t SimulatedGemm::streamedWavelets(const fabric::MeshGeometry& mesh) 
 energy::ActionCounts SimulatedGemm::fullActions(const energy::ActionCounts& simulated) const {
   const firmware::GemmShape& s = full_->shape();
   const double macs = simulated.elements(pe::Opcode::Fmac, s.precision);
-  if ((!sampling_.representativeRows && !sampling_.steadyStateOutputs) || macs == 0) return simulated;
+  if (!sampling_.sampled() || macs == 0) return simulated;
   return simulated * (double(s.m) * double(s.k) * double(s.n) / macs);
 }
 

@@ -21,6 +21,14 @@
 //   16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while the period
 //   still moves) n's, in rounds, and its cycles extrapolated from the last
 //   period (a shorter phase would simulate more n's cut than whole).
+// - Representative phases. Phases of one kind (GemmOutline::phaseLikeness:
+//   a weight-streamed GEMM's passes of as many n's, their targets alike)
+//   take cycles linear in their reach. Of a kind of four phases or more,
+//   three are simulated: the nearest reach, the farthest and the one
+//   nearest the middle; the others are interpolated between the first two.
+//   The middle one checks the line: off it by more than the tolerance, the
+//   kind's other phases are simulated too, in a later round. The GEMM's last
+//   phase is always simulated (its drain ends the GEMM).
 //
 // docs/gemm-mappings.md has the measurements. Shared by the gemm and train
 // workloads.
@@ -47,8 +55,13 @@ firmware::GemmShape passShape(std::uint32_t m, std::uint32_t k, std::uint32_t n,
 // How much of a GEMM timing mode simulates.
 struct GemmSampling {
   bool representativeRows = false;
+  bool representativePhases = false;
   std::uint32_t steadyStateOutputs = 0;  // S above; 0: every n of every phase
-  double steadyStateTolerance = 0.002;   // largest relative change of the period per n taken as settled
+  // Largest relative change of the period per n taken as settled, and
+  // largest relative miss of a representative phase's line.
+  double steadyStateTolerance = 0.002;
+  // Whether part of a GEMM is simulated and the rest derived.
+  bool sampled() const { return representativeRows || representativePhases || steadyStateOutputs > 0; }
 };
 
 // A GEMM's cycles from its start, and the cycle (from its start) after its
@@ -57,6 +70,7 @@ struct GemmTime {
   std::uint64_t cycles = 0;
   std::uint64_t inputEnd = 0;
   std::uint32_t phasesExtrapolated = 0;  // phases whose last n's were not simulated
+  std::uint32_t phasesInterpolated = 0;  // phases not simulated at all (representative phases)
 };
 
 // A GEMM, what of it the wafer model runs, and how that becomes the whole
@@ -106,6 +120,7 @@ class SimulatedGemm {
   // A phase of the GEMM: its n's and the cycles of the cuts run so far.
   struct PhaseSample {
     std::uint32_t outputs = 0;
+    bool interpolated = false;  // not simulated: its kind's line gives its cycles
     std::vector<std::pair<std::uint32_t, std::uint64_t>> cuts;  // (n's, cycles), n's increasing
     bool whole() const { return !cuts.empty() && cuts.back().first == outputs; }
     double period(std::size_t i) const {  // per n, between cuts i - 1 and i
@@ -113,15 +128,42 @@ class SimulatedGemm {
     }
   };
 
+  // Representative phases of one kind: the nearest and farthest reach
+  // span the line, the middle one checks it.
+  struct PhaseKind {
+    std::uint32_t nearest = 0, farthest = 0, check = 0;
+    std::vector<std::uint32_t> members;
+  };
+
   // The phases with the current round's cycles added.
   std::vector<PhaseSample> withRound(const std::vector<std::uint64_t>& phaseCycles) const;
   bool settled(const PhaseSample& s) const;
+  // The first cut of a phase of `outputs` n's (whole unless it is long).
+  firmware::PhaseCut firstCut(std::uint32_t phase, std::uint32_t outputs) const;
+  // A simulated phase's cycles, its n's past the longest cut extrapolated.
+  std::uint64_t cyclesOf(const PhaseSample& s) const;
+  // An interpolated phase's cycles, on its kind's line.
+  double interpolatedCycles(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t phase) const;
+  // Whether the kind's check phase, once settled, lies off its line.
+  bool offTheLine(const std::vector<PhaseSample>& samples, const PhaseKind& kind) const;
+  void pickRepresentativePhases();
+  // Per phase of `mapping`, whether its routes differ from the phase
+  // before's: GemmPhases starts it arch.fabric.route_switch_cycles late.
+  // A phase's cycles depend on the phase before it by that much, so the
+  // rounds keep each phase's own cycles and fullTime adds the switches of
+  // the whole GEMM's order.
+  std::vector<bool> reroutedPhases(const firmware::GemmMapping& mapping) const;
   void startRound(std::vector<firmware::PhaseCut> cuts);
 
   std::unique_ptr<firmware::GemmMapping> full_;
   std::unique_ptr<firmware::GemmMapping> rows_;  // its representative rows, or null
   GemmSampling sampling_;
   std::vector<PhaseSample> samples_;             // per phase of the GEMM
+  unsigned colors_, switchCycles_;               // arch.fabric's
+  std::uint32_t meshColumns_ = 0, meshRows_ = 0;  // of the mesh simulated
+  std::vector<bool> fullRerouted_, roundRerouted_;  // per phase of the GEMM and of the round; empty unless sampled
+  std::vector<PhaseKind> kinds_;                 // with interpolated phases still
+  std::vector<int> kindOf_;                      // per phase: its entry in kinds_, or -1
   // Each round's mapping (kept: the run may still refer to the previous
   // one), and which phase of the GEMM each of the current round's phases cuts.
   std::vector<std::unique_ptr<firmware::GemmMapping>> rounds_;

@@ -93,7 +93,7 @@ GemmConfig readConfig(config::ParamReader& p) {
 // What a run found: results() and summary() are both written from it (and
 // from the mapping and the configuration, which the workload keeps).
 struct GemmResults {
-  std::uint32_t rowsSimulated = 0, phasesExtrapolated = 0;
+  std::uint32_t rowsSimulated = 0, phasesExtrapolated = 0, phasesInterpolated = 0;
   std::uint64_t cyclesSimulated = 0;
   std::vector<std::uint64_t> phaseStarts;
   double weightsPerCycle = 0;  // the I/O ring's, all channels
@@ -250,6 +250,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
       r.sramHighWater = std::max(r.sramHighWater, pes.sram(mapping.pe(mesh, c, row)).highWater());
   r.rowsSimulated = mapping.gridY();
   r.phasesExtrapolated = time.phasesExtrapolated;
+  r.phasesInterpolated = time.phasesInterpolated;
   r.cyclesSimulated = wafer.cycles();
   r.phaseStarts = phases.phaseStarts();
   const wafer::IoRingEdge ingress = *chipParts().ingress;
@@ -308,6 +309,7 @@ nlohmann::json GemmWorkload::results() const {
   r["grid"] = {{"x", full_.gridX()}, {"y", full_.gridY()}};
   r["rows_simulated"] = f.rowsSimulated;
   r["phases_extrapolated"] = f.phasesExtrapolated;
+  r["phases_interpolated"] = f.phasesInterpolated;
   r["rounds_simulated"] = gemm_->roundsRun();
   r["cycles_simulated"] = f.cyclesSimulated;
   r["phases"] = full_.phases();
@@ -403,10 +405,10 @@ std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params
                                                      const config::RunConfig& run) {
   const GemmConfig c = readConfig(params);
   const bool sampled = firmware::gemmAlgorithm(c.algorithm).capabilities.sampledTiming;
-  if ((c.sampling.representativeRows || c.sampling.steadyStateOutputs) &&
-      (!sampled || run.mode != config::DataMode::Timing))
-    throw config::ConfigError(std::string(c.sampling.representativeRows ? "workload.rows: representative"
-                                                                        : "workload.steady_state_outputs") +
+  if (c.sampling.sampled() && (!sampled || run.mode != config::DataMode::Timing))
+    throw config::ConfigError(std::string(c.sampling.representativeRows     ? "workload.rows: representative"
+                                          : c.sampling.representativePhases ? "workload.phases: representative"
+                                                                            : "workload.steady_state_outputs") +
                               " needs run.mode: timing and an algorithm that samples its timing (" +
                               firmware::gemmAlgorithmsThat([](const firmware::GemmCapabilities& a) {
                                 return a.sampledTiming;

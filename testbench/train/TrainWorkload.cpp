@@ -45,16 +45,16 @@ struct TrainConfig {
   bool everyWafer = false;          // simulate every system's wafer, not one for all
   std::string waferTimingCache;     // run.wafer_timing_cache: a directory, or empty
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
-  runtime::GemmSampling sampling{true, 8, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
+  runtime::GemmSampling sampling{true, true, 8, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
 };
 
 // The algorithm a training step maps its layers with: the first in the
 // registry that streams weights from MemoryX, maps every pass in the step's
-// precision and, if the step samples its GEMMs (representative rows,
-// steady-state outputs), samples its timing.
+// precision and, if the step samples its GEMMs (representative rows or
+// phases, steady-state outputs), samples its timing.
 std::string stepAlgorithm(pe::Precision precision, const runtime::GemmSampling& sampling) {
-  const bool sampled = sampling.representativeRows || sampling.steadyStateOutputs;
+  const bool sampled = sampling.sampled();
   for (const firmware::GemmAlgorithm& a : firmware::gemmAlgorithmRegistry()) {
     const firmware::GemmCapabilities& can = a.capabilities;
     if (can.weightsFromMemoryx && (can.sampledTiming || !sampled) && can.supports(precision) &&

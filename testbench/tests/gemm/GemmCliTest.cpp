@@ -150,6 +150,37 @@ TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
   }
 }
 
+// Representative phases: of each kind of four or more alike passes three
+// are simulated and the others interpolated on the line their reach
+// gives. On a 64 x 64 mesh in 11 passes of 90 n's (400 bytes of SRAM) the
+// forward interpolates 6 passes and the weight gradient 245 of its 253
+// blocks, each to the cycle. On a 16 x 16 mesh in 16 passes of 25 n's the
+// forward's middle pass lies off its kind's line (the side its longer
+// chain lies on shifts a pass by a few cycles, more than 0.2% of these
+// short passes), so every pass is simulated again and the cycles are exact.
+TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLineOrAllSimulated) {
+  const ScratchDir dir;
+  const std::string mesh = "--set run.mode=timing --set arch.pe.sram_bytes=400 --set arch.mesh.width=64 "
+                           "--set arch.mesh.height=64 --set workload.k=64 --set workload.m=64 --set workload.n=990 ";
+  for (const std::string pass : {"forward", "weight_grad"}) {
+    const std::string base = mesh + "--set workload.pass=" + pass;
+    const nlohmann::json all = runGemm(dir, "phases_all", base);
+    const nlohmann::json some = runGemm(dir, "phases_some", base + " --set workload.phases=representative");
+    if (all.empty() || some.empty()) continue;
+    EXPECT_EQ(all.at("workload").at("phases_interpolated"), 0) << pass;
+    EXPECT_EQ(some.at("workload").at("phases_interpolated"), pass == "forward" ? 6 : 245) << pass;
+    EXPECT_EQ(some.at("cycles"), all.at("cycles")) << pass;
+  }
+  const std::string offTheLine = "--set run.mode=timing --set arch.pe.sram_bytes=400 --set arch.mesh.width=16 "
+                                 "--set arch.mesh.height=16 --set workload.k=40 --set workload.m=44 --set workload.n=400";
+  const nlohmann::json all = runGemm(dir, "off_all", offTheLine);
+  const nlohmann::json some = runGemm(dir, "off_some", offTheLine + " --set workload.phases=representative");
+  if (all.empty() || some.empty()) return;
+  EXPECT_EQ(some.at("workload").at("phases_interpolated"), 0);
+  EXPECT_EQ(some.at("workload").at("rounds_simulated"), 2);
+  EXPECT_EQ(some.at("cycles"), all.at("cycles"));
+}
+
 // Weights from MemoryX (tiny preset: 1 us access latency, 150e9 B/s
 // storage and links, one system, Adam at 1e12 FLOP/s). Forward: the
 // 24 x 16 fp32 layer (1536 B) is fetched in 1 us + 10.24 ns and streams in
