@@ -93,7 +93,8 @@ void SimulatedGemm::pickRepresentativePhases() {
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
   if (likeness.size() != samples_.size()) return;
   std::map<std::string, std::vector<std::uint32_t>> byKind;
-  for (std::uint32_t p = 1; p + 1 < samples_.size(); ++p) byKind[likeness[p].kind].push_back(p);
+  // The last phase's drain ends the GEMM: it is always simulated.
+  for (std::uint32_t p = 0; p + 1 < samples_.size(); ++p) byKind[likeness[p].kind].push_back(p);
   for (const auto& [name, members] : byKind) {
     if (members.size() < 4) continue;  // nothing left to interpolate
     std::vector<std::uint32_t> byReach = members;

@@ -28,7 +28,9 @@
 //   nearest the middle; the others are interpolated between the first two.
 //   The middle one checks the line: off it by more than the tolerance, the
 //   kind's other phases are simulated too, in a later round. The GEMM's last
-//   phase is always simulated (its drain ends the GEMM).
+//   phase is always simulated (its drain ends the GEMM). A phase's cycles
+//   are its own: the route switch before it, which depends on the phase
+//   before it, is taken out and that of the GEMM's own order added.
 //
 // docs/gemm-mappings.md has the measurements. Shared by the gemm and train
 // workloads.
