@@ -70,8 +70,14 @@ std::string checkHostMemory(const workload::Workload& work, const config::ArchCo
     const std::string sram =
         plan.sramData ? ", and arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) + " per PE in functional mode"
                       : std::string();
+    // The system models are named when they are a tenth of the estimate or more.
+    const std::string systems = 10 * plan.systemBytes >= plan.bytes ? "; " + formatBytes(plan.systemBytes) + " of it for the models of " +
+                                                       std::to_string(arch.cluster.systems) +
+                                                       " systems (arch.cluster.systems)"
+                                                 : std::string();
     throw config::ConfigError("the run needs an estimated " + formatBytes(plan.bytes) + " of host memory for " + mesh +
-                              sram + "), more than the limit " + limitText + ": " +
+                              sram + systems + "), more than the limit " + limitText + ": " +
+                              (2 * plan.systemBytes > plan.bytes ? "lower arch.cluster.systems, " : "") +
                               shrinkAdvice(plan.mesh, arch.mesh) +
                               (plan.sramData ? ", use run.mode: timing (no SRAM bytes)" : "") +
                               ", or set run.max_host_bytes if the estimate is too high for this run");

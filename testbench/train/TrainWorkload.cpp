@@ -202,9 +202,16 @@ class TrainWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return totalCycles_; }
-  // The widest mesh any of its GEMMs simulates (always in timing mode: no operands).
+  // The widest mesh any of its GEMMs simulates (always in timing mode: no
+  // operands), and the cluster's systems with the one-system reference.
   workload::HostMemoryPlan plannedHostMemory() const override {
-    return workload::sampledGemmHostMemory(arch_, meshColumns_, run_, chipParts());
+    workload::HostMemoryPlan plan = workload::sampledGemmHostMemory(arch_, meshColumns_, run_, chipParts());
+    config::ArchConfig one = arch_;
+    one.cluster.systems = 1;
+    plan.systemBytes = system::Cluster::plannedHostBytes(arch_) +
+                       (arch_.cluster.systems > 1 ? system::Cluster::plannedHostBytes(one) : 0);
+    plan.bytes += plan.systemBytes;
+    return plan;
   }
   nlohmann::json results() const override;
   std::string summary() const override;

@@ -20,6 +20,7 @@ struct HostMemoryPlan {
   fabric::MeshGeometry mesh;  // simulated: arch.mesh, or narrower
   std::string narrowedBy;     // when `mesh` is narrower than arch.mesh: the key and why, else empty
   bool sramData = false;      // the bytes hold every PE's arch.pe.sram_bytes (functional mode, with PEs)
+  std::uint64_t systemBytes = 0;  // of the bytes, the system models' (arch.cluster.systems)
 };
 
 // The chip of `parts` on `simulated` (arch.mesh, or the narrower mesh the

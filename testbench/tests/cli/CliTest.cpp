@@ -482,6 +482,18 @@ const char* const kWse2Mesh = "--set arch.mesh.width=750 --set arch.mesh.height=
 // arch.mesh and why, and advises fewer rows; never run.mode: timing, which
 // these runs already use. gemm_small: m = 40 over a grid of 40 rows, all
 // of one size, so one representative row, on one mesh column.
+// A training step's cluster is planned too: each system's models take
+// about 1.7 MiB on wse2's 120 I/O channels (hw/system/Cluster.h), so 2,048
+// systems of the tiny model need 3.35 GiB, nearly all of it theirs: the
+// refusal says so and advises fewer systems first.
+TEST_F(CliHostMemory, ATrainingClusterNamesItsSystems) {
+  const std::string err = refusal(config("train_tiny.yaml"), "--set arch.cluster.systems=2048");
+  expectMentions(err, {"the run needs an estimated 3.35 GiB",
+                       "3.35 GiB (3592077312 bytes) of it for the models of 2048 systems (arch.cluster.systems)), "
+                       "more than the limit",
+                       "(run.max_host_bytes): lower arch.cluster.systems, make arch.mesh.height smaller"});
+}
+
 TEST_F(CliHostMemory, NarrowedGemmNamesTheOneColumnOfItsRepresentativeRow) {
   const std::string err = refusal(config("gemm_small.yaml"), std::string(kWse2Mesh) +
                                                                  " --set run.mode=timing --set workload.rows=representative");
