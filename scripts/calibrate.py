@@ -88,7 +88,7 @@ def main(argv):
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel model runs")
     parser.add_argument("--wsesim", default=os.environ.get("WSESIM", DEFAULT_WSESIM), help="the wsesim binary")
     parser.add_argument("--update-doc", metavar="DOC",
-                        help="replace the calibration table between the markers of DOC (docs/validation.md)")
+                        help="replace the table between the markers of DOC (docs/validation.md): the training table for training points alone, else the calibration table")
     args = parser.parse_args(argv)
 
     try:
@@ -137,7 +137,7 @@ def main(argv):
     table = report.markdown(rows, keys, values, provenance)
     if args.update_doc:
         try:
-            report.update_doc(args.update_doc, table)
+            report.update_doc(args.update_doc, table, report.kinds_of(rows))
         except (ValueError, OSError) as e:
             print(f"calibrate.py: {e}", file=sys.stderr)
             return 2

@@ -12,8 +12,12 @@ from wsesweep.atomic import write_text_atomically
 
 from . import data
 
-TABLE_BEGIN = "<!-- calibration-table:begin (scripts/calibrate.py --update-doc) -->"
-TABLE_END = "<!-- calibration-table:end -->"
+def table_markers(kinds):
+    """The markers a doc's table lies between: the training table for
+    training points alone, the calibration table otherwise, so that a doc
+    keeps both."""
+    name = "training-table" if list(kinds) == ["train"] else "calibration-table"
+    return f"<!-- {name}:begin (scripts/calibrate.py --update-doc) -->", f"<!-- {name}:end -->"
 
 
 def rows_of(points, runs, fitted_names):
@@ -161,12 +165,14 @@ def write_all(out_dir, rows, keys, values, preset, provenance, record):
     plot(rows, os.path.join(out_dir, "measured_vs_simulated"))
 
 
-def update_doc(doc_path, table_markdown):
-    """Replaces the text between the calibration-table markers of a doc."""
+def update_doc(doc_path, table_markdown, kinds):
+    """Replaces the text between the markers of the table for these kinds
+    of point (table_markers) in a doc."""
+    begin, end = table_markers(kinds)
     with open(doc_path, encoding="utf-8") as f:
         text = f.read()
-    pattern = re.compile(re.escape(TABLE_BEGIN) + ".*?" + re.escape(TABLE_END), re.S)
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
     if not pattern.search(text):
-        raise ValueError(f"{doc_path}: no '{TABLE_BEGIN}' ... '{TABLE_END}' markers to replace between")
-    text = pattern.sub(lambda _: TABLE_BEGIN + "\n" + table_markdown + TABLE_END, text)
+        raise ValueError(f"{doc_path}: no '{begin}' ... '{end}' markers to replace between")
+    text = pattern.sub(lambda _: begin + "\n" + table_markdown + end, text)
     write_text_atomically(doc_path, text)

@@ -76,6 +76,19 @@ check("MAPE (predicted points): 22.5%" in run.stdout, run.stdout)
 record = load_json(ctx.path("predict", "calibration.json"))
 check(record["fitted"] == {} and abs(record["mape_by_kind"]["train"] - 0.225) < 1e-9, record)
 
+# The training table goes between its own markers of a doc; the GEMM
+# calibration table beside it stays as it was.
+doc = ctx.write("doc.md", "<!-- calibration-table:begin (scripts/calibrate.py --update-doc) -->\nsumma\n"
+                          "<!-- calibration-table:end -->\n<!-- training-table:begin (scripts/calibrate.py "
+                          "--update-doc) -->\nold\n<!-- training-table:end -->\n")
+documented = calibrate("predict", off, "--no-fit", "--set", f"arch.pe.op_overhead_cycles={TRUE_OVERHEAD}",
+                       "--update-doc", doc)
+check_exit(documented, 0, "calibrate.py --update-doc on training points")
+with open(doc, encoding="utf-8") as f:
+    text = f.read()
+check("\nsumma\n" in text and "\nold\n" not in text and header in text and
+      text.index(header) > text.index("training-table:begin"), text)
+
 # A rerun repeats no run.
 runs_before = sorted(os.listdir(ctx.path("predict", "runs")))
 rerun = calibrate("predict", off, "--no-fit", "--set", f"arch.pe.op_overhead_cycles={TRUE_OVERHEAD}")
