@@ -62,6 +62,10 @@ struct GemmOutline {
   // pipeline of hops the phase fills and drains), which timing mode may
   // interpolate (SimulatedGemm's representative phases). Empty otherwise.
   std::vector<PhaseLikeness> phaseLikeness;
+  // What phases of one kind run on besides their kind: the program family,
+  // grid, blocks and element types. GEMMs of one layout share their kinds'
+  // lines (the train workload's GEMMs that differ only in N).
+  std::string phaseLayout;
   // Grid PE (c, r) is the mesh's (c, r), or its (r, c) when the grid lies
   // transposed (weight streaming: grid columns along mesh rows).
   bool transposed = false;

@@ -116,6 +116,7 @@ GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStream
     o.phaseOutputs.push_back(b.ns());
     o.phaseLikeness.push_back(layout.passLikeness(b.ns(), layout.target[b.pass]));
   }
+  o.phaseLayout = layout.layout("weight_grad");
   o.transposed = true;  // WeightStreamPlan::pe
   return o;
 }

@@ -42,6 +42,7 @@ GemmOutline WeightStreamGemm::outlineOf(const WeightStreamPlan& plan) {
     o.phaseOutputs.push_back(plan.ns(p));
     o.phaseLikeness.push_back(plan.passLikeness(plan.ns(p), plan.target[p]));
   }
+  o.phaseLayout = plan.layout("weight_stream");
   o.transposed = true;  // WeightStreamPlan::pe
   return o;
 }

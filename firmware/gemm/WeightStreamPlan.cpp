@@ -57,6 +57,16 @@ PhaseLikeness WeightStreamPlan::passLikeness(std::uint32_t ns, std::uint32_t tar
           std::max(target, gridX - 1 - target)};
 }
 
+std::string WeightStreamPlan::layout(const std::string& program) const {
+  std::ostringstream out;
+  out << program << " " << pe::precisionName(shape.precision) << " loop " << loopCycles << " grid " << gridX << "x"
+      << gridY << " k";
+  for (std::uint32_t b : kBegin) out << " " << b;
+  out << " m";
+  for (std::uint32_t b : mBegin) out << " " << b;
+  return out.str();
+}
+
 std::string WeightStreamPlan::describe() const {
   const auto range = [](std::uint32_t lo, std::uint32_t hi) {
     return std::to_string(lo) + (hi != lo ? "-" + std::to_string(hi) : "");

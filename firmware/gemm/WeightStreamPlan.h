@@ -61,6 +61,9 @@ struct WeightStreamPlan {
   // timing) and its reach, the farther end's distance: the relays its data
   // pass through.
   PhaseLikeness passLikeness(std::uint32_t ns, std::uint32_t target) const;
+  // The grid and blocks every pass runs on, whatever N: `program` names the
+  // mapping's program family (GemmOutline::phaseLayout).
+  std::string layout(const std::string& program) const;
 
 
   GemmShape shape;

@@ -19,6 +19,7 @@ GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeGrid& pes, f
 
 void GemmSequence::start(std::size_t index, std::uint64_t now) {
   index_ = index;
+  gemms_[index]->begin(learnt_);
   current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, ingress_, nullptr, routeSwitchCycles_, now);
   starts_.push_back(now);
 }
@@ -27,6 +28,7 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (!last() && current_->finished(now, fabric)) {
     current_->unload({});
     done_.push_back(LastRound{current_->roundPhaseCycles(now), current_->roundInputEnd()});
+    gemms_[index_]->learn(learnt_, done_.back().phaseCycles);
     actionsAtEnd_.push_back(meter_.actionsUntil(now));
     start(index_ + 1, now);
   }

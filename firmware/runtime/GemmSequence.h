@@ -4,6 +4,8 @@
 // (its streams in, its PEs idle, the fabric empty), its PEs are unloaded
 // with nothing kept and the next starts in the same cycle with its own
 // routes. How the train workload simulates the GEMMs of a training step.
+// With representative phases, a GEMM interpolates the kinds of phases an
+// earlier GEMM of the same layout learnt the line of (SimulatedGemm::begin).
 
 #include <cstdint>
 #include <memory>
@@ -58,6 +60,7 @@ class GemmSequence : public sim::CycleDriver {
   wafer::EdgeIngress& ingress_;
   const energy::ActionMeter& meter_;
   std::uint32_t routeSwitchCycles_;
+  SimulatedGemm::KindLines learnt_;  // by the GEMMs done so far
   std::size_t index_ = 0;
   std::unique_ptr<GemmPhases> current_;
   std::vector<std::uint64_t> starts_;

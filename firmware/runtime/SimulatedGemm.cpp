@@ -66,8 +66,20 @@ SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmS
     sample.outputs = rows().phaseOutputs(p);
     samples_.push_back(sample);
   }
+  planFirstRound({});
+}
+
+void SimulatedGemm::begin(const KindLines& learnt) {
+  if (!sampling_.representativePhases || learnt.empty()) return;
+  rounds_.clear();
+  planFirstRound(learnt);
+}
+
+void SimulatedGemm::planFirstRound(const KindLines& learnt) {
+  kinds_.clear();
   kindOf_.assign(samples_.size(), -1);
-  if (sampling.representativePhases) pickRepresentativePhases();
+  for (PhaseSample& s : samples_) s.interpolated = false;
+  if (sampling_.representativePhases) pickRepresentativePhases(learnt);
   std::vector<firmware::PhaseCut> cuts;
   bool sampled = false;
   for (std::uint32_t p = 0; p < full_->phases(); ++p) {
@@ -89,24 +101,41 @@ firmware::PhaseCut SimulatedGemm::firstCut(std::uint32_t phase, std::uint32_t ou
   return {phase, s > 0 && outputs > 16 * s ? s : outputs};
 }
 
-void SimulatedGemm::pickRepresentativePhases() {
+std::string SimulatedGemm::lineKey(const std::string& kind) const {
+  return rows().outline().phaseLayout + "|" + kind;
+}
+
+void SimulatedGemm::pickRepresentativePhases(const KindLines& learnt) {
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
   if (likeness.size() != samples_.size()) return;
   std::map<std::string, std::vector<std::uint32_t>> byKind;
   // The last phase's drain ends the GEMM: it is always simulated.
   for (std::uint32_t p = 0; p + 1 < samples_.size(); ++p) byKind[likeness[p].kind].push_back(p);
   for (const auto& [name, members] : byKind) {
-    if (members.size() < 4) continue;  // nothing left to interpolate
+    const auto line = learnt.find(lineKey(name));
+    // Without a learnt line, three phases make the line and check it.
+    if (members.size() < (line != learnt.end() ? 2u : 4u)) continue;  // nothing left to interpolate
     std::vector<std::uint32_t> byReach = members;
     std::stable_sort(byReach.begin(), byReach.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return likeness[a].reach < likeness[b].reach; });
-    const PhaseKind kind{byReach.front(), byReach.back(), byReach[byReach.size() / 2], members};
+    PhaseKind kind{byReach.front(), byReach.back(), byReach[byReach.size() / 2], members, std::nullopt};
+    if (line != learnt.end()) kind.learnt = line->second;
     for (std::uint32_t p : members) {
       kindOf_[p] = int(kinds_.size());
-      samples_[p].interpolated = p != kind.nearest && p != kind.farthest && p != kind.check;
+      samples_[p].interpolated = p != kind.check && (kind.learnt || (p != kind.nearest && p != kind.farthest));
     }
     kinds_.push_back(kind);
   }
+}
+
+void SimulatedGemm::learn(KindLines& learnt, const std::vector<std::uint64_t>& phaseCycles) const {
+  const std::vector<PhaseSample> samples = withRound(phaseCycles);
+  const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
+  for (const PhaseKind& k : kinds_)
+    if (!k.learnt && settled(samples[k.nearest]) && settled(samples[k.farthest]) && !offTheLine(samples, k))
+      learnt.emplace(lineKey(likeness[k.nearest].kind),
+                     KindLine{likeness[k.nearest].reach, likeness[k.farthest].reach,
+                              double(cyclesOf(samples[k.nearest])), double(cyclesOf(samples[k.farthest]))});
 }
 
 std::vector<bool> SimulatedGemm::reroutedPhases(const firmware::GemmMapping& mapping) const {
@@ -165,15 +194,18 @@ std::uint64_t SimulatedGemm::cyclesOf(const PhaseSample& s) const {
 double SimulatedGemm::interpolatedCycles(const std::vector<PhaseSample>& samples, const PhaseKind& kind,
                                          std::uint32_t phase) const {
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
-  const double nearest = double(cyclesOf(samples[kind.nearest])), farthest = double(cyclesOf(samples[kind.farthest]));
-  const std::uint32_t from = likeness[kind.nearest].reach, to = likeness[kind.farthest].reach;
-  if (from == to) return nearest;
-  return nearest + (farthest - nearest) * (double(likeness[phase].reach) - from) / double(to - from);
+  const KindLine line = kind.learnt ? *kind.learnt
+                                    : KindLine{likeness[kind.nearest].reach, likeness[kind.farthest].reach,
+                                               double(cyclesOf(samples[kind.nearest])),
+                                               double(cyclesOf(samples[kind.farthest]))};
+  if (line.fromReach == line.toReach) return line.fromCycles;
+  return line.fromCycles + (line.toCycles - line.fromCycles) * (double(likeness[phase].reach) - line.fromReach) /
+                               (double(line.toReach) - line.fromReach);
 }
 
 bool SimulatedGemm::offTheLine(const std::vector<PhaseSample>& samples, const PhaseKind& kind) const {
   for (std::uint32_t p : {kind.nearest, kind.farthest, kind.check})
-    if (!settled(samples[p])) return false;
+    if ((!kind.learnt || p == kind.check) && !settled(samples[p])) return false;
   const double simulated = double(cyclesOf(samples[kind.check]));
   return std::abs(interpolatedCycles(samples, kind, kind.check) - simulated) > sampling_.steadyStateTolerance * simulated;
 }

@@ -36,7 +36,9 @@
 // workloads.
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,9 +87,26 @@ struct GemmTime {
 // phase would.
 class SimulatedGemm {
  public:
+  // A kind's line of cycles against reach (representative phases), as the
+  // GEMM that simulated its ends learnt it.
+  struct KindLine {
+    std::uint32_t fromReach = 0, toReach = 0;
+    double fromCycles = 0, toCycles = 0;
+  };
+  // Lines learnt by earlier GEMMs of one simulation, by phase layout and
+  // kind (GemmOutline::phaseLayout): the same programs on the same blocks.
+  using KindLines = std::map<std::string, KindLine>;
+
   // Throws PlanError when the GEMM does not fit the architecture.
   SimulatedGemm(const std::string& algorithm, const firmware::GemmShape& shape, const config::ArchConfig& arch,
                 std::uint32_t gridX, std::uint32_t gridY, firmware::Buffering buffering, const GemmSampling& sampling);
+
+  // Before the GEMM runs (GemmSequence), with the lines earlier GEMMs
+  // learnt: a kind with a learnt line simulates only its check phase
+  // (a kind of two phases or more). After its last round, the lines of
+  // the kinds it simulated itself.
+  void begin(const KindLines& learnt);
+  void learn(KindLines& learnt, const std::vector<std::uint64_t>& phaseCycles) const;
 
   // The GEMM as asked.
   const firmware::GemmMapping& full() const { return *full_; }
@@ -131,11 +150,17 @@ class SimulatedGemm {
   };
 
   // Representative phases of one kind: the nearest and farthest reach
-  // span the line, the middle one checks it.
+  // span the line (or an earlier GEMM's line for the kind, learnt), the
+  // middle one checks it.
   struct PhaseKind {
     std::uint32_t nearest = 0, farthest = 0, check = 0;
     std::vector<std::uint32_t> members;
+    std::optional<KindLine> learnt;
   };
+  // The first round: the phases not interpolated, each whole or cut.
+  void planFirstRound(const KindLines& learnt);
+  // Where the line of a kind of this GEMM's phases is kept among GEMMs.
+  std::string lineKey(const std::string& kind) const;
 
   // The phases with the current round's cycles added.
   std::vector<PhaseSample> withRound(const std::vector<std::uint64_t>& phaseCycles) const;
@@ -148,7 +173,7 @@ class SimulatedGemm {
   double interpolatedCycles(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t phase) const;
   // Whether the kind's check phase, once settled, lies off its line.
   bool offTheLine(const std::vector<PhaseSample>& samples, const PhaseKind& kind) const;
-  void pickRepresentativePhases();
+  void pickRepresentativePhases(const KindLines& learnt);
   // Per phase of `mapping`, whether its routes differ from the phase
   // before's: GemmPhases starts it arch.fabric.route_switch_cycles late.
   // A phase's cycles depend on the phase before it by that much, so the
