@@ -272,13 +272,17 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
   // The larger micro-batch's chunks serve the last one too.
   lmHeadChunks_ = layOut(config_.model, microBatches_.size, config_.seq, arch_, algorithm_, config_.precision).lmHeadChunks;
   step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_);
-  std::map<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::size_t> distinct;
+  // A GEMM is distinct by the product it computes: the forward and
+  // backward-data passes stream their weights through one dataflow, so a
+  // backward-data product of a forward one's shape (GPT-2's FFN-up
+  // backward and FFN-down forward) is simulated once.
+  std::map<std::tuple<bool, std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> distinct;
   for (const models::StreamedGemm& g : step_.gemms) {
-    const auto key = std::make_tuple(g.pass, g.m, g.k, g.n);
+    const firmware::GemmShape shape =
+        runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, g.pass);
+    const auto key = std::make_tuple(g.pass == GemmPass::WeightGrad, shape.m, shape.k, shape.n);
     auto it = distinct.find(key);
     if (it == distinct.end() || config_.everyLayer) {
-      const firmware::GemmShape shape =
-          runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, g.pass);
       try {
         gemms_.push_back(
             StepGemm{g.name, shape, std::make_unique<runtime::SimulatedGemm>(algorithm_, shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
@@ -642,7 +646,7 @@ std::string TrainWorkload::summary() const {
       out << "  " << pass << ": " << bound << " x" << v["tasks"].get<std::uint64_t>();
   out << "\n";
   std::snprintf(line, sizeof line, "  simulated %zu GEMMs for the step's %zu (%s) on %s\n", gemms_.size(),
-                step_.gemms.size(), config_.everyLayer ? "every layer" : "identical layers reuse their timing",
+                step_.gemms.size(), config_.everyLayer ? "every layer" : "identical products reuse their timing",
                 config_.everyWafer ? "every system's wafer" : "one wafer");
   out << line;
   out << results::energySummary(f.cost);
