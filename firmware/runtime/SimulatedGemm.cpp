@@ -230,10 +230,18 @@ std::uint64_t drainOf(const std::vector<std::uint64_t>& phaseCycles, std::uint64
 void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd) {
   samples_ = withRound(phaseCycles);
   if (roundCuts_.back().phase + 1 == full_->phases()) drain_ = drainOf(phaseCycles, inputEnd);
-  // A kind whose check lies off its line has all its phases simulated.
-  for (const PhaseKind& k : kinds_)
-    if (offTheLine(samples_, k))
+  // A kind whose check lies off an earlier GEMM's line makes its own from
+  // its nearest and farthest phases; off its own line, it has all its
+  // phases simulated.
+  for (PhaseKind& k : kinds_) {
+    if (!offTheLine(samples_, k)) continue;
+    if (k.learnt) {
+      k.learnt.reset();
+      samples_[k.nearest].interpolated = samples_[k.farthest].interpolated = false;
+    } else {
       for (std::uint32_t p : k.members) samples_[p].interpolated = false;
+    }
+  }
   std::vector<firmware::PhaseCut> cuts;
   for (std::uint32_t p = 0; p < samples_.size(); ++p) {
     const PhaseSample& s = samples_[p];
