@@ -146,6 +146,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     args = parseRunArguments(argc, argv);
   } catch (const UsageError& e) {
+    results::concludeRun();
     err << "wsesim run: " << oneLine(e.what()) << "\n" << kRunUsage;
     return kUsageError;
   }
@@ -168,6 +169,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     params->rejectUnknownKeys();
     memoryVerdict = checkHostMemory(*work, arch, run);
   } catch (const config::ConfigError& e) {
+    results::concludeRun();
     err << "wsesim: configuration error: " << oneLine(e.what()) << "\n";
     return kConfigError;
   }
@@ -188,6 +190,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const bool systemVcd = !args.vcdFile.empty() && namesAFile(args.vcdFile);
   if (systemVcd) outputs.push_back(NamedOutput{"--vcd", systemVcdFile(args.vcdFile), {}});
   if (const std::string why = checkOutputs(outputs); !why.empty()) {
+    results::concludeRun();
     err << "wsesim: " << oneLine(why) << "\n";
     return kOutputError;
   }
@@ -200,6 +203,7 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     if (const results::OutputTarget* vcd = named("--vcd")) waveform = std::make_unique<results::WaveformPipe>(*vcd);
   } catch (const std::exception& e) {
+    results::concludeRun();
     err << "wsesim: " << oneLine(e.what()) << "\n";
     return kOutputError;
   }
@@ -210,10 +214,12 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     work->run(workload::RunOptions{waveform ? waveform->systemcBaseName() : "", !args.mapFile.empty(),
                                    !args.timelineFile.empty(), terminal ? &progress : nullptr});
   } catch (const std::bad_alloc&) {
+    results::concludeRun();
     if (waveform) waveform->abandon();
     err << "wsesim: simulation failed: out of host memory (" << memoryVerdict << ")\n";
     return kSimulationError;
   } catch (const std::exception& e) {
+    results::concludeRun();
     if (waveform) waveform->abandon();
     err << "wsesim: simulation failed: " << e.what() << "\n";  // a deadlock adds its blocked queues
     return kSimulationError;
@@ -257,9 +263,11 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
       summary << "  results:  " << args.outFile << "\n";
     }
   } catch (const std::exception& e) {
+    results::concludeRun();
     err << "wsesim: " << oneLine(e.what()) << "\n";
     return kOutputError;
   }
+  results::concludeRun();
   return kOk;
 }
 

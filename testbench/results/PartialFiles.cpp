@@ -77,6 +77,11 @@ void removePartialFilesOnInterrupt() {
   }
 }
 
+void concludeRun() {
+  const sigset_t set = interruptSet();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
 PartialFile::PartialFile(const std::string& path, bool directory) {
   if (path.size() >= PATH_MAX) return;  // no such path can be opened either
   InterruptsBlocked blocked;

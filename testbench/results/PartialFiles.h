@@ -13,6 +13,13 @@ namespace wsesim::results {
 // Installs the handlers; calling it again does nothing.
 void removePartialFilesOnInterrupt();
 
+// The run's outcome is decided (its last line is about to be written, or
+// its outputs are all in): an interrupt from now on changes nothing, so it
+// is blocked for the rest of the process (a SIGTERM during a failed run's
+// exit would otherwise add "interrupted" to its one error line and turn its
+// status into 143).
+void concludeRun();
+
 // Registers a path for removal on interruption for as long as it lives
 // (a directory is removed after the files, and only if empty). Destroying
 // or reset() unregisters it; neither removes the file.

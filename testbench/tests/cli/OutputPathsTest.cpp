@@ -16,11 +16,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <chrono>
 #include <cstring>
 
+#include "testbench/results/PartialFiles.h"
 #include "testbench/tests/cli/CliFixture.h"
 
 namespace {
@@ -322,3 +324,16 @@ TEST_F(OutputPaths, TheHostsDevNullIsStillACharacterDeviceAfterwards) {
 }
 
 }  // namespace
+
+// Once a run's outcome is decided (RunCommand calls concludeRun before its
+// last line), an interrupt no longer turns it into an interrupted run: the
+// signal stays pending and dies with the process, which exits as it was
+// going to (the handler would _exit(143) and print a second line).
+TEST(ConcludedRun, AnInterruptAfterTheOutcomeChangesNothing) {
+  wsesim::results::removePartialFilesOnInterrupt();
+  wsesim::results::concludeRun();
+  ASSERT_EQ(::raise(SIGTERM), 0);
+  sigset_t pending;
+  ASSERT_EQ(::sigpending(&pending), 0);
+  EXPECT_EQ(::sigismember(&pending, SIGTERM), 1);
+}

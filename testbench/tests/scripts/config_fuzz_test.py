@@ -18,6 +18,7 @@ usage: config_fuzz_test.py WSESIM CONFIG_DIR WORK_DIR SEED CASES
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -440,6 +441,15 @@ def build_case(rng, bases):
     return case
 
 
+# The warning a sanitized build's ASan runtime prints when an error leaves a
+# SystemC thread's coroutine stack (docs/testing.md): never an error report
+# of its own (a report ends the process with ASan's status, which the case
+# then fails on), so it is taken out before the one-line check.
+ASAN_STACK_WARNING = re.compile(r"==\d+==WARNING: ASan is ignoring requested __asan_handle_no_return:[^\n]*\n"
+                                r"False positive error reports may follow\n"
+                                r"For details see https://github.com/google/sanitizers/issues/189\n")
+
+
 def limit_child():
     # AddressSanitizer reserves terabytes of shadow address space up front, so
     # a sanitized wsesim (the sanitizer job) cannot start under an address
@@ -506,7 +516,7 @@ def run_case(wsesim, case, folder):
     seconds = time.monotonic() - start
     problems = []
     status = process.returncode
-    stderr = stderr.decode("utf-8", "replace")
+    stderr = ASAN_STACK_WARNING.sub("", stderr.decode("utf-8", "replace"))
     interrupted = case.signal is not None and status == 128 + case.signal[0]
     if status < 0:
         problems.append(f"killed by signal {-status}")
