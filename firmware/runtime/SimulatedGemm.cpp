@@ -88,10 +88,13 @@ void SimulatedGemm::planFirstRound(const KindLines& learnt) {
     cuts.push_back(firstCut(p, samples_[p].outputs));
     sampled = sampled || cuts.back().outputs < samples_[p].outputs;
   }
-  if (sampled)
+  if (sampled) {
     startRound(std::move(cuts));
-  else
+  } else {  // the GEMM as it is: its phases' cycles hold their own route switches
+    fullRerouted_.clear();
+    roundRerouted_.clear();
     roundCuts_ = std::move(cuts);
+  }
 }
 
 firmware::PhaseCut SimulatedGemm::firstCut(std::uint32_t phase, std::uint32_t outputs) const {
