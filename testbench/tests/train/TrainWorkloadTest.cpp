@@ -15,6 +15,8 @@
 #include <string>
 #include <sstream>
 #include <map>
+#include <tuple>
+#include <vector>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -339,6 +341,45 @@ TEST(TrainStep, AGemmInTheStepTakesWhatItTakesAlone) {
       }
     EXPECT_TRUE(found) << pass;
   }
+}
+
+// Functional equals timing on the micro-batched tiny step (batch 4 in
+// micro-batches of 2: 16 tokens a GEMM): every GEMM of each layer and pass,
+// run alone in functional mode, gives the exact product and the cycles of
+// timing mode; and each distinct GEMM the step simulated took what it takes
+// alone within 0.5% (as AGemmInTheStepTakesWhatItTakesAlone).
+TEST(TrainMicroBatches, FunctionalEqualsTimingForEveryGemmOfTheStep) {
+  const nlohmann::json step = runCli("micro_functional", "--set workload.batch=4 --set workload.micro_batch=2");
+  ASSERT_FALSE(step.empty());
+  ASSERT_EQ(step["workload"]["micro_batch"]["count"], 2u);
+  // The tiny model's layers (models/zoo/tiny.yaml: d_model 16, d_ff 32, vocabulary 24).
+  const std::vector<std::tuple<std::string, unsigned, unsigned>> layers = {
+      {"qkv", 16, 48}, {"attn_out", 16, 16}, {"ffn_up", 16, 32}, {"ffn_down", 32, 16}, {"lm_head", 16, 24}};
+  const auto runGemm = [](const std::string& name, const std::string& settings) {
+    const std::string out = ::testing::TempDir() + "/micro_" + name + ".json";
+    const std::string command = "'" WSESIM_BINARY "' run '" WSESIM_SOURCE_DIR
+                                "/testbench/configs/gemm_small.yaml' --set workload.m=16 --set workload.dtype=mixed " +
+                                settings + " --out '" + out + "' > /dev/null";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    return nlohmann::json::parse(std::ifstream(out));
+  };
+  unsigned compared = 0;
+  for (const auto& [name, k, n] : layers)
+    for (const std::string pass : {"forward", "backward_data", "weight_grad"}) {
+      const std::string shape = "--set workload.k=" + std::to_string(k) + " --set workload.n=" + std::to_string(n) +
+                                " --set workload.pass=" + pass;
+      const nlohmann::json functional = runGemm(name + pass + "_f", shape + " --set run.mode=functional");
+      const nlohmann::json timing = runGemm(name + pass + "_t", shape + " --set run.mode=timing");
+      EXPECT_EQ(functional["workload"]["mismatches"], 0u) << name << " " << pass;
+      EXPECT_EQ(functional["cycles"], timing["cycles"]) << name << " " << pass;
+      for (const nlohmann::json& g : step["workload"]["gemms"])
+        if (g["name"] == name && g["pass"] == pass) {
+          ++compared;
+          EXPECT_NEAR(g["cycles"].get<double>(), timing["cycles"].get<double>(), 0.005 * timing["cycles"].get<double>())
+              << name << " " << pass;
+        }
+    }
+  EXPECT_EQ(compared, 12u);  // every distinct GEMM of the step
 }
 
 // With 200 bytes of SRAM several GEMMs run in passes whose output buffers
