@@ -230,7 +230,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"gemm", "workload.seed",
        "operand values"},
       {"noc", "workload.pattern",
-       "traffic pattern (the patterns table below)"},
+       "traffic pattern (the patterns table below); by default row_broadcast under arch.fabric.routing: color, uniform_random under xy"},
       {"noc", "workload.injection_rate",
        "wavelets per source PE per cycle (offered load)"},
       {"noc", "workload.packet_wavelets",

@@ -10,10 +10,13 @@ bool isBroadcast(Pattern p) { return p == Pattern::RowBroadcast || p == Pattern:
 NocConfig NocConfig::read(config::ParamReader& p, const config::ArchConfig& arch) {
   using config::ConfigError;
   NocConfig c;
-  c.pattern = p.choice("workload.pattern", kPatternNames, Pattern::UniformRandom);
+  // The default follows the routing, so that a run with every default
+  // runs: a multicast over static color routes (the presets' routing, the
+  // hardware's), or uniform random traffic in packet mode.
+  const bool xy = arch.fabric.routing == fabric::routingMode<fabric::XyRouting>();
+  c.pattern = p.choice("workload.pattern", kPatternNames, xy ? Pattern::UniformRandom : Pattern::RowBroadcast);
   const std::string pattern = patternName(c.pattern);
 
-  const bool xy = arch.fabric.routing == fabric::routingMode<fabric::XyRouting>();
   if (isBroadcast(c.pattern) && xy)
     throw ConfigError("workload.pattern = " + pattern +
                       " multicasts over static color routes: it needs arch.fabric.routing = color");

@@ -841,3 +841,16 @@ TEST_F(Cli, SramOverflowFailsTheRunNamingThePeAndWritesNoResult) {
   expectMentions(o.err, {"PE (0,0)", "SRAM overflow", "'partial'", "128 bytes asked", "44 of 300 bytes free"});
   EXPECT_EQ(filesInWork(), (std::set<std::string>{"run.yaml"}));
 }
+
+// A NoC run with every default runs (issue 32): the presets route by color
+// (the hardware's static routes), so the default pattern is a multicast over
+// them; under packet routing it is uniform random traffic.
+TEST_F(Cli, ANocRunWithEveryDefaultRuns) {
+  writeFile(work("run.yaml"), "arch: {preset: small}\nworkload: {type: noc}\n");
+  Outcome o = wsesim("run run.yaml --out color.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(readJson("color.json").at("workload").at("pattern"), "row_broadcast");
+  o = wsesim("run run.yaml --set arch.fabric.routing=xy --out xy.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(readJson("xy.json").at("workload").at("pattern"), "uniform_random");
+}
