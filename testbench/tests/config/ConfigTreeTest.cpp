@@ -37,7 +37,7 @@ TEST(Presets, Wse2MatchesTheWseFactsSheet) {
   ConfigTree tree = layered("arch:\n  preset: wse2\n");
   ParamReader params(tree);
   const ArchConfig a = ArchConfig::read(params);
-  // shared/docs/WSE-FACTS.md: largest user rectangle 750 x 994; SRAM per PE
+  // docs/hardware-facts.md: largest user rectangle 750 x 994; SRAM per PE
   // 48 KiB = 49,152 B; 24 routable colors; wavelet has a 5-bit color; clock
   // 1.1 GHz (WaferLLM); hop ~1 cycle, ramp on/off ~2 cycles; static per-color routes.
   EXPECT_EQ(a.mesh.width, 750u);
