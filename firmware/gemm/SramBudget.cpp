@@ -12,10 +12,10 @@ std::string SramDemand::parts() const {
   return text;
 }
 
-void SramBudget::check(const std::string& plan, std::uint32_t c, std::uint32_t r, const SramDemand& d,
+void SramBudget::check(const std::string& plan, std::uint32_t x, std::uint32_t y, const SramDemand& d,
                        const std::string& hint) const {
   if (fits(d)) return;
-  throw PlanError(plan + ": PE (" + std::to_string(c) + "," + std::to_string(r) + ") needs " +
+  throw PlanError(plan + ": PE (" + std::to_string(x) + "," + std::to_string(y) + ") needs " +
                   std::to_string(d.bytes()) + " bytes of SRAM, more than arch.pe.sram_bytes=" +
                   std::to_string(limit_) + ": " + d.parts() + " (" + hint + ")");
 }

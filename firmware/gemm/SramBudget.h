@@ -62,9 +62,11 @@ class SramBudget {
 
   bool fits(std::uint64_t bytes) const { return bytes <= limit_; }
   bool fits(const SramDemand& d) const { return fits(d.bytes()); }
-  // Throws PlanError unless `d`, PE (c, r)'s demand under `plan` (its
-  // description), fits; `hint` says what would make it smaller.
-  void check(const std::string& plan, std::uint32_t c, std::uint32_t r, const SramDemand& d,
+  // Throws PlanError unless `d`, the demand under `plan` (its description)
+  // of the PE at mesh (x, y), fits; `hint` says what would make it smaller.
+  // The PE is named in mesh coordinates, as the map and the NoC summary
+  // name it, whatever grid the mapping lays on the mesh.
+  void check(const std::string& plan, std::uint32_t x, std::uint32_t y, const SramDemand& d,
              const std::string& hint) const;
 
  private:

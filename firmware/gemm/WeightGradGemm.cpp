@@ -68,7 +68,7 @@ std::uint32_t WeightGradGemm::largestBlock(const WeightStreamPlan& layout, const
   const std::string hint = "a taller grid spreads m over more rows, a wider one k over more columns";
   if (!fitsEveryPe(1))
     for (std::uint32_t c = 0; c < layout.gridX; ++c)
-      for (std::uint32_t r : {0u, layout.gridY - 1}) budget.check(describe, c, r, sramParts<SramDemand>(layout, c, r, 1), hint);
+      for (std::uint32_t r : {0u, layout.gridY - 1}) budget.check(describe, r, c, sramParts<SramDemand>(layout, c, r, 1), hint);  // transposed
   std::uint32_t fits = 1, fails = layout.ns(0) + 1;  // the first pass has the most n's
   while (fails - fits > 1) {
     const std::uint32_t mid = fits + (fails - fits) / 2;

@@ -144,7 +144,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   for (std::uint32_t c = 0; c < p.gridX; ++c)
     for (std::uint32_t r : {0u, p.gridY - 1})
       if (const std::uint64_t bytes = p.sramParts<SramBytes>(c, r).bytes(); bytes > worst) worst = bytes, wc = c, wr = r;
-  SramBudget(arch).check(p.describe(), wc, wr, p.sramParts<SramDemand>(wc, wr),
+  SramBudget(arch).check(p.describe(), wr, wc, p.sramParts<SramDemand>(wc, wr),  // the grid lies transposed
                          "a taller grid spreads m over more rows, a wider one k over more columns");
   return p;
 }

@@ -92,10 +92,12 @@ TEST(WeightGradGemm, RepresentativeRowsNeedTimingMode) {
 }
 
 // 8 x 64 x 16 on the 8 x 8 grid with 120 bytes of SRAM: the forward layout
-// fits (its target PE (4,0): 8 x 1 activations 32 B, 4 one-element sum
+// fits (its target, grid column 4: 8 x 1 activations 32 B, 4 one-element sum
 // buffers 16 B, 1 x 16 outputs 64 B = 112 B), but the weight gradient's
-// target PE (4,0) holds X 8 x 1 f32 = 32 B, dY 1 x 16 f32 = 64 B, and even
+// target holds X 8 x 1 f32 = 32 B, dY 1 x 16 f32 = 64 B, and even
 // in blocks of one n a dY row of 4 B and the partial dW 8 x 1 f32 = 32 B: 132 B.
+// The grid lies transposed on the mesh, so grid column 4 is mesh row 4 and
+// the error names the PE at mesh (0,4), as the map and the NoC summary do.
 TEST(WeightGradGemm, APeThatOverflowsSramIsNamedWithEveryBufferAndTheLimit) {
   try {
     runGemm(shape(8, 64, 16) + "  pass: weight_grad\n", "timing", "  pe:\n    sram_bytes: 120\n");
@@ -103,7 +105,7 @@ TEST(WeightGradGemm, APeThatOverflowsSramIsNamedWithEveryBufferAndTheLimit) {
   } catch (const config::ConfigError& e) {
     const std::string msg = e.what();
     for (const char* part :
-         {"weight_grad dW = X^T . dY of the layer 8x64x16", "PE (4,0) needs 132 bytes of SRAM, more than arch.pe.sram_bytes=120",
+         {"weight_grad dW = X^T . dY of the layer 8x64x16", "PE (0,4) needs 132 bytes of SRAM, more than arch.pe.sram_bytes=120",
           "activations 'x' 8x1 f32 = 32 B", "output gradients 'dy' 1x16 f32 = 64 B", "dY row 'dy_row' 1 f32 = 4 B",
           "partial dW 'acc' 8x1 f32 = 32 B"})
       EXPECT_NE(msg.find(part), std::string::npos) << part << " missing: " << msg;
