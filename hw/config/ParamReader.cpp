@@ -76,7 +76,7 @@ void ParamReader::declare(KeySpec spec) const {
 std::int64_t ParamReader::integer(const std::string& key, std::int64_t min, std::int64_t max,
                                   std::optional<std::int64_t> fallback, const std::string& note) {
   declare({key, "integer", std::to_string(min), std::to_string(max), {},
-           fallback ? std::optional<std::string>(std::to_string(*fallback)) : std::nullopt, false, note, {}});
+           fallback ? std::optional<std::string>(std::to_string(*fallback)) : std::nullopt, false, note, {}, {}});
   const std::string range = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]" +
                             (note.empty() ? "" : " (" + note + ")");
   std::int64_t value = fallback.value_or(min);
@@ -94,14 +94,14 @@ std::int64_t ParamReader::integer(const std::string& key, std::int64_t min, std:
 
 std::optional<std::int64_t> ParamReader::optionalInteger(const std::string& key, std::int64_t min, std::int64_t max) {
   if (has(key)) return integer(key, min, max);
-  declare({key, "integer", std::to_string(min), std::to_string(max), {}, std::nullopt, true, "", {}});
+  declare({key, "integer", std::to_string(min), std::to_string(max), {}, std::nullopt, true, "", {}, {}});
   return std::nullopt;
 }
 
 double ParamReader::real(const std::string& key, double min, double max, std::optional<double> fallback,
                          const std::string& note) {
   declare({key, "real", formatReal(min), formatReal(max), {},
-           fallback ? std::optional<std::string>(formatReal(*fallback)) : std::nullopt, false, note, {}});
+           fallback ? std::optional<std::string>(formatReal(*fallback)) : std::nullopt, false, note, {}, {}});
   const std::string range = "a number in [" + formatReal(min) + ", " + formatReal(max) + "]" +
                             (note.empty() ? "" : " (" + note + ")");
   double value = fallback.value_or(min);
@@ -117,8 +117,9 @@ double ParamReader::real(const std::string& key, double min, double max, std::op
   return value;
 }
 
-std::string ParamReader::text(const std::string& key, std::optional<std::string> fallback) {
-  declare({key, "text", "", "", {}, fallback, false, "", {}});
+std::string ParamReader::text(const std::string& key, std::optional<std::string> fallback,
+                              std::vector<std::string> examples) {
+  declare({key, "text", "", "", {}, fallback, false, "", {}, std::move(examples)});
   const ConfigValue* v = lookup(key, fallback.has_value());
   std::string value = v ? v->text : fallback.value_or("");
   record(key, ResolvedParam::Kind::Text, value);
@@ -127,7 +128,7 @@ std::string ParamReader::text(const std::string& key, std::optional<std::string>
 
 std::string ParamReader::choice(const std::string& key, const std::vector<std::string>& options,
                                 std::optional<std::string> fallback) {
-  declare({key, "choice", "", "", options, fallback, false, "", {}});
+  declare({key, "choice", "", "", options, fallback, false, "", {}, {}});
   const ConfigValue* v = lookup(key, fallback.has_value());
   const std::string value = v ? v->text : fallback ? *fallback : options.front();
   bool known = false;
@@ -145,7 +146,7 @@ std::string ParamReader::choice(const std::string& key, const std::vector<std::s
 
 bool ParamReader::flag(const std::string& key, std::optional<bool> fallback) {
   declare({key, "flag", "", "", {"false", "true"},
-           fallback ? std::optional<std::string>(*fallback ? "true" : "false") : std::nullopt, false, "", {}});
+           fallback ? std::optional<std::string>(*fallback ? "true" : "false") : std::nullopt, false, "", {}, {}});
   bool value = fallback.value_or(false);
   if (const ConfigValue* v = lookup(key, fallback.has_value())) {
     const std::string& t = v->text;

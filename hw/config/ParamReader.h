@@ -33,6 +33,9 @@ struct KeySpec {
   bool optional = false;                // ...unless it may stay unset (optionalInteger)
   std::string note;                     // why the range is what it is
   std::optional<ConfigValue> given;     // what the configuration held, with its origin (e.g. a preset)
+  // Text keys: values `wsesim keys` may stand in for a required key left
+  // unset, to list the keys read after it (a zoo's model names).
+  std::vector<std::string> examples;
 };
 
 class ParamReader {
@@ -44,7 +47,8 @@ class ParamReader {
                        std::optional<std::int64_t> fallback = std::nullopt, const std::string& note = "");
   double real(const std::string& key, double min, double max, std::optional<double> fallback = std::nullopt,
               const std::string& note = "");
-  std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt);
+  std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt,
+                   std::vector<std::string> examples = {});
   std::string choice(const std::string& key, const std::vector<std::string>& options,
                      std::optional<std::string> fallback = std::nullopt);
   // One of an enum's names (hw/common/EnumNames.h), as its value.

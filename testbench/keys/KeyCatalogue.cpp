@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "hw/common/Error.h"
 #include "hw/config/ArchConfig.h"
@@ -54,6 +57,19 @@ ReaderRun readAll(const config::ConfigTree& tree, const workload::WorkloadFactor
   return r;
 }
 
+// What a listing may stand in for the required key that stopped run `r`,
+// unset, so that the keys read after it are listed too: the smallest value
+// of a number, the first of a choice, a text key's first example.
+std::optional<std::pair<std::string, std::string>> standIn(const ReaderRun& r) {
+  if (r.error.empty() || r.specs.empty()) return std::nullopt;
+  const config::KeySpec& s = r.specs.back();
+  if (s.fallback || s.optional || s.given) return std::nullopt;
+  if (!s.min.empty()) return std::make_pair(s.key, s.min);
+  if (!s.options.empty()) return std::make_pair(s.key, s.options.front());
+  if (!s.examples.empty()) return std::make_pair(s.key, s.examples.front());
+  return std::nullopt;
+}
+
 void append(KeySection& section, std::vector<config::KeySpec>::const_iterator begin,
             std::vector<config::KeySpec>::const_iterator end) {
   for (auto s = begin; s != end; ++s)
@@ -64,13 +80,15 @@ void append(KeySection& section, std::vector<config::KeySpec>::const_iterator be
 
 // Runs the factory with the preset alone, then again with each other option
 // of every choice read, and of every pair of choices (a noc pattern's keys
-// need its routing mode too).
+// need its routing mode too). A required key left unset gets a stand-in in
+// every later run (train's model and batch), so the keys after it are listed.
 KeySection exploreWorkload(const std::string& type, const workload::WorkloadFactory& factory,
                            const std::filesystem::path& presetDir, const std::string& preset,
                            const std::vector<std::string>& overrides) {
-  KeySection section{type, {}, {}};
+  KeySection section{type, {}, {}, {}};
   std::set<std::set<std::string>> tried;  // sets of "key=option" assignments queued or run
   std::deque<std::set<std::string>> queue{{}};
+  std::map<std::string, std::string> standIns;
   bool finished = false;
   std::string firstError;
   for (std::size_t runs = 0; !queue.empty() && runs < kMaxRunsPerType; ++runs) {
@@ -78,11 +96,16 @@ KeySection exploreWorkload(const std::string& type, const workload::WorkloadFact
     queue.pop_front();
     std::vector<std::string> assignments = overrides;
     assignments.push_back("workload.type=" + type);
+    for (const auto& [key, value] : standIns) assignments.push_back(key + "=" + value);
     assignments.insert(assignments.end(), extra.begin(), extra.end());
     const ReaderRun r = readAll(presetTree(presetDir, preset, assignments), &factory);
     if (r.typeEnd) append(section, r.specs.begin() + long(r.typeEnd), r.specs.end());
     finished = finished || r.error.empty();
     if (runs == 0) firstError = r.error;
+    if (const auto s = standIn(r); s && standIns.emplace(*s).second) {
+      queue.push_front(extra);  // again, with the stand-in
+      continue;
+    }
     if (extra.size() == 2) continue;
     for (const config::KeySpec& s : r.specs) {
       if (!r.resolved.count(s.key)) continue;
@@ -98,6 +121,8 @@ KeySection exploreWorkload(const std::string& type, const workload::WorkloadFact
   }
   // No run got through: the keys after the one that stopped them are missing.
   if (!finished) section.incomplete = firstError;
+  for (const auto& [key, value] : standIns)
+    section.standIns += (section.standIns.empty() ? "" : ", ") + key + "=" + value;
   return section;
 }
 

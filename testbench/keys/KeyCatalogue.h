@@ -20,6 +20,10 @@ struct KeySection {
   // Empty, or why no run of the reader got to its end (keys it reads after
   // that point are missing): e.g. a required key the preset cannot supply.
   std::string incomplete;
+  // Empty, or the values stood in for required keys left unset to list the
+  // keys after them ("workload.model=bert-large, ..."): ranges and defaults
+  // read after them may be those values'.
+  std::string standIns;
 };
 
 // `overrides` ("dotted.key=value", as --set) steer the readers, e.g. to a

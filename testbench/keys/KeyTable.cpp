@@ -85,7 +85,7 @@ std::vector<KeyTable> keyTables(const std::vector<KeySection>& sections, const s
   PresetSources presets(presetDir);
   std::vector<KeyTable> tables;
   for (const KeySection& s : sections) {
-    KeyTable t{s.name, {}, s.incomplete};
+    KeyTable t{s.name, {}, s.incomplete, s.standIns};
     for (const config::KeySpec& k : s.keys) t.rows.push_back(row(s.name, k, presets));
     tables.push_back(std::move(t));
   }
@@ -102,6 +102,9 @@ std::string renderText(const std::vector<KeyTable>& tables, const std::string& p
           << "      default " << (r.defaultValue.empty() ? "(empty)" : r.defaultValue) << " (" << r.source << ")\n";
       if (!r.meaning.empty()) out << "      " << r.meaning << "\n";
     }
+    if (!t.standIns.empty())
+      out << "  listed with stand-ins for required keys left unset: " << t.standIns
+          << "\n  (ranges and defaults read after them may be those values'; --set them to see yours)\n";
     if (!t.incomplete.empty())
       out << "  incomplete: no run of this reader got to its end: " << t.incomplete
           << "\n  (give that key a value with --set to list the keys read after it)\n";
@@ -119,6 +122,7 @@ std::string renderMarkdown(const std::vector<KeyTable>& tables, const std::strin
       out << "| `" << r.key << "` | " << r.type << " | " << markdownCell(r.range) << " | "
           << markdownCell(r.defaultValue) << " | " << markdownCell(r.source) << " | " << markdownCell(r.meaning)
           << " |\n";
+    if (!t.standIns.empty()) out << "\nListed with stand-ins for required keys left unset: `" << t.standIns << "`.\n";
     out << "<!-- END wsesim keys: " << t.name << " -->\n";
   }
   return out.str();
@@ -131,7 +135,8 @@ nlohmann::json renderJson(const std::vector<KeyTable>& tables, const std::string
     for (const KeyRow& r : t.rows)
       keys.push_back({{"key", r.key}, {"type", r.type}, {"range", r.range}, {"default", r.defaultValue},
                       {"from", r.source}, {"meaning", r.meaning}});
-    doc["sections"].push_back({{"name", t.name}, {"keys", keys}, {"incomplete", t.incomplete}});
+    doc["sections"].push_back({{"name", t.name}, {"keys", keys}, {"incomplete", t.incomplete},
+                                  {"stand_ins", t.standIns}});
   }
   return doc;
 }

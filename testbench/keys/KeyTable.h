@@ -22,6 +22,7 @@ struct KeyTable {
   std::string name;  // as KeySection::name
   std::vector<KeyRow> rows;
   std::string incomplete;  // as KeySection::incomplete
+  std::string standIns;    // as KeySection::standIns
 };
 
 std::vector<KeyTable> keyTables(const std::vector<KeySection>& sections, const std::filesystem::path& presetDir);

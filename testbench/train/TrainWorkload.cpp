@@ -658,7 +658,7 @@ std::string TrainWorkload::summary() const {
 std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, const config::ArchConfig& arch,
                                                       const config::RunConfig& run) {
   TrainConfig c;
-  const std::string model = p.text("workload.model");
+  const std::string model = p.text("workload.model", std::nullopt, models::modelNames(models::defaultModelDir()));
   try {
     c.model = models::loadModel(model);
   } catch (const models::ModelError& e) {

@@ -87,12 +87,33 @@ TEST(Keys, DefaultsSayWhereTheyComeFrom) {
   EXPECT_EQ(row(small, "chain_reduce", "workload.pes").range, "2 .. 64 (a chain runs along one row of the mesh)");
 }
 
-TEST(Keys, SayWhereAReaderStoppedForWantOfAValue) {
-  const std::vector<keys::KeyTable> all = tables("wse2", {});
+// train's model is required and the keys after it depend on the model
+// file: a plain listing stands in the zoo's first model to reach them, says
+// so, and still lists the model (and the batch) as required.
+TEST(Keys, ListEveryTrainKeyWithoutAModel) {
+  const std::vector<keys::KeyTable> plain = tables("wse2", {}), withModel = tables("wse2", kWithModel);
+  const keys::KeyTable& train = table(plain, "train");
+  EXPECT_EQ(train.incomplete, "");
+  std::vector<std::string> listed, expected;
+  for (const keys::KeyRow& r : train.rows) listed.push_back(r.key);
+  for (const keys::KeyRow& r : table(withModel, "train").rows) expected.push_back(r.key);
+  EXPECT_EQ(listed, expected);
+  EXPECT_GE(listed.size(), 12u);
+  for (const char* key : {"workload.model", "workload.batch"}) {
+    EXPECT_EQ(row(plain, "train", key).defaultValue, "—") << key;
+    EXPECT_EQ(row(plain, "train", key).source, "required") << key;
+  }
+  EXPECT_EQ(row(plain, "train", "workload.micro_batch").defaultValue, "auto");
+  EXPECT_EQ(train.standIns, "workload.model=bert-large");  // the zoo's first model
+  EXPECT_EQ(table(withModel, "train").standIns, "");
+}
+
+TEST(Keys, SayWhereAGivenValueStoppedAReader) {
+  const std::vector<keys::KeyTable> all = tables("wse2", {"workload.model=no-such-model"});
   const keys::KeyTable& train = table(all, "train");
   ASSERT_EQ(train.rows.size(), 1u);
   EXPECT_EQ(train.rows[0].key, "workload.model");
-  EXPECT_NE(train.incomplete.find("workload.model: no model ''"), std::string::npos) << train.incomplete;
+  EXPECT_NE(train.incomplete.find("workload.model: no model 'no-such-model'"), std::string::npos) << train.incomplete;
 }
 
 TEST(Keys, RejectAnUnknownPreset) {
