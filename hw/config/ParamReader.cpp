@@ -158,11 +158,13 @@ bool ParamReader::flag(const std::string& key, std::optional<bool> fallback) {
   return value;
 }
 
-void ParamReader::rejectUnknownKeys(const std::string& prefix) const {
+void ParamReader::rejectUnknownKeys(const std::string& prefix,
+                                    const std::function<std::string(const std::string&)>& hint) const {
   std::vector<std::string> unknown;
   for (const auto& [key, value] : tree_.values()) {
     if (key.compare(0, prefix.size(), prefix) != 0 || resolved_.count(key)) continue;
-    unknown.push_back(shownText(key) + " (" + value.origin + ")");
+    const std::string known = hint ? hint(key) : "";
+    unknown.push_back(shownText(key) + " (" + value.origin + (known.empty() ? "" : "; " + known) + ")");
   }
   // One line, as every error: scripts read the first line of stderr. The
   // first 20 keys, and how many more (aliases may make thousands).

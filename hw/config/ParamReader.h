@@ -5,6 +5,7 @@
 // everything read can be listed back as the resolved configuration.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -64,8 +65,10 @@ class ParamReader {
 
   bool has(const std::string& key) const { return tree_.find(key) != nullptr; }
 
-  // Throws naming every key under `prefix` ("" for all) that no read consumed.
-  void rejectUnknownKeys(const std::string& prefix = "") const;
+  // Throws naming every key under `prefix` ("" for all) that no read
+  // consumed, each with its origin and what `hint` (if given) knows of it.
+  void rejectUnknownKeys(const std::string& prefix = "",
+                         const std::function<std::string(const std::string&)>& hint = {}) const;
 
   const std::map<std::string, ResolvedParam>& resolved() const { return resolved_; }
 

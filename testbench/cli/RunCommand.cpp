@@ -20,6 +20,7 @@
 #include "testbench/cli/Cli.h"
 #include "testbench/cli/ProgressLine.h"
 #include "testbench/cli/RunArguments.h"
+#include "testbench/keys/UnknownKeyHint.h"
 #include "testbench/results/AtomicFile.h"
 #include "testbench/results/HostStats.h"
 #include "testbench/results/PartialFiles.h"
@@ -166,7 +167,12 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     const config::RunConfig run = config::RunConfig::read(*params, arch);
     const std::string type = workload::readWorkloadType(*params);
     work = workload::workloadTypes().at(type)(*params, arch, run);
-    params->rejectUnknownKeys();
+    std::optional<std::vector<keys::KeySection>> catalogue;
+    params->rejectUnknownKeys("", [&](const std::string& key) {
+      // Only on this error's path: listing every reader's keys takes a moment.
+      if (!catalogue) catalogue = keys::keyCatalogue(config::defaultPresetDir(), arch.preset, args.overrides);
+      return keys::unknownKeyHint(*catalogue, type, key);
+    });
     memoryVerdict = checkHostMemory(*work, arch, run);
   } catch (const config::ConfigError& e) {
     results::concludeRun();

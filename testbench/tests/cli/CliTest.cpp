@@ -373,7 +373,11 @@ std::vector<BadConfig> badConfigs() {
   return {
       {"TypoInsideArch", smallRunWith("    queue_dept: 8\n"), "run.yaml", {"arch.fabric.queue_dept", "run.yaml"}},
       {"UnknownWorkloadKey", smallRunWith("", "  injection_rat: 0.1\n"), "run.yaml", {"workload.injection_rat"}},
-      {"UnknownKeyFromSet", good, "run.yaml --set arch.mesh.widht=4", {"arch.mesh.widht", "--set"}},
+      {"UnknownKeyFromSet", good, "run.yaml --set arch.mesh.widht=4",
+       {"arch.mesh.widht (--set; did you mean arch.mesh.width?)"}},
+      {"UnknownKeyOfAnotherWorkloadType", good, "run.yaml --set workload.algorithm=summa",
+       {"workload.algorithm (--set; a key of workload.type gemm, not noc)"}},
+      {"UnknownKeyFarFromAnyKnownOne", good, "run.yaml --set workload.zzz=1", {"workload.zzz (--set)"}},
       {"UnknownSection", good + "arhc:\n  preset: tiny\n", "run.yaml", {"arhc", "arch, workload, run"}},
       {"TextForInteger", smallRunWith("  mesh:\n    width: wide\n"), "run.yaml",
        {"arch.mesh.width", "'wide'", "[1, 65535]"}},
