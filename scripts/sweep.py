@@ -17,7 +17,7 @@ import concurrent.futures
 import os
 import sys
 
-from wsesweep import aggregate, emit, inputs as run_inputs, spec as specs, sweepdir
+from wsesweep import aggregate, emit, inputs as run_inputs, result_fields, spec as specs, sweepdir
 from wsesweep.runner import run_point
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,6 +45,7 @@ def main():
     out_dir = args.out
     try:
         spec = specs.load_spec(args.spec)
+        result_fields.check_metrics(spec)
         points = specs.expand_points(spec)
         out_dir = args.out or os.path.join("sweeps", spec.name)
         # --aggregate runs nothing, so it needs no binary: the points count as
@@ -132,7 +133,7 @@ def report(out_dir, plan, spec):
             try:
                 missing = plotting.line_plot(table, plot.x, plot.y, [stem + ".png", stem + ".svg"],
                                              lines=plot.lines, where=plot.where, logx=plot.logx,
-                                             logy=plot.logy, title=spec.name)
+                                             logy=plot.logy, title=plot.title, sweep=spec.name)
             except plotting.PlotError as e:
                 print(f"sweep: plot {plot.name}: {e}", file=sys.stderr)
                 continue
