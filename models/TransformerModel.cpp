@@ -173,6 +173,10 @@ TransformerModel loadModel(const std::string& nameOrPath, const std::filesystem:
     return TransformerModel::fromFile(nameOrPath);
   std::string known;
   for (const std::string& n : zoo) known += (known.empty() ? "" : ", ") + n;
+  if (!std::filesystem::is_directory(dir, ignored))
+    known = "no such directory; $WSESIM_MODEL_DIR, if set, names it";
+  else if (zoo.empty())
+    known = "it holds no models (NAME.yaml)";
   throw ModelError("no model '" + nameOrPath + "' in " + dir.string() + " (" + known + "); give a zoo name or a file");
 }
 

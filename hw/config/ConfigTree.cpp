@@ -121,7 +121,12 @@ void ConfigTree::applyPreset(const std::filesystem::path& presetDir) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string list;
       for (const std::string& p : known) list += (list.empty() ? "" : ", ") + p;
-      throw ConfigError(namedBy + ": no such preset in " + presetDir.string() + " (known: " + list + ")");
+      std::error_code ignored;
+      const std::string why = !std::filesystem::is_directory(presetDir, ignored)
+                                  ? "no such directory; $WSESIM_PRESET_DIR, if set, names it"
+                              : known.empty() ? "it holds no presets (NAME.yaml)"
+                                              : "known: " + list;
+      throw ConfigError(namedBy + ": no such preset in " + presetDir.string() + " (" + why + ")");
     }
     const std::filesystem::path file = presetDir / (name + ".yaml");
     const std::string origin = "preset " + name;

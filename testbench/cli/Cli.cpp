@@ -15,6 +15,7 @@ const char* kUsage =
     "\n"
     "usage:\n"
     "  wsesim run CONFIG.yaml [--set key=value]... [--out RESULT.json] [--vcd TRACE.vcd] [--map MAP.json]\n"
+    "             [--timeline TIMELINE.json]\n"
     "      simulate the run CONFIG describes (sections arch, workload, run);\n"
     "      --set overrides any dotted key, e.g. --set arch.pe.sram_bytes=98304;\n"
     "      --map writes per-PE and per-link statistics for heatmaps (scripts/plot.py --map);\n"

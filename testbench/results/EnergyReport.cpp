@@ -104,7 +104,7 @@ std::string energySummary(const nlohmann::json& r) {
                 e["total_j"].get<double>(), perSample, watts(r["power"]["average_w"].get<double>()).c_str(),
                 watts(r["power"]["per_system_w"].get<double>()).c_str(), r["efficiency"]["flop_per_j"].get<double>());
   out += line;
-  std::snprintf(line, sizeof line, "  area      %.4g mm^2 per PE, %.6g of the wafer's %.6g mm^2 usable: %s\n",
+  std::snprintf(line, sizeof line, "  area      %.4g mm^2 per PE, %.6g of %.6g mm^2 usable (arch.area.wafer_usable_mm2): %s\n",
                 a["pe_mm2"]["tile"].get<double>(), a["total_mm2"].get<double>(), a["usable_mm2"].get<double>(),
                 a["fits"].get<bool>() ? "fits" : "DOES NOT FIT the wafer");
   out += line;

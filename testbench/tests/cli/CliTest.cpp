@@ -31,8 +31,8 @@ TEST_F(Cli, HelpExitsZeroAndPrintsUsage) {
   for (const char* flag : {"--help", "-h", "help"}) {
     const Outcome o = wsesim(flag);
     EXPECT_EQ(o.status, 0) << flag;
-    expectMentions(o.out, {"usage:", "wsesim run CONFIG.yaml", "--set key=value", "--out RESULT.json",
-                           "--vcd TRACE.vcd", "wsesim presets [--format table|json]",
+    expectMentions(o.out, {"usage:", "wsesim run CONFIG.yaml", "--set key=value", "[--out RESULT.json]",
+                           "[--vcd TRACE.vcd]", "[--map MAP.json]", "[--timeline TIMELINE.json]", "wsesim presets [--format table|json]",
                            "wsesim models [--format table|json]", "2 configuration error", "3 simulation failed"});
     EXPECT_EQ(o.err, "") << flag;
   }
@@ -877,4 +877,31 @@ TEST_F(Cli, ASaturatedNocRunSaysItsLatenciesAreLowerBounds) {
   EXPECT_LT(heavy.at("accepted_rate").get<double>(), heavy.at("offered_rate").get<double>());
   expectMentions(o.out, {"warning   saturated: ", "% of the measured deliveries had not arrived",
                          "(workload.drain_cycles = 200)", "these latencies are lower bounds"});
+}
+
+// A preset or model folder that is not there is named as such, not as an
+// empty list of known names.
+TEST_F(Cli, AMissingPresetOrModelFolderIsNamedAsMissing) {
+  writeFile(work("noc.yaml"), kSmallRun);
+  Outcome o = wsesim("run noc.yaml", "WSESIM_PRESET_DIR=/nonexistent");
+  EXPECT_EQ(o.status, 2) << o.err;
+  expectMentions(o.err, {"no such preset in /nonexistent (no such directory; $WSESIM_PRESET_DIR, if set, names it)"});
+  writeFile(work("train.yaml"), "arch: {preset: tiny}\nrun: {mode: timing}\nworkload: {type: train, model: tiny, batch: 2}\n");
+  o = wsesim("run train.yaml", "WSESIM_MODEL_DIR=/nonexistent");
+  EXPECT_EQ(o.status, 2) << o.err;
+  expectMentions(o.err, {"no model 'tiny' in /nonexistent (no such directory; $WSESIM_MODEL_DIR, if set, names it)"});
+  fs::create_directories(work("empty"));
+  o = wsesim("run noc.yaml", "WSESIM_PRESET_DIR='" + work("empty").string() + "'");
+  expectMentions(o.err, {"(it holds no presets (NAME.yaml))"});
+}
+
+// The area line compares the configuration with the area its preset gives
+// the PEs, which for a corner preset is the corner's share of a wafer, not
+// a wafer: it names the key rather than calling it the wafer's.
+TEST_F(Cli, TheAreaLineNamesTheAreaItComparesWith) {
+  writeFile(work("noc.yaml"), kSmallRun);
+  const Outcome o = wsesim("run noc.yaml");
+  ASSERT_EQ(o.status, 0) << o.err;
+  expectMentions(o.out, {"mm^2 per PE, ", " of 3.968 mm^2 usable (arch.area.wafer_usable_mm2): fits"});
+  EXPECT_EQ(o.out.find("wafer's"), std::string::npos) << o.out;
 }

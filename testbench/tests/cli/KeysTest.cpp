@@ -66,7 +66,8 @@ TEST(Keys, DefaultsSayWhereTheyComeFrom) {
   EXPECT_EQ(width.range, "1 .. 2^16 - 1");
   EXPECT_EQ(width.defaultValue, "750");
   EXPECT_EQ(width.source, "preset wse2: WSE-FACTS \"Wafer size\": largest user rectangle 750 x 994");
-  EXPECT_EQ(row(wse2, "arch", "arch.mesh.height").source, "preset wse2: not recorded in the preset");
+  EXPECT_EQ(row(wse2, "arch", "arch.mesh.height").source,
+            "preset wse2: WSE-FACTS \"Wafer size\": largest user rectangle 750 x 994");
   // A lane count has no comment of its own: its precision's line speaks for it.
   EXPECT_EQ(row(wse2, "arch", "arch.pe.lanes.mixed.fadd").source,
             "preset wse2: WSE-FACTS PE \"fp16 x fp16 -> fp32 FMAC (fmachs)\": 2; other mixed ops: modelling choice");
@@ -82,7 +83,8 @@ TEST(Keys, DefaultsSayWhereTheyComeFrom) {
   // A preset based on another: its own values, and its base's for the rest.
   const std::vector<keys::KeyTable> small = tables("small", {});
   EXPECT_EQ(row(small, "arch", "arch.mesh.width").defaultValue, "64");
-  EXPECT_EQ(row(small, "arch", "arch.mesh.width").source, "preset small: not recorded in the preset");
+  EXPECT_EQ(row(small, "arch", "arch.mesh.width").source,
+            "preset small: modelling choice: a 64 x 64 corner of a WSE-2 (integration tests, benchmarks)");
   EXPECT_EQ(row(small, "arch", "arch.pe.sram_bytes").source, "preset wse2: WSE-FACTS PE \"SRAM per PE\": 48 KiB");
   EXPECT_EQ(row(small, "chain_reduce", "workload.pes").range, "2 .. 64 (a chain runs along one row of the mesh)");
 }
