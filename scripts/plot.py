@@ -9,8 +9,12 @@ extension.
   scripts/plot.py --map MAP.json --metric pe_busy|sram|energy|link_load[:N|E|S|W|RAMP]
                   [--region X0,Y0,X1,Y1] [--title TEXT] --out FILE.png [--out FILE.svg]
 
-Every other swept key must be fixed with --where or have one value."""
+Every other swept key must be fixed with --where or have one value. Axes
+are labelled by name and unit (SRAM per PE (KiB), energy per sample (uJ), ...);
+the title is --title or "Y vs X", over the sweep's name and the --where values."""
 import argparse
+import json
+import os
 import sys
 
 from wsesweep import aggregate, heatmap, plotting
@@ -29,7 +33,7 @@ def main():
                         help="keep only the points with this swept value (repeatable)")
     parser.add_argument("--logx", action="store_true")
     parser.add_argument("--logy", action="store_true")
-    parser.add_argument("--title")
+    parser.add_argument("--title", help="the heading (default: Y vs X; a heatmap: the metric and cycles)")
     parser.add_argument("--out", required=True, action="append", help="FILE.png or FILE.svg (repeatable)")
     args = parser.parse_args()
 
@@ -49,7 +53,8 @@ def main():
     try:
         table = aggregate.load_table(args.table)
         missing = plotting.line_plot(table, args.x, args.y, args.out, lines=args.lines, where=where,
-                                     logx=args.logx, logy=args.logy, title=args.title)
+                                     logx=args.logx, logy=args.logy, title=args.title,
+                                     sweep=sweep_name(args.table))
     except (OSError, ValueError, aggregate.AggregateError, plotting.PlotError) as e:
         print(f"plot: {e}", file=sys.stderr)
         return 2
@@ -57,6 +62,17 @@ def main():
         print(f"plot: {missing} matching point(s) without results left out", file=sys.stderr)
     print("plot: wrote " + ", ".join(args.out))
     return 0
+
+
+def sweep_name(table_path):
+    """The name of the sweep whose table this is (its spec's file name, as
+    sweep.py shows it), from the plan beside the table; None without one."""
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(table_path)), "sweep.json"), encoding="utf-8") as f:
+            spec = json.load(f).get("spec")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return os.path.splitext(os.path.basename(spec))[0] if isinstance(spec, str) and spec else None
 
 
 def draw_heatmap(parser, args):

@@ -41,6 +41,7 @@ class PlotSpec:
     where: dict = dataclasses.field(default_factory=dict)
     logx: bool = False
     logy: bool = False
+    title: str = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Spec:
 
 
 SPEC_KEYS = {"base", "set", "axes", "mode", "metrics", "plots", "sbatch"}
-PLOT_KEYS = {"name", "x", "y", "lines", "where", "logx", "logy"}
+PLOT_KEYS = {"name", "x", "y", "lines", "where", "logx", "logy", "title"}
 # A point's folder name must stay a valid file name (255 bytes on Linux).
 MAX_NAME_LENGTH = 200
 # Points a sweep may have (each one a folder), and values one range may make.
@@ -389,12 +390,15 @@ def _check_count(where, count):
 
 def _plot_spec(doc, axis_keys, metrics, path):
     if not isinstance(doc, dict) or set(doc) - PLOT_KEYS or "name" not in doc or "x" not in doc or "y" not in doc:
-        raise SpecError(f"{path}: a plot is a mapping with name, x, y and optionally lines, where, logx, logy")
+        raise SpecError(f"{path}: a plot is a mapping with name, x, y and optionally title, lines, where, logx, "
+                        "logy")
     if not isinstance(doc["name"], str) or not PLOT_NAME.match(doc["name"]):
         raise SpecError(f"{path}: plot name {doc['name']!r}: letters, digits, '.', '_' and '-', at most 100, "
                         "not starting with '.' (it names the files plots/NAME.png and .svg)")
     where = f"{path}: plot {doc['name']}"
     y = doc["y"] if isinstance(doc["y"], list) else [doc["y"]]
+    if "title" in doc and (not isinstance(doc["title"], str) or not doc["title"].strip()):
+        raise SpecError(f"{where}: title is the plot's heading, a non-empty string")
     for key in [doc["x"]] + ([doc["lines"]] if doc.get("lines") else []) + list(doc.get("where") or {}):
         if key not in axis_keys:
             raise SpecError(f"{where}: {key} is not an axis ({', '.join(axis_keys)})")
@@ -402,4 +406,5 @@ def _plot_spec(doc, axis_keys, metrics, path):
         if metric not in metrics:
             raise SpecError(f"{where}: {metric} is not among the metrics")
     return PlotSpec(name=str(doc["name"]), x=doc["x"], y=y, lines=doc.get("lines"),
-                    where=dict(doc.get("where") or {}), logx=bool(doc.get("logx")), logy=bool(doc.get("logy")))
+                    where=dict(doc.get("where") or {}), logx=bool(doc.get("logx")), logy=bool(doc.get("logy")),
+                    title=doc.get("title"))

@@ -43,9 +43,9 @@ moved = check_copy_reruns_nothing(sweep_with, presets, out, AXIS, DEPTHS)
 tiny = os.path.join(moved, "tiny.yaml")
 with open(tiny, encoding="utf-8") as f:
     text = f.read()
-check("  width: 8\n" in text, f"{tiny} has no 'width: 8' to edit")
+check("  width: 8  #" in text, f"{tiny} has no 'width: 8' to edit")
 with open(tiny, "w", encoding="utf-8") as f:
-    f.write(text.replace("  width: 8\n", "  width: 4\n"))
+    f.write(text.replace("  width: 8  #", "  width: 4  #"))
 edited = sweep_with(moved)
 check_resume(edited, len(DEPTHS), 0, "resume with an edited preset")
 announcement = f"sweep: the presets in {moved} changed since {len(DEPTHS)} point(s) were run: they run again\n"
@@ -73,7 +73,7 @@ check(announcement in rebuilt.stdout, f"expected the line '{announcement.strip()
 # Jobs for a scheduler: planned against the edited presets, run where
 # WSESIM_PRESET_DIR names the original ones; the plan's presets win.
 with open(tiny, "w", encoding="utf-8") as f:
-    f.write(text.replace("  width: 8\n", "  width: 2\n"))
+    f.write(text.replace("  width: 8  #", "  width: 2  #"))
 emitted = sweep_with(moved, "--wsesim", other_wsesim, "--emit", "parallel")
 check_exit(emitted, 0, "emit parallel")
 check(f"the presets in {moved} changed since {len(DEPTHS)} point(s)" in emitted.stdout,
