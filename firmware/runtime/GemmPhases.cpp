@@ -2,14 +2,6 @@
 
 namespace wsesim::runtime {
 
-chip::ChipParts gemmChipParts(const config::ArchConfig& arch, pe::Precision precision, config::DataMode mode) {
-  chip::ChipParts parts;
-  parts.ingress = wafer::IoRingEdge::of(arch, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1)));
-  parts.egress = wafer::IoRingEdge::of(arch, pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, -1)));
-  parts.egressKeepsPayloads = mode == config::DataMode::Functional;
-  return parts;
-}
-
 GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
                        wafer::EdgeIngress& ingress, const firmware::Matrix* b, std::uint32_t routeSwitchCycles,
                        std::uint64_t start)

@@ -19,17 +19,11 @@
 
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/runtime/SimulatedGemm.h"
-#include "hw/chip/ChipParts.h"
 #include "hw/pe/PeGrid.h"
 #include "hw/sim/CycleDriver.h"
 #include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::runtime {
-
-// The chip a GEMM runs on: the PEs and routes, the ingress edge carrying
-// the operands' type in, the egress the accumulator's out (the weight
-// gradients), keeping their payloads in functional mode.
-chip::ChipParts gemmChipParts(const config::ArchConfig& arch, pe::Precision precision, config::DataMode mode);
 
 class GemmPhases : public sim::CycleDriver {
  public:

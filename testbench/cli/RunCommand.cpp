@@ -26,6 +26,7 @@
 #include "testbench/results/PartialFiles.h"
 #include "testbench/results/ResultDocument.h"
 #include "testbench/results/WaveformPipe.h"
+#include "testbench/registry/WorkloadTypes.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::cli {

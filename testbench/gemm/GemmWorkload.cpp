@@ -19,6 +19,7 @@
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
+#include "testbench/workload/GemmChipParts.h"
 #include "testbench/workload/GemmSampling.h"
 #include "testbench/workload/Simulation.h"
 
@@ -146,7 +147,7 @@ class GemmWorkload : public workload::Workload {
     return flops() / (double(cycles_) * double(arch_.mesh.routers()) * 2.0 *
                       arch_.pe.lanes.of(pe::Opcode::Fmac, full_.shape().precision));
   }
-  chip::ChipParts chipParts() const { return runtime::gemmChipParts(arch_, full_.shape().precision, run_.mode); }
+  chip::ChipParts chipParts() const { return workload::gemmChipParts(arch_, full_.shape().precision, run_.mode); }
 
   GemmConfig config_;
   std::unique_ptr<SimulatedGemm> gemm_;

@@ -12,6 +12,7 @@
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/RunConfig.h"
+#include "testbench/registry/WorkloadTypes.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::keys {

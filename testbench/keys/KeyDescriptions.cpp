@@ -178,7 +178,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"", "run.max_cycles",
        "a wafer that has not finished by this cycle fails the run (exit 3); unset: no bound"},
       {"", "workload.type",
-       "workload type (registered in `testbench/workload/WorkloadTypes.cpp`)"},
+       "workload type (registered in `testbench/registry/WorkloadTypes.cpp`)"},
       {"chain_reduce", "workload.pes",
        "PEs in each chain, along a mesh row"},
       {"chain_reduce", "workload.rows",

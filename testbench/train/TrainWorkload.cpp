@@ -30,6 +30,7 @@
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
 #include "testbench/train/WaferTimingCache.h"
+#include "testbench/workload/GemmChipParts.h"
 #include "testbench/workload/GemmSampling.h"
 #include "testbench/workload/Simulation.h"
 
@@ -219,7 +220,7 @@ class TrainWorkload : public workload::Workload {
  private:
   // Always in timing mode: the GEMMs have no operands.
   chip::ChipParts chipParts() const {
-    return runtime::gemmChipParts(arch_, config_.precision, config::DataMode::Timing);
+    return workload::gemmChipParts(arch_, config_.precision, config::DataMode::Timing);
   }
   // Of the whole cluster, per second of a step.
   double samplesPerSecond() const { return double(config_.batch) * arch_.cluster.systems / found_.stepSeconds; }

@@ -56,9 +56,4 @@ class Workload {
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(
     config::ParamReader& params, const config::ArchConfig& arch, const config::RunConfig& run)>;
 
-// Workload types by the name used in `workload.type`.
-const std::map<std::string, WorkloadFactory>& workloadTypes();
-// Reads `workload.type`, one of workloadTypes().
-std::string readWorkloadType(config::ParamReader& params);
-
 }  // namespace wsesim::workload

@@ -10,6 +10,7 @@
 
 #include "hw/config/ConfigTree.h"
 #include "testbench/tests/MechanismTiming.h"
+#include "testbench/registry/WorkloadTypes.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::gemm::testing {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/config/ConfigTree.h"
+#include "testbench/registry/WorkloadTypes.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::kernels::testing {

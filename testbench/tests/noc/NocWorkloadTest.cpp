@@ -21,6 +21,7 @@
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"
+#include "testbench/registry/WorkloadTypes.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::noc {

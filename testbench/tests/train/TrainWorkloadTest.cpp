@@ -23,6 +23,7 @@
 
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
+#include "testbench/registry/WorkloadTypes.h"
 #include "testbench/workload/Workload.h"
 
 namespace wsesim::train {

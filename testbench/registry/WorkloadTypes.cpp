@@ -1,8 +1,9 @@
+#include "testbench/registry/WorkloadTypes.h"
+
 #include "testbench/gemm/GemmWorkload.h"
 #include "testbench/noc/NocWorkload.h"
 #include "testbench/pe/ChainReduceWorkload.h"
 #include "testbench/train/TrainWorkload.h"
-#include "testbench/workload/Workload.h"
 
 namespace wsesim::workload {
 
