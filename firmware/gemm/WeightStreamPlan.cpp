@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "firmware/gemm/BalancedSplit.h"
-#include "hw/pe/SramAllocator.h"
 
 namespace wsesim::firmware {
 
@@ -20,21 +19,26 @@ void WeightStreamPlan::indexTargets() {
 
 template <class Demand>
 Demand WeightStreamPlan::sramParts(std::uint32_t c, std::uint32_t r) const {
+  return sramParts<Demand>(ks(c), ms(r), twoSidedTarget(c), outputColumns(c));
+}
+
+template <class Demand>
+Demand WeightStreamPlan::sramParts(std::uint32_t ksHeld, std::uint32_t msHeld, bool twoSided,
+                                   std::uint64_t outputs) const {
   const std::uint64_t in = pe::elementBytes(inputType()), acc = pe::elementBytes(accumulatorType());
   const auto inName = [&] { return std::string(pe::elementTypeName(inputType())); };
   const auto accName = [&] { return std::string(pe::elementTypeName(accumulatorType())); };
-  // A target with neighbours on both sides double-buffers its send buffer.
-  const bool twoSided = twoSidedTarget(c);
   Demand d;
-  d.add([&] { return "activations " + std::to_string(ks(c)) + "x" + std::to_string(ms(r)) + " " + inName(); },
-        std::uint64_t(ks(c)) * ms(r) * in);
+  d.add([&] { return "activations " + std::to_string(ksHeld) + "x" + std::to_string(msHeld) + " " + inName(); },
+        std::uint64_t(ksHeld) * msHeld * in);
+  // A target with neighbours on both sides double-buffers its send buffer.
   d.add([&] {
-    return "zeros, accumulator and send buffer" + std::string(twoSided ? "s " : " ") + std::to_string(ms(r)) +
+    return "zeros, accumulator and send buffer" + std::string(twoSided ? "s " : " ") + std::to_string(msHeld) +
            " " + accName();
-  }, ms(r) * acc, twoSided ? 4 : 3);
-  if (outputColumns(c))
-    d.add([&] { return "output " + std::to_string(ms(r)) + "x" + std::to_string(outputColumns(c)) + " " + accName(); },
-          ms(r) * outputColumns(c) * acc);
+  }, msHeld * acc, twoSided ? 4 : 3);
+  if (outputs)
+    d.add([&] { return "output " + std::to_string(msHeld) + "x" + std::to_string(outputs) + " " + accName(); },
+          msHeld * outputs * acc);
   return d;
 }
 
@@ -123,12 +127,22 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   p.mBegin = balancedSplit(shape.m, p.gridY);
 
   // As few passes as the output allows: the largest block of n's whose
-  // rows fit beside the activations and buffers of the fullest PE.
-  const std::uint64_t in = pe::elementBytes(p.inputType()), acc = pe::elementBytes(p.accumulatorType());
+  // rows fit beside the activations and buffers of the fullest PE (the
+  // largest blocks are last), a two-sided target, by the demand the check
+  // below applies (sramParts).
+  const SramBudget budget(arch);
   const std::uint32_t ksMax = p.ks(p.gridX - 1), msMax = p.ms(p.gridY - 1);
-  const std::uint64_t fixed = pe::SramAllocator::aligned(std::uint64_t(ksMax) * msMax * in) + 4 * pe::SramAllocator::aligned(msMax * acc);
-  const std::uint64_t perN = msMax * acc;
-  const std::uint64_t nPerPass = arch.pe.sramBytes > fixed ? (arch.pe.sramBytes - fixed) / perN : 0;
+  const auto fits = [&](std::uint64_t n) {
+    return budget.fits(p.sramParts<SramBytes>(ksMax, msMax, true, n).bytes());
+  };
+  std::uint64_t nPerPass = 0;
+  if (fits(1)) {
+    std::uint64_t fail = shape.n + 1;
+    for (nPerPass = 1; fail - nPerPass > 1;) {
+      const std::uint64_t mid = nPerPass + (fail - nPerPass) / 2;
+      (fits(mid) ? nPerPass : fail) = mid;
+    }
+  }
   std::uint32_t passes = nPerPass == 0 ? 1 : std::uint32_t((shape.n + nPerPass - 1) / nPerPass);
   // More passes than columns: a whole number per column, so each keeps an equal share.
   if (passes > p.gridX) passes = (passes + p.gridX - 1) / p.gridX * p.gridX;
@@ -144,7 +158,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   for (std::uint32_t c = 0; c < p.gridX; ++c)
     for (std::uint32_t r : {0u, p.gridY - 1})
       if (const std::uint64_t bytes = p.sramParts<SramBytes>(c, r).bytes(); bytes > worst) worst = bytes, wc = c, wr = r;
-  SramBudget(arch).check(p.describe(), wr, wc, p.sramParts<SramDemand>(wc, wr),  // the grid lies transposed
+  budget.check(p.describe(), wr, wc, p.sramParts<SramDemand>(wc, wr),  // the grid lies transposed
                          "a taller grid spreads m over more rows, a wider one k over more columns");
   return p;
 }

@@ -104,6 +104,10 @@ struct WeightStreamPlan {
  private:
   // Per column, from the targets (their scans would cost passes x columns).
   void indexTargets();
+  // What a PE holding ks x ms activations keeps beside them, with `outputs`
+  // output columns (a target: twoSided when columns lie on both its sides).
+  template <class Demand>
+  Demand sramParts(std::uint32_t ks, std::uint32_t ms, bool twoSided, std::uint64_t outputs) const;
   std::vector<std::uint64_t> outputColumns_;
   std::vector<bool> twoSidedTarget_;
 };
