@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "firmware/gemm/CannonGemm.h"
-#include "firmware/gemm/MeshGemm.h"
-#include "firmware/gemm/SummaGemm.h"
-#include "firmware/gemm/WeightGradGemm.h"
-#include "firmware/gemm/WeightStreamGemm.h"
+#include "firmware/gemm/resident/CannonGemm.h"
+#include "firmware/gemm/resident/MeshGemm.h"
+#include "firmware/gemm/resident/SummaGemm.h"
+#include "firmware/gemm/streaming/WeightGradGemm.h"
+#include "firmware/gemm/streaming/WeightStreamGemm.h"
 
 namespace wsesim::firmware {
 namespace {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "firmware/gemm/GemmAlgorithms.h"
-#include "firmware/gemm/WeightStreamPlan.h"
+#include "firmware/gemm/streaming/WeightStreamPlan.h"
 #include "hw/config/ConfigError.h"
 #include "hw/fabric/ColorRouteTable.h"
 

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "firmware/gemm/GemmAlgorithms.h"
-#include "firmware/gemm/ResidentGemm.h"
+#include "firmware/gemm/resident/ResidentGemm.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"

@@ -6,7 +6,7 @@
 // and configuration errors.
 #include <gtest/gtest.h>
 
-#include "firmware/gemm/MeshGemm.h"
+#include "firmware/gemm/resident/MeshGemm.h"
 #include "firmware/routes/LineRoutes.h"
 #include "hw/config/ConfigError.h"
 #include "testbench/tests/gemm/GemmTestSupport.h"

@@ -1,4 +1,4 @@
-#include "firmware/gemm/ResidentGemm.h"
+#include "firmware/gemm/resident/ResidentGemm.h"
 
 #include <map>
 

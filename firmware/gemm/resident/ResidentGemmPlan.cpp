@@ -1,4 +1,4 @@
-#include "firmware/gemm/ResidentGemmPlan.h"
+#include "firmware/gemm/resident/ResidentGemmPlan.h"
 
 #include <algorithm>
 #include <sstream>

@@ -4,7 +4,7 @@
 // 0, 2, 4, ..., 5, 3, 1, so that every logical neighbour, the ring's
 // closing pair included, is at most two hops away.
 
-#include "firmware/gemm/RingShiftGemm.h"
+#include "firmware/gemm/resident/RingShiftGemm.h"
 
 namespace wsesim::firmware {
 

@@ -1,4 +1,4 @@
-#include "firmware/gemm/WeightGradGemm.h"
+#include "firmware/gemm/streaming/WeightGradGemm.h"
 
 #include <map>
 #include <tuple>

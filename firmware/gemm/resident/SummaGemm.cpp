@@ -1,4 +1,4 @@
-#include "firmware/gemm/SummaGemm.h"
+#include "firmware/gemm/resident/SummaGemm.h"
 
 namespace wsesim::firmware {
 

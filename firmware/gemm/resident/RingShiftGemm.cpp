@@ -1,4 +1,4 @@
-#include "firmware/gemm/RingShiftGemm.h"
+#include "firmware/gemm/resident/RingShiftGemm.h"
 
 namespace wsesim::firmware {
 

@@ -32,7 +32,7 @@
 // by block, each block token-major.
 
 #include "firmware/gemm/GemmMapping.h"
-#include "firmware/gemm/WeightStreamPlan.h"
+#include "firmware/gemm/streaming/WeightStreamPlan.h"
 
 namespace wsesim::firmware {
 

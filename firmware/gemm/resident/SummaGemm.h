@@ -24,7 +24,7 @@
 
 #include <optional>
 
-#include "firmware/gemm/ResidentGemm.h"
+#include "firmware/gemm/resident/ResidentGemm.h"
 
 namespace wsesim::firmware {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "firmware/gemm/GemmMapping.h"
-#include "firmware/gemm/ResidentGemmPlan.h"
+#include "firmware/gemm/resident/ResidentGemmPlan.h"
 #include "firmware/routes/LineRoutes.h"
 
 namespace wsesim::firmware {

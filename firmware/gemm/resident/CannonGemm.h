@@ -5,7 +5,7 @@
 // links, that path runs back the whole length of the line, P - 1 hops,
 // which every step waits for (what makes Cannon slow at scale).
 
-#include "firmware/gemm/RingShiftGemm.h"
+#include "firmware/gemm/resident/RingShiftGemm.h"
 
 namespace wsesim::firmware {
 

@@ -1,4 +1,4 @@
-#include "firmware/gemm/WeightStreamPlan.h"
+#include "firmware/gemm/streaming/WeightStreamPlan.h"
 
 #include <algorithm>
 #include <sstream>

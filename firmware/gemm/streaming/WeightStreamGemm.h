@@ -23,7 +23,7 @@
 
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/Matrix.h"
-#include "firmware/gemm/WeightStreamPlan.h"
+#include "firmware/gemm/streaming/WeightStreamPlan.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/Isa.h"
 #include "hw/wafer/EdgeStream.h"

@@ -1,4 +1,4 @@
-#include "firmware/gemm/WeightStreamGemm.h"
+#include "firmware/gemm/streaming/WeightStreamGemm.h"
 
 #include "firmware/routes/ChainRoutes.h"
 #include "hw/pe/Numerics.h"

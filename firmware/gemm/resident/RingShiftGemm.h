@@ -20,7 +20,7 @@
 // colored so that paths meeting at a router differ (RingShift); A's colors
 // come first, B's after them.
 
-#include "firmware/gemm/ResidentGemm.h"
+#include "firmware/gemm/resident/ResidentGemm.h"
 #include "firmware/routes/LineRoutes.h"
 
 namespace wsesim::firmware {
