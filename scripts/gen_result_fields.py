@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from wsesweep.atomic import write_text_atomically
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUTPUT = os.path.join(HERE, "wsesweep", "result_fields.json")
 
@@ -111,10 +113,7 @@ def main():
             print("regenerate: scripts/gen_result_fields.py --wsesim build/wsesim")
             return 1
         return 0
-    tmp = args.output + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, args.output)
+    write_text_atomically(args.output, text)
     return 0
 
 

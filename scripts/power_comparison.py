@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 
+from wsesweep.atomic import write_text_atomically
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(REPO, "docs", "energy-model.md")
 BLOCK = r"(<!-- power-comparison:{name}:begin[^\n]*-->\n)(.*?)(<!-- power-comparison:{name}:end -->)"
@@ -189,11 +191,7 @@ def main():
                   "regenerate: scripts/power_comparison.py --update")
             return 1
         return 0
-    doc = replace(doc, "table", body)
-    tmp = args.doc + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(doc)
-    os.replace(tmp, args.doc)
+    write_text_atomically(args.doc, replace(doc, "table", body))
     return 0
 
 

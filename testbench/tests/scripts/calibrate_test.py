@@ -12,7 +12,7 @@ from sweep_testlib import Context, check, check_exit
 
 ctx = Context()
 from wsecalib import data, model  # noqa: E402 (Context puts scripts/ on the path)
-TRUE = {"arch.pe.cycles_per_element.fp32.fmac": "2.5", "arch.pe.op_overhead_cycles": "7",
+TRUE = {"arch.pe.cycles_per_element.fp32.fmac": "2.5", "arch.firmware.summa_loop_cycles": "7",
         "arch.fabric.route_switch_cycles": "30"}
 FIXED = ["arch.pe.task_start_cycles=2"]
 
@@ -32,7 +32,7 @@ with open(os.path.join(out, "fitted_preset.yaml"), encoding="utf-8") as f:
     overlay = yaml.safe_load(f)
 check(overlay["base"] == "tiny", overlay)
 check(abs(float(overlay["pe"]["cycles_per_element"]["fp32"]["fmac"]) - 2.5) < 1e-3, overlay)
-check(int(overlay["pe"]["op_overhead_cycles"]) == 7, overlay)
+check(int(overlay["firmware"]["summa_loop_cycles"]) == 7, overlay)
 check(int(overlay["fabric"]["route_switch_cycles"]) == 30, overlay)
 with open(os.path.join(out, "report.csv"), encoding="utf-8") as f:
     rows = list(csv.DictReader(f))

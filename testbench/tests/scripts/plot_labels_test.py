@@ -8,28 +8,13 @@ metadata."""
 import os
 import re
 
-from sweep_testlib import Context, check, check_exit
+from sweep_testlib import Context, check, check_exit, keep_figures, svg_texts
 
 ctx = Context()
 from wsesweep import plotting  # noqa: E402  (Context puts scripts/ on the path)
 
 # The figures line_plot draws, kept for a look at their artists after saving.
-figures = []
-_save = plotting.save
-
-
-def _keeping_save(figure, outputs, metadata=None):
-    figures.append(figure)
-    _save(figure, outputs, metadata=metadata)
-
-
-plotting.save = _keeping_save
-
-
-def svg_texts(path):
-    """The text elements of an SVG (matplotlib keeps text as text)."""
-    with open(path, encoding="utf-8") as f:
-        return re.findall(r"<text[^>]*>([^<]*)</text>", f.read())
+figures = keep_figures(plotting)
 
 
 def read(path):

@@ -10,26 +10,13 @@ saturation with a short drain (wsesim's workload.saturated)."""
 import os
 import re
 
-from sweep_testlib import Context, check, check_exit
+from sweep_testlib import Context, check, check_exit, keep_figures, svg_texts
 
 ctx = Context()
 from wsesweep import plotting  # noqa: E402  (Context puts scripts/ on the path)
 
-figures = []
-_save = plotting.save
-
-
-def _keeping_save(figure, outputs, metadata=None):
-    figures.append(figure)
-    _save(figure, outputs, metadata=metadata)
-
-
-plotting.save = _keeping_save
-
-
-def svg_texts(path):
-    with open(path, encoding="utf-8") as f:
-        return re.findall(r"<text[^>]*>([^<]*)</text>", f.read())
+# The figures line_plot draws, kept for a look at their artists after saving.
+figures = keep_figures(plotting)
 
 
 def markers(panel):

@@ -2,6 +2,7 @@
 tiny 8 x 8 NoC runs, and checks that fail with a message."""
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -151,3 +152,23 @@ def check_table_matches_points(out_dir, expected_rows):
             check(row[metric] == value, f"{row['point']}: {metric} {row[metric]} in table, {value} in result")
             check(float(csv_row[metric]) == float(value), f"{row['point']}: CSV {metric} {csv_row[metric]}")
     return table
+
+
+def keep_figures(plotting):
+    """The figures `plotting` saves from now on, kept (in a list it returns)
+    for a look at their artists after saving."""
+    figures = []
+    save = plotting.save
+
+    def keeping_save(figure, outputs, metadata=None):
+        figures.append(figure)
+        save(figure, outputs, metadata=metadata)
+
+    plotting.save = keeping_save
+    return figures
+
+
+def svg_texts(path):
+    """The text elements of an SVG (matplotlib keeps text as text)."""
+    with open(path, encoding="utf-8") as f:
+        return re.findall(r"<text[^>]*>([^<]*)</text>", f.read())
