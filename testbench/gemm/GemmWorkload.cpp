@@ -113,7 +113,6 @@ struct GemmResults {
   double maxAbsError = 0, maxRelError = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t peBytes = 0, fabricBytes = 0;
-  nlohmann::json cost;  // energy, power, area, efficiency (results/EnergyReport.h)
 };
 
 class GemmWorkload : public workload::Workload {
@@ -129,8 +128,8 @@ class GemmWorkload : public workload::Workload {
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
   workload::HostMemoryPlan plannedHostMemory() const override;
-  nlohmann::json results() const override;
-  std::string summary() const override;
+  nlohmann::json typeResults() const override;
+  std::string typeSummary() const override;
 
  private:
   Matrix operand(std::uint32_t rows, std::uint32_t cols, pe::ElementType type, std::uint64_t salt) const {
@@ -292,10 +291,10 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     scope.systems = arch_.cluster.systems;
     actions = actions * double(scope.systems) + results::clusterActions(*cluster);
   }
-  r.cost = results::energyResults(actions, arch_, scope);
+  cost_ = results::energyResults(actions, arch_, scope);
 }
 
-nlohmann::json GemmWorkload::results() const {
+nlohmann::json GemmWorkload::typeResults() const {
   const GemmResults& f = found_;
   const firmware::GemmBounds bounds = full_.bounds(arch_);
   nlohmann::json r;
@@ -344,7 +343,6 @@ nlohmann::json GemmWorkload::results() const {
                {"simulation_seconds", f.simulationSeconds},
                {"pe_bytes", f.peBytes},
                {"fabric_bytes", f.fabricBytes}};
-  r.update(f.cost);
   return r;
 }
 
@@ -362,7 +360,7 @@ void GemmWorkload::check(const Matrix& got, const Matrix& want, GemmResults& r) 
   r.maxRelError = maxRel;
 }
 
-std::string GemmWorkload::summary() const {
+std::string GemmWorkload::typeSummary() const {
   const GemmResults& f = found_;
   const firmware::GemmBounds b = full_.bounds(arch_);
   std::ostringstream out;
@@ -396,7 +394,6 @@ std::string GemmWorkload::summary() const {
   else
     std::snprintf(line, sizeof line, "  result    not checked (run.mode: timing keeps no data)\n");
   out << line;
-  out << results::energySummary(f.cost);
   return out.str();
 }
 

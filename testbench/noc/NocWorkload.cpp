@@ -33,7 +33,6 @@ struct NocResults {
   double routerCyclesPerSecond = 0, waveletHopsPerSecond = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t fabricBytes = 0;
-  nlohmann::json cost;  // energy, power, area, efficiency (results/EnergyReport.h)
 };
 
 class NocWorkload : public workload::Workload {
@@ -44,8 +43,8 @@ class NocWorkload : public workload::Workload {
   void run(const workload::RunOptions& options) override;
   std::uint64_t cycles() const override { return cycles_; }
   workload::HostMemoryPlan plannedHostMemory() const override;
-  nlohmann::json results() const override;
-  std::string summary() const override;
+  nlohmann::json typeResults() const override;
+  std::string typeSummary() const override;
 
  private:
   // Utilisation (wavelets per cycle) over the window, of mesh links (ramps: false) or of the RAMP outputs.
@@ -129,10 +128,10 @@ void NocWorkload::run(const workload::RunOptions& options) {
   // The whole run's traffic; the PEs are traffic sources, idle as compute engines.
   results::EnergyScope scope;
   scope.seconds = double(cycles_) * arch_.secondsPerCycle();
-  r.cost = results::energyResults(chip.actionsUntil(cycles_), arch_, scope);
+  cost_ = results::energyResults(chip.actionsUntil(cycles_), arch_, scope);
 }
 
-nlohmann::json NocWorkload::results() const {
+nlohmann::json NocWorkload::typeResults() const {
   const NocResults& f = found_;
   const auto load = [](const LinkLoad& l) {
     return nlohmann::json{{"mean", l.mean}, {"p99", l.p99}, {"max", l.max}, {"busiest", l.busiest}};
@@ -168,7 +167,6 @@ nlohmann::json NocWorkload::results() const {
                {"fabric_bytes", f.fabricBytes}};
   r["link_utilisation"] = load(f.links);
   r["ramp_utilisation"] = load(f.ramps);
-  r.update(f.cost);
   return r;
 }
 
@@ -201,7 +199,7 @@ LinkLoad NocWorkload::linkLoad(const NocTraffic& traffic, bool ramps) const {
   return load;
 }
 
-std::string NocWorkload::summary() const {
+std::string NocWorkload::typeSummary() const {
   const NocResults& f = found_;
   char line[512];
   std::ostringstream out;
@@ -232,7 +230,6 @@ std::string NocWorkload::summary() const {
   std::snprintf(line, sizeof line, "  host      %.1f M router-cycles/s, %.1f M wavelet-hops/s\n",
                 f.routerCyclesPerSecond / 1e6, f.waveletHopsPerSecond / 1e6);
   out << line;
-  out << results::energySummary(f.cost);
   return out.str();
 }
 

@@ -84,7 +84,6 @@ struct ChainReduceResults {
   double maxErrorVsExact = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t peBytes = 0, fabricBytes = 0;
-  nlohmann::json cost;  // energy, power, area, efficiency (results/EnergyReport.h)
 };
 
 class ChainReduceWorkload : public workload::Workload {
@@ -99,8 +98,8 @@ class ChainReduceWorkload : public workload::Workload {
     plan.bytes += std::uint64_t(config_.repeat) * kProgramBytesPerRepeat;
     return plan;
   }
-  nlohmann::json results() const override;
-  std::string summary() const override;
+  nlohmann::json typeResults() const override;
+  std::string typeSummary() const override;
 
  private:
   // Compares every chain's sum with the reference; fills the check results.
@@ -173,10 +172,10 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   results::EnergyScope scope;
   scope.seconds = double(cycles_) * arch_.secondsPerCycle();
   scope.flops = double(r.totals.flops);
-  r.cost = results::energyResults(chip.actionsUntil(cycles_), arch_, scope);
+  cost_ = results::energyResults(chip.actionsUntil(cycles_), arch_, scope);
 }
 
-nlohmann::json ChainReduceWorkload::results() const {
+nlohmann::json ChainReduceWorkload::typeResults() const {
   const ChainReduceResults& f = found_;
   nlohmann::json r;
   r["type"] = "chain_reduce";
@@ -212,7 +211,6 @@ nlohmann::json ChainReduceWorkload::results() const {
                {"pe_bytes_per_pe", double(f.peBytes) / double(arch_.mesh.routers())},
                {"fabric_bytes", f.fabricBytes},
                {"pe_visits", f.totals.visits}};
-  r.update(f.cost);
   return r;
 }
 
@@ -238,7 +236,7 @@ void ChainReduceWorkload::check(const pe::PeArray& pes, ChainReduceResults& r) c
   r.maxErrorVsExact = maxError;
 }
 
-std::string ChainReduceWorkload::summary() const {
+std::string ChainReduceWorkload::typeSummary() const {
   const ChainReduceResults& f = found_;
   const std::uint64_t expected = chainReduceCycles(config_, arch_);
   std::ostringstream out;
@@ -265,7 +263,6 @@ std::string ChainReduceWorkload::summary() const {
   std::snprintf(line, sizeof line, "  host      %.2f M PE ops/s, %.0f bytes per PE\n", peOpsPerSecond() / 1e6,
                 double(f.peBytes) / double(arch_.mesh.routers()));
   out << line;
-  out << results::energySummary(f.cost);
   return out.str();
 }
 

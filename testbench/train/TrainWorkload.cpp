@@ -194,7 +194,6 @@ struct StepResults {
   unsigned swarmxDepth = 0;
   // From the cluster (results/ClusterReport.h) and per distinct GEMM.
   nlohmann::json phaseBounds, traffic, memoryx, perSystem, gemms;
-  nlohmann::json cost;  // energy (with per_system_by_part_j), power, area, efficiency (results/EnergyReport.h)
 };
 
 class TrainWorkload : public workload::Workload {
@@ -214,8 +213,8 @@ class TrainWorkload : public workload::Workload {
     plan.bytes += plan.systemBytes;
     return plan;
   }
-  nlohmann::json results() const override;
-  std::string summary() const override;
+  nlohmann::json typeResults() const override;
+  std::string typeSummary() const override;
 
  private:
   // Always in timing mode: the GEMMs have no operands.
@@ -557,11 +556,11 @@ void TrainWorkload::reportEnergy(const system::Cluster& cluster,
   scope.flops = step_.modelFlops * systems;
   scope.samples = double(config_.batch) * systems;
   scope.tokens = double(step_.tokens) * systems;
-  found_.cost = results::energyResults(step, arch_, scope);
-  found_.cost["energy"]["per_system_by_part_j"] = byPart;
+  cost_ = results::energyResults(step, arch_, scope);
+  cost_["energy"]["per_system_by_part_j"] = byPart;
 }
 
-nlohmann::json TrainWorkload::results() const {
+nlohmann::json TrainWorkload::typeResults() const {
   const StepResults& f = found_;
   const unsigned systems = arch_.cluster.systems;
   nlohmann::json r = results_;  // how the wafer was timed, and the host
@@ -606,11 +605,10 @@ nlohmann::json TrainWorkload::results() const {
   r["gemms"] = f.gemms;
   r["gemm_count"] = step_.gemms.size();
   r["op_count"] = step_.ops.size();
-  r.update(f.cost);
   return r;
 }
 
-std::string TrainWorkload::summary() const {
+std::string TrainWorkload::typeSummary() const {
   const StepResults& f = found_;
   const unsigned systems = arch_.cluster.systems;
   std::ostringstream out;
@@ -650,7 +648,6 @@ std::string TrainWorkload::summary() const {
                 step_.gemms.size(), config_.everyLayer ? "every layer" : "identical products reuse their timing",
                 config_.everyWafer ? "every system's wafer" : "one wafer");
   out << line;
-  out << results::energySummary(f.cost);
   return out.str();
 }
 

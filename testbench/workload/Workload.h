@@ -36,9 +36,12 @@ class Workload {
   // chip's parts at full size on the mesh it simulates (chipHostMemory)
   // plus the workload's own large state.
   virtual HostMemoryPlan plannedHostMemory() const = 0;
-  virtual nlohmann::json results() const = 0;
-  // A few human-readable lines for the terminal.
-  virtual std::string summary() const = 0;
+  // The type's results, then the run's cost beside them (energy, power,
+  // area, efficiency: results/EnergyReport.h).
+  nlohmann::json results() const;
+  // A few human-readable lines for the terminal: the type's, then the
+  // energy summary.
+  std::string summary() const;
   // Per-PE and per-link statistics (results/WaferMap.h) if the run was asked for them, else null.
   const nlohmann::json& waferMap() const { return waferMap_; }
   // The Chrome-trace JSON of the run's timeline if it was asked for, else empty.
@@ -48,6 +51,10 @@ class Workload {
   const std::string& systemWaveform() const { return systemWaveform_; }
 
  protected:
+  virtual nlohmann::json typeResults() const = 0;
+  virtual std::string typeSummary() const = 0;
+
+  nlohmann::json cost_;  // set by run(): results::energyResults, plus what the type adds
   nlohmann::json waferMap_;
   std::string timeline_;
   std::string systemWaveform_;
