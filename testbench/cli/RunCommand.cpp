@@ -170,8 +170,11 @@ int runCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
     work = workload::workloadTypes().at(type)(*params, arch, run);
     std::optional<std::vector<keys::KeySection>> catalogue;
     params->rejectUnknownKeys("", [&](const std::string& key) {
-      // Only on this error's path: listing every reader's keys takes a moment.
-      if (!catalogue) catalogue = keys::keyCatalogue(config::defaultPresetDir(), arch.preset, args.overrides);
+      // Only on this error's path: the keys every reader reads as configured
+      // (not explored option by option, which takes seconds).
+      if (!catalogue)
+        catalogue = keys::keyCatalogue(config::defaultPresetDir(), arch.preset, args.overrides,
+                                       keys::Exploration::DefaultsOnly);
       return keys::unknownKeyHint(*catalogue, type, key);
     });
     memoryVerdict = checkHostMemory(*work, arch, run);

@@ -79,13 +79,13 @@ void append(KeySection& section, std::vector<config::KeySpec>::const_iterator be
       section.keys.push_back(*s);
 }
 
-// Runs the factory with the preset alone, then again with each other option
-// of every choice read, and of every pair of choices (a noc pattern's keys
-// need its routing mode too). A required key left unset gets a stand-in in
+// Runs the factory with the preset alone, then (EveryOption) again with each
+// other option of every choice read, and of every pair of choices (a noc
+// pattern's keys need its routing mode too). A required key left unset gets a stand-in in
 // every later run (train's model and batch), so the keys after it are listed.
 KeySection exploreWorkload(const std::string& type, const workload::WorkloadFactory& factory,
                            const std::filesystem::path& presetDir, const std::string& preset,
-                           const std::vector<std::string>& overrides) {
+                           const std::vector<std::string>& overrides, Exploration exploration) {
   KeySection section{type, {}, {}, {}};
   std::set<std::set<std::string>> tried;  // sets of "key=option" assignments queued or run
   std::deque<std::set<std::string>> queue{{}};
@@ -107,7 +107,7 @@ KeySection exploreWorkload(const std::string& type, const workload::WorkloadFact
       queue.push_front(extra);  // again, with the stand-in
       continue;
     }
-    if (extra.size() == 2) continue;
+    if (extra.size() == 2 || exploration == Exploration::DefaultsOnly) continue;
     for (const config::KeySpec& s : r.specs) {
       if (!r.resolved.count(s.key)) continue;
       for (const std::string& option : s.options) {
@@ -130,7 +130,7 @@ KeySection exploreWorkload(const std::string& type, const workload::WorkloadFact
 }  // namespace
 
 std::vector<KeySection> keyCatalogue(const std::filesystem::path& presetDir, const std::string& preset,
-                                     const std::vector<std::string>& overrides) {
+                                     const std::vector<std::string>& overrides, Exploration exploration) {
   const ReaderRun base = readAll(presetTree(presetDir, preset, overrides), nullptr);
   // The preset is the architecture: an error here is the preset's (or an override's).
   if (!base.typeEnd) throw config::ConfigError(base.error);
@@ -142,7 +142,7 @@ std::vector<KeySection> keyCatalogue(const std::filesystem::path& presetDir, con
   sections[2].name = "workload";
   append(sections[2], base.specs.begin() + long(base.runEnd), base.specs.begin() + long(base.typeEnd));
   for (const auto& [type, factory] : workload::workloadTypes())
-    sections.push_back(exploreWorkload(type, factory, presetDir, preset, overrides));
+    sections.push_back(exploreWorkload(type, factory, presetDir, preset, overrides, exploration));
   return sections;
 }
 

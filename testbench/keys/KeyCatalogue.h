@@ -26,10 +26,17 @@ struct KeySection {
   std::string standIns;
 };
 
+// How far the workload readers are explored: with each other option of
+// every choice (every key, `wsesim keys`), or only as configured (the keys
+// a run reads with its defaults, a fraction of the time: the hint for an
+// unknown key).
+enum class Exploration { EveryOption, DefaultsOnly };
+
 // `overrides` ("dotted.key=value", as --set) steer the readers, e.g. to a
 // model for the train workload's keys after workload.model; a default is
 // only ever the reader's own or the preset's.
 std::vector<KeySection> keyCatalogue(const std::filesystem::path& presetDir, const std::string& preset,
-                                     const std::vector<std::string>& overrides);
+                                     const std::vector<std::string>& overrides,
+                                     Exploration exploration = Exploration::EveryOption);
 
 }  // namespace wsesim::keys
