@@ -73,6 +73,11 @@ def pct(x, digits=1):
     return f"{100 * x:.{digits}f}%"
 
 
+def mesh(r):
+    """A point's mesh, "W x H"."""
+    return f"{r['arch.mesh.width']} x {r['arch.mesh.height']}"
+
+
 def grouped(n):
     return f"{round(n):,}"
 
@@ -233,9 +238,6 @@ def render_gemm_mesh_size(t):
     rows = sorted(t.ok_at_least(len(t.rows)), key=lambda r: r["arch.mesh.width"])
     first, last = rows[0], rows[-1]
 
-    def mesh(r):
-        return f"{r['arch.mesh.width']} x {r['arch.mesh.height']}"
-
     pes = last["arch.mesh.width"] * last["arch.mesh.height"] / (first["arch.mesh.width"] * first["arch.mesh.height"])
     between = listing(f"{pct(r['workload.utilisation'])} on {mesh(r)}" for r in rows[1:-1])
     return (f"Growing the mesh from {mesh(first)} to {mesh(last)} ({ratio(pes)} times the PEs) cuts the layer "
@@ -297,9 +299,6 @@ def render_train_mesh_size(t):
     failed = expect_failures(t, lambda r: "not even a micro-batch" in r["error"])
     rows = sorted(t.ok_at_least(2), key=lambda r: r["arch.mesh.width"])
     first, last = rows[0], rows[-1]
-
-    def mesh(r):
-        return f"{r['arch.mesh.width']} x {r['arch.mesh.height']}"
 
     def wait(r):
         return pct(r["workload.breakdown_cycles.wafer_idle"] / r["workload.step_cycles"])
