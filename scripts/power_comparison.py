@@ -59,8 +59,19 @@ def run_sgemm(wsesim, overrides):
             return json.load(f)
 
 
-def sgemm_figures(result):
-    """The SGEMM run extrapolated to 750 x 750 PEs of the full WSE-2."""
+def preset_mesh_pes(wsesim, preset):
+    """The PEs of a preset's mesh, as `wsesim presets` reads it."""
+    listing = subprocess.run([wsesim, "presets", "--format", "json"], capture_output=True, text=True)
+    if listing.returncode != 0:
+        sys.exit(f"power_comparison: wsesim presets failed: {listing.stderr.strip()}")
+    for p in json.loads(listing.stdout)["presets"]:
+        if p["name"] == preset:
+            return p["mesh_width"] * p["mesh_height"]
+    sys.exit(f"power_comparison: no preset {preset} in wsesim presets")
+
+
+def sgemm_figures(result, mesh):
+    """The SGEMM run extrapolated to 750 x 750 PEs of the full WSE-2 (`mesh` PEs)."""
     w = result["workload"]
     arch = result["config"]["arch"]
     watts = w["power"]["components_w"]
@@ -68,7 +79,6 @@ def sgemm_figures(result):
     # What one busy PE of the run draws beside leakage and the system's static power.
     per_pe_w = sum(v for k, v in watts.items() if k not in ("leakage", "system_static")) / pes
     leak_per_physical_pe_w = watts["leakage"] / w["area"]["physical_pes"]
-    mesh = 750 * 994  # the wse2 preset's mesh: the full WSE-2
     physical = mesh * (1 + arch["area"]["spare_pe_fraction"])
     busy = FULL_GRID * FULL_GRID
     idle_w = (mesh - busy) * arch["energy"]["pe"]["idle_cycle_pj"] * 1e-12 * arch["clock_hz"]
@@ -174,6 +184,7 @@ def main():
     args = parser.parse_args()
     with open(args.doc, encoding="utf-8") as f:
         doc = f.read()
+    wsesim = os.path.abspath(args.wsesim)
     # The slow run's figures live in the block itself, so a check can render the whole table.
     old = current(doc, "table")
     stored = STORED.search(old or "")
@@ -184,7 +195,7 @@ def main():
     else:
         sys.exit("power_comparison: no GPT-3 XL figures stored in the block yet: give --gpt3xl RESULT.json")
     body = (f"<!-- gpt3xl: {json.dumps(gpt3xl, sort_keys=True)} -->\n"
-            + table(sgemm_figures(run_sgemm(os.path.abspath(args.wsesim), args.set)), gpt3xl))
+            + table(sgemm_figures(run_sgemm(wsesim, args.set), preset_mesh_pes(wsesim, "wse2")), gpt3xl))
     if args.check:
         if old != body:
             print(f"{args.doc}: the power-comparison:table block is stale; now:\n{body}\nwas:\n{old}\n"
