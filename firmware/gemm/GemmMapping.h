@@ -15,9 +15,10 @@
 // streams are in and every PE and the fabric are idle; then each PE's
 // program is unloaded, keeping only `keptBuffers()` (with their data), and
 // the next phase's programs are loaded. Routes that change with the phase
-// are reprogrammed before it loads, while the fabric is empty (the hardware
-// would switch route positions with control wavelets; we model the switch
-// as free).
+// are reprogrammed before it loads, while the fabric is empty, and the
+// phase starts arch.fabric.route_switch_cycles later. A mapping whose
+// outline says `pacedPhases` runs its phases PE by PE instead, without the
+// wafer-wide barrier (firmware/runtime/PePacing.h).
 
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "firmware/gemm/Buffering.h"
 #include "firmware/gemm/GemmShape.h"
 #include "firmware/gemm/Matrix.h"
+#include "firmware/routes/LineRoutes.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/pe/PeControl.h"
@@ -69,6 +71,20 @@ struct GemmOutline {
   // Grid PE (c, r) is the mesh's (c, r), or its (r, c) when the grid lies
   // transposed (weight streaming: grid columns along mesh rows).
   bool transposed = false;
+  // Each PE goes on to its next phase when its own program has ended, as
+  // a program looping over its steps does on the machine, instead of all
+  // PEs together once the wafer is idle (PePacing). For mappings that
+  // stream nothing in and whose phases' transfers (GemmMapping::transfers)
+  // are broadcasts delivering to every PE they pass.
+  bool pacedPhases = false;
+};
+
+// Loads one PE's program of a phase, sharing programs between PEs (a
+// paced mapping's PEs enter their phases one by one).
+class PhaseLoader {
+ public:
+  virtual ~PhaseLoader() = default;
+  virtual void load(fabric::RouterId pe, std::uint32_t phase) = 0;
 };
 
 class GemmMapping {
@@ -101,6 +117,13 @@ class GemmMapping {
   // control wavelets). The fabric is idle when they change.
   virtual void programPhaseRoutes(fabric::ColorRouteTable&, std::uint32_t /*phase*/) const {}
   virtual void load(pe::PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const = 0;
+  // Loads programs PE by PE onto `pes` (which must outlive it); null unless the phases are paced.
+  virtual std::unique_ptr<PhaseLoader> phaseLoader(pe::PeControl& /*pes*/, const fabric::MeshGeometry& /*mesh*/) const {
+    return nullptr;
+  }
+  // A phase's fabric transfers along the mesh's lines, where the mapping
+  // states them (the resident mappings); paced phases need them.
+  virtual std::vector<LineTransfer> transfers(std::uint32_t /*phase*/) const { return {}; }
   // Places the resident operands (functional mode) after phase 0 is loaded; `b` only if it is resident.
   virtual void writeOperands(pe::PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                              const Matrix& b) const = 0;

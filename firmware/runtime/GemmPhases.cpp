@@ -13,6 +13,11 @@ GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteT
       b_(b),
       routeSwitchCycles_(routeSwitchCycles),
       stallsBefore_(ingress.stalls()) {
+  if (mapping().outline().pacedPhases) {
+    pacing_ = std::make_unique<PePacing>(mapping(), pes, routes, routeSwitchCycles, start);
+    loaded_ = true;
+    return;
+  }
   startRound(start);
 }
 
@@ -46,13 +51,15 @@ void GemmPhases::unload(const std::vector<std::string>& kept) {
 }
 
 std::vector<std::uint64_t> GemmPhases::roundPhaseCycles(std::uint64_t end) const {
+  const std::vector<std::uint64_t>& starts = phaseStarts();
   std::vector<std::uint64_t> cycles;
-  for (std::size_t p = roundStart_; p < phaseStarts_.size(); ++p)
-    cycles.push_back((p + 1 < phaseStarts_.size() ? phaseStarts_[p + 1] : end) - phaseStarts_[p]);
+  for (std::size_t p = roundStart_; p < starts.size(); ++p)
+    cycles.push_back((p + 1 < starts.size() ? starts[p + 1] : end) - starts[p]);
   return cycles;
 }
 
 void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
+  if (pacing_) return pacing_->beginCycle(now, fabric);
   if (!loaded_ && now >= runsAt_) {
     pes_.skipTo(now);
     loadPhase(now);
@@ -69,6 +76,7 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
 
 // The chip takes the earliest of this, the ingress's and the PEs' next activity.
 std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
+  if (pacing_) return pacing_->nextActivity(now);
   if (!loaded_) return runsAt_;  // the ingress and the PEs are idle while the routers switch
   // Asked while the fabric cannot change by itself: with nothing left to
   // do in this phase, the next phase (or round) starts now if the fabric is
@@ -79,11 +87,13 @@ std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
 }
 
 double GemmPhases::progress(std::uint64_t) const {
+  if (pacing_) return pacing_->progress();
   const double phase = loaded_ && ingress_.total() ? double(ingress_.sent()) / double(ingress_.total()) : 0.0;
   return (phase_ + phase) / mapping().phases();
 }
 
 bool GemmPhases::finished(std::uint64_t now, const fabric::FabricKernel& fabric) const {
+  if (pacing_) return pacing_->lastPhasesLoaded() && pes_.finished(now, fabric);
   return roundDone(now, fabric) && !gemm_.anotherRound(roundPhaseCycles(now));
 }
 

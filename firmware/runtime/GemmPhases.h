@@ -10,14 +10,20 @@
 // (SimulatedGemm: steady-state outputs) runs each round's mapping in turn,
 // from an empty mesh: the PEs unloaded, the routes cleared.
 //
+// A mapping with paced phases (GemmOutline::pacedPhases) has no barrier
+// between phases: its PEs go on one by one (PePacing), and a phase's start
+// is when its first PE entered it.
+//
 // It is the chip's controller (hw/chip/WaferChip): called first in every
 // cycle, before the chip steps the ingress edge and the PEs, it sees them
 // through their interfaces (EdgeIngress, PeGrid) only.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "firmware/gemm/GemmMapping.h"
+#include "firmware/runtime/PePacing.h"
 #include "firmware/runtime/SimulatedGemm.h"
 #include "hw/pe/PeGrid.h"
 #include "hw/sim/CycleDriver.h"
@@ -41,7 +47,7 @@ class GemmPhases : public sim::CycleDriver {
   double progress(std::uint64_t now) const override;
 
   // The cycle each phase simulated started in, over all rounds.
-  const std::vector<std::uint64_t>& phaseStarts() const { return phaseStarts_; }
+  const std::vector<std::uint64_t>& phaseStarts() const { return pacing_ ? pacing_->phaseStarts() : phaseStarts_; }
   // The current round's phases' cycles, its last phase ending at `end`.
   std::vector<std::uint64_t> roundPhaseCycles(std::uint64_t end) const;
   // The cycle after the current round's last streamed wavelet entered the
@@ -89,6 +95,7 @@ class GemmPhases : public sim::CycleDriver {
   const firmware::Matrix* b_;
   std::uint32_t routeSwitchCycles_;
   std::uint64_t stallsBefore_;  // the ingress's, before this GEMM
+  std::unique_ptr<PePacing> pacing_;  // paced phases only
   std::uint32_t phase_ = 0;  // of the current round
   std::uint64_t runsAt_ = 0;  // the current phase's programs load and streams start in this cycle
   bool loaded_ = false;       // the current phase's programs are loaded

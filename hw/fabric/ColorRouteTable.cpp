@@ -24,7 +24,10 @@ void ColorRouteTable::set(std::uint32_t x, std::uint32_t y, unsigned color, Port
   // (FabricKernel::injectAtEdge); in `forward` it sends wavelets out of the
   // wafer (FabricKernel::setEdgeSink).
   ColorRoute& route = routes_[std::size_t(r) * colors_ + color];
-  if (route.accept != accept || route.forward != forward) ++revision_;
+  if (route.accept != accept || route.forward != forward) {
+    ++revision_;
+    if (log_) log_->push_back(RouteChange{r, color, ColorRoute{accept, forward}});
+  }
   route = ColorRoute{accept, forward};
   if (accept | forward) colorsInUse_ |= 1u << color;
 }

@@ -17,6 +17,13 @@ struct ColorRoute {
   PortMask forward = 0;
 };
 
+// One route set() changed: what the router holds for the color afterwards.
+struct RouteChange {
+  RouterId router = 0;
+  unsigned color = 0;
+  ColorRoute route;
+};
+
 class ColorRouteTable {
  public:
   ColorRouteTable(MeshGeometry mesh, unsigned colors);
@@ -43,6 +50,9 @@ class ColorRouteTable {
   std::uint32_t colorsInUse() const { return colorsInUse_; }
   // Counts the changes to any route, so a caller can tell whether reprogramming changed anything.
   std::uint64_t revision() const { return revision_; }
+  // From now on appends every change set() makes to `log` (null: stops),
+  // so a runtime can learn what a phase's reprogramming changes where.
+  void recordChanges(std::vector<RouteChange>* log) { log_ = log; }
 
  private:
   MeshGeometry mesh_;
@@ -50,6 +60,7 @@ class ColorRouteTable {
   std::uint32_t colorsInUse_ = 0;
   std::uint64_t revision_ = 0;
   std::vector<ColorRoute> routes_;
+  std::vector<RouteChange>* log_ = nullptr;
 };
 
 }  // namespace wsesim::fabric

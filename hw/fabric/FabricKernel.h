@@ -142,6 +142,12 @@ class FabricKernel {
   }
   // Wavelets waiting in router r's queues of input `in`, all colors.
   unsigned occupancy(RouterId r, Port in) const;
+  // The colors with a wavelet waiting in any of router r's input queues (bit c: color c).
+  std::uint32_t queuedColors(RouterId r) const {
+    std::uint32_t colors = 0;
+    for (std::uint32_t mask : routers_[r].nonEmpty) colors |= mask;
+    return colors;
+  }
   std::size_t hostBytes() const;
   // What hostBytes() can reach at most for `params`, before building: every
   // array at its full size (the queues' overflow pool as if every queue overflowed).

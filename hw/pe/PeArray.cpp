@@ -90,20 +90,14 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
     if (p.tasks[t].blockedAtStart) s.blocked |= std::uint64_t(1) << t;
   }
   if (s.activated) wake(pe, undrained_);
-}
-
-bool PeArray::idle(fabric::RouterId pe) const {
-  const PeState& s = pes_[pe];
-  if (s.task != kNoTask || s.busySlots || s.activated) return false;
-  for (unsigned c = 0; c < fabric_.params().colors; ++c)
-    if (inboxHeader(pe, c).count) return false;
-  return true;
+  else if (watchEnds_) ends_.push_back(pe);
 }
 
 void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) {
   PeState& s = pes_[pe];
   if (s.program == kNoProgram) return;
-  if (!idle(pe))
+  // Wavelets waiting in its inboxes stay for the next program.
+  if (!programEnded(pe))
     throw ProgramError("PE " + mesh().name(pe) + " is still running program '" + programs_[s.program].program.name +
                        "' and cannot unload it");
   // Buffers kept from earlier programs go too, unless named again.

@@ -98,8 +98,13 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   // earlier programs, except those named in `keep`, so the next program can
   // find them (e.g. resident activations across the passes of a GEMM).
   void unload(fabric::RouterId pe, const std::vector<std::string>& keep = {}) override;
-  // Whether the PE has nothing to do: no task running or activated, no op, no wavelet waiting.
-  bool idle(fabric::RouterId pe) const;
+  bool programEnded(fabric::RouterId pe) const override {
+    const PeState& s = pes_[pe];
+    return s.task == kNoTask && !s.busySlots && !s.activated;
+  }
+  void watchProgramEnds(bool on) override { watchEnds_ = on; }
+  const std::vector<fabric::RouterId>& programEnds() const override { return ends_; }
+  void clearProgramEnds() override { ends_.clear(); }
 
   // Host access to a PE's buffers, its program's or kept ones (functional mode only).
   void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
@@ -286,6 +291,8 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   std::vector<Release> releases_;  // inboxes popped from full: the router may deliver again next cycle
   std::uint64_t now_ = 0;
   std::uint64_t undrained_ = 0;  // the earliest cycle whose wake-ups are still to come
+  bool watchEnds_ = false;
+  std::vector<fabric::RouterId> ends_;  // programs ended, while watched
 };
 
 }  // namespace wsesim::pe

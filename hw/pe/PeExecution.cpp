@@ -57,6 +57,7 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
   if (busy && !s.busy) s.busySince = now;
   if (!busy && s.busy) counters_[r].busyCycles += now - s.busySince;
   s.busy = busy;
+  if (watchEnds_ && !busy && !s.activated && s.program != kNoProgram) ends_.push_back(r);
 }
 
 void PeArray::completeOps(fabric::RouterId r, PeState& s, std::uint64_t now) {

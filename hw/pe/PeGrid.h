@@ -22,6 +22,16 @@ class PeGrid : public PeControl {
   virtual std::uint64_t nextActivity(std::uint64_t now) const = 0;
   // Throws ProgramError listing PEs with work they can never finish.
   virtual void checkQuiescent() const = 0;
+  // Whether the PE's program has ended: no task running or activated, no
+  // op in flight (wavelets may wait in its inboxes for a later program).
+  virtual bool programEnded(fabric::RouterId pe) const = 0;
+  // With `on`, every PE whose program has ended at the end of a visit in a
+  // cycle (or at its load: a program with nothing to start) is listed in
+  // programEnds() until clearProgramEnds(); a PE may be listed again when a
+  // wavelet wakes it. For runtimes whose PEs go on one by one.
+  virtual void watchProgramEnds(bool on) = 0;
+  virtual const std::vector<fabric::RouterId>& programEnds() const = 0;
+  virtual void clearProgramEnds() = 0;
 };
 
 }  // namespace wsesim::pe

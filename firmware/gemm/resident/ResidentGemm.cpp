@@ -1,6 +1,7 @@
 #include "firmware/gemm/resident/ResidentGemm.h"
 
 #include <map>
+#include <unordered_map>
 
 #include "hw/pe/ProgramBuilder.h"
 
@@ -74,17 +75,47 @@ Program ResidentGemm::build(std::uint32_t i, std::uint32_t j, const ResidentStep
   return b.build();
 }
 
+// PEs with the same step and block shape share one program.
+class ResidentGemm::Loader : public PhaseLoader {
+ public:
+  Loader(const ResidentGemm& gemm, PeControl& pes, const fabric::MeshGeometry& mesh)
+      : gemm_(gemm), pes_(pes), mesh_(mesh) {}
+
+  void load(fabric::RouterId pe, std::uint32_t phase) override {
+    if (logical_.empty()) index();
+    const auto [i, j] = logical_.at(pe);
+    loadAt(i, j, phase);
+  }
+  void loadAt(std::uint32_t i, std::uint32_t j, std::uint32_t phase) {
+    const ResidentGemmPlan& plan = gemm_.plan();
+    const ResidentStep s = gemm_.step(i, j, phase);
+    const auto key = std::make_tuple(s, plan.ms(i), plan.ns(j));
+    auto it = programs_.find(key);
+    if (it == programs_.end()) it = programs_.emplace(key, pes_.addProgram(gemm_.build(i, j, s))).first;
+    pes_.load(gemm_.peAt(mesh_, i, j), it->second);
+  }
+
+ private:
+  void index() {
+    for (std::uint32_t i = 0; i < gemm_.plan().grid; ++i)
+      for (std::uint32_t j = 0; j < gemm_.plan().grid; ++j) logical_.emplace(gemm_.peAt(mesh_, i, j), std::make_pair(i, j));
+  }
+  const ResidentGemm& gemm_;
+  PeControl& pes_;
+  fabric::MeshGeometry mesh_;
+  std::map<std::tuple<ResidentStep, std::uint32_t, std::uint32_t>, ProgramId> programs_;
+  std::unordered_map<fabric::RouterId, std::pair<std::uint32_t, std::uint32_t>> logical_;  // router -> (i, j)
+};
+
 void ResidentGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const {
-  // PEs with the same step and block shape share one program.
-  std::map<std::tuple<ResidentStep, std::uint32_t, std::uint32_t>, ProgramId> programs;
+  Loader loader(*this, pes, mesh);
   for (std::uint32_t i = 0; i < plan_.grid; ++i)
-    for (std::uint32_t j = 0; j < plan_.grid; ++j) {
-      const ResidentStep s = step(i, j, phase);
-      const auto key = std::make_tuple(s, plan_.ms(i), plan_.ns(j));
-      auto it = programs.find(key);
-      if (it == programs.end()) it = programs.emplace(key, pes.addProgram(build(i, j, s))).first;
-      pes.load(peAt(mesh, i, j), it->second);
-    }
+    for (std::uint32_t j = 0; j < plan_.grid; ++j) loader.loadAt(i, j, phase);
+}
+
+std::unique_ptr<PhaseLoader> ResidentGemm::phaseLoader(PeControl& pes, const fabric::MeshGeometry& mesh) const {
+  if (!outline_.pacedPhases) return nullptr;
+  return std::make_unique<Loader>(*this, pes, mesh);
 }
 
 void ResidentGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,

@@ -55,20 +55,21 @@ class ResidentGemm : public GemmMapping {
   const ResidentGemmPlan& plan() const { return plan_; }
 
   void load(pe::PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const override;
+  std::unique_ptr<PhaseLoader> phaseLoader(pe::PeControl& pes, const fabric::MeshGeometry& mesh) const override;
   // A's block (i, j) into the first A buffer of the PE at logical (i, j), B's into the first B buffer.
   void writeOperands(pe::PeControl& pes, const fabric::MeshGeometry& mesh, const Matrix& a,
                      const Matrix& b) const override;
   Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeEgress& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
+  // Every algorithm states its phases' transfers.
+  std::vector<LineTransfer> transfers(std::uint32_t phase) const override = 0;
 
   // The program of the PE at logical (i, j) in a phase.
   pe::Program program(std::uint32_t i, std::uint32_t j, std::uint32_t phase) const;
 
  protected:
   virtual ResidentStep step(std::uint32_t i, std::uint32_t j, std::uint32_t phase) const = 0;
-  // A phase's fabric transfers, on the mesh's lines.
-  virtual std::vector<LineTransfer> transfers(std::uint32_t phase) const = 0;
 
   MeshLine row(std::uint32_t i) const { return MeshLine{false, plan_.order[i]}; }
   MeshLine column(std::uint32_t j) const { return MeshLine{true, plan_.order[j]}; }
@@ -79,6 +80,7 @@ class ResidentGemm : public GemmMapping {
   ResidentGemmPlan plan_;
 
  private:
+  class Loader;
   // Kept: every buffer (the operands stay where the steps leave them).
   static GemmOutline outlineOf(const ResidentGemmPlan& plan);
   pe::Program build(std::uint32_t i, std::uint32_t j, const ResidentStep& step) const;

@@ -31,10 +31,10 @@ class RingShiftGemm : public ResidentGemm {
                 std::uint32_t gridX, std::uint32_t gridY, ResidentGemmPlan::Placement placement, Buffering buffering);
 
   void programRoutes(fabric::ColorRouteTable& routes) const override;
+  std::vector<LineTransfer> transfers(std::uint32_t phase) const override;
 
  protected:
   ResidentStep step(std::uint32_t i, std::uint32_t j, std::uint32_t phase) const override;
-  std::vector<LineTransfer> transfers(std::uint32_t phase) const override;
 
  private:
   // Blocks a line at logical position `line` has shifted before `phase`, and whether it shifts in it.

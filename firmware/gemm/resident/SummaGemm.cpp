@@ -8,6 +8,7 @@ SummaGemm::SummaGemm(const GemmShape& shape, const config::ArchConfig& arch, std
                                           {{Buffering::Single, {"a", "ap"}, {"b", "bp"}},
                                            {Buffering::Double, {"a", "ap0", "ap1"}, {"b", "bp0", "bp1"}}})) {
   outline_.colorsUsed = 2;
+  outline_.pacedPhases = true;  // the SDK's program loops over its steps: no wafer-wide barrier
   outline_.phases = plan_.buffering == Buffering::Double ? plan_.grid + 1 : 2 * plan_.grid;
   plan_.checkColors(colorsUsed(), arch);
 }

@@ -20,7 +20,14 @@
 // Each phase has one broadcast root per row and per column, so color 0
 // (A along rows) and color 1 (B down columns) are routed afresh for each
 // phase (programPhaseRoutes); the hardware would switch the routes with
-// control wavelets or switch positions, as the SDK's collectives do.
+// control wavelets or switch positions, as the SDK's collectives do. Only
+// the routers of the old and the new root change.
+//
+// The phases are paced PE by PE (GemmOutline::pacedPhases): a PE goes on
+// to its next step when its own step is done, and a root broadcasts as soon
+// as its line's changed routers have switched, so a step's broadcast
+// latency overlaps the work of the PEs nearer the root and a step costs the
+// same on any grid, as on the machine (docs/validation.md).
 
 #include <optional>
 
@@ -37,10 +44,10 @@ class SummaGemm : public ResidentGemm {
 
   void programRoutes(fabric::ColorRouteTable&) const override {}
   void programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t phase) const override;
+  std::vector<LineTransfer> transfers(std::uint32_t phase) const override;
 
  protected:
   ResidentStep step(std::uint32_t i, std::uint32_t j, std::uint32_t phase) const override;
-  std::vector<LineTransfer> transfers(std::uint32_t phase) const override;
 
  private:
   // The step whose panels a phase broadcasts, and the one it multiplies, if any.
