@@ -152,15 +152,24 @@ GemmBounds ResidentGemm::bounds(const config::ArchConfig& arch) const {
   // Wavelets per directed link: (vertical, line, lower position, towards higher positions).
   std::map<std::tuple<bool, std::uint32_t, std::uint32_t, bool>, std::uint64_t> links;
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
+  // Phases that wait for each other pay each one's farthest reach. Paced
+  // phases overlap: a chain runs through them (the next step's root has
+  // received this step's panel from a neighbour, at least a hop away)
+  // and only the last one's farthest receiver adds its whole reach.
+  const std::uint64_t ends = 2 * ramp + arch.pe.fabricInputCycles;
+  std::uint64_t lastReach = 0;
   for (std::uint32_t phase = 0; phase < phases(); ++phase) {
     std::uint64_t farthest = 0;
     for (const LineTransfer& t : transfers(phase)) {
       for (std::uint32_t p = t.from; p < t.hi; ++p) links[{t.line.vertical, t.line.index, p, true}] += t.wavelets;
       for (std::uint32_t p = t.lo; p < t.from; ++p) links[{t.line.vertical, t.line.index, p, false}] += t.wavelets;
-      farthest = std::max<std::uint64_t>(farthest, 2 * ramp + arch.pe.fabricInputCycles + t.reach() * hop);
+      farthest = std::max<std::uint64_t>(farthest, t.reach());
     }
-    bounds.latency += farthest;
+    if (!farthest) continue;
+    bounds.latency += ends + (outline_.pacedPhases ? hop : farthest * hop);
+    lastReach = farthest;
   }
+  if (outline_.pacedPhases && lastReach) bounds.latency += (lastReach - 1) * hop;
   for (const auto& [link, wavelets] : links) bounds.bandwidth = std::max(bounds.bandwidth, wavelets);
   return bounds;
 }

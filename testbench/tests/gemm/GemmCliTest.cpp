@@ -56,10 +56,10 @@ nlohmann::json runGemm(const ScratchDir& dir, const std::string& name, const std
 // SUMMA single-buffered on P x P PEs reprograms its broadcast routes for
 // each step but the first: P - 1 route switches, each holding the phase
 // back by arch.fabric.route_switch_cycles; the WSE-2's fitted value
-// (420, pinned in CalibratedTimingTest) adds exactly that per switch.
+// (440, pinned in CalibratedTimingTest) adds exactly that per switch.
 TEST(RouteSwitch, EachStepThatReprogramsRoutesWaitsForIt) {
   const ScratchDir dir;
-  constexpr std::uint64_t kWse2RouteSwitch = 420;
+  constexpr std::uint64_t kWse2RouteSwitch = 440;
   for (const unsigned p : {2u, 3u}) {
     const std::string base = "--set workload.algorithm=summa --set workload.grid_x=" + std::to_string(p) +
                              " --set workload.m=" + std::to_string(2 * p) + " --set workload.k=" + std::to_string(2 * p) +
