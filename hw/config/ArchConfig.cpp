@@ -1,10 +1,31 @@
 #include "hw/config/ArchConfig.h"
 
+#include <algorithm>
+#include <map>
+
 #include "hw/config/CostReader.h"
 #include "hw/config/ParamReader.h"
 #include "hw/energy/EnergyModel.h"
+#include "hw/pe/PeKeys.h"
 
 namespace wsesim::config {
+
+namespace {
+
+// Reads a params struct's declared keys (common/KeyDecl.h) in their order.
+template <class Params>
+void readKeys(ParamReader& p, const std::string& prefix, const std::vector<common::IntegerKey<Params>>& keys,
+              Params& params) {
+  std::map<std::string, std::int64_t> read;
+  for (const common::IntegerKey<Params>& k : keys) {
+    const std::int64_t max = k.atMost ? std::min(k.max, read.at(k.atMost)) : k.max;
+    const std::int64_t value = p.integer(prefix + k.name, k.min, max);
+    read[k.name] = value;
+    k.set(params, value);
+  }
+}
+
+}  // namespace
 
 ArchConfig ArchConfig::read(ParamReader& p) {
   ArchConfig a;
@@ -14,20 +35,7 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.mesh.width = std::uint32_t(p.integer("arch.mesh.width", 1, 65535));
   a.mesh.height = std::uint32_t(p.integer("arch.mesh.height", 1, 65535));
   a.clockHz = p.real("arch.clock_hz", 1.0, 1.0e12);
-  // SRAM offsets are 32-bit in the micro-ISA.
-  a.pe.sramBytes = std::uint64_t(p.integer("arch.pe.sram_bytes", 1, (std::int64_t(1) << 32) - 1));
-  a.pe.sramBanks = unsigned(p.integer("arch.pe.sram_banks", 1, 64));
-  a.pe.sramBankWordBytes = unsigned(p.integer("arch.pe.sram_bank_word_bytes", 1, 64));
-  a.pe.sramReadPorts = unsigned(p.integer("arch.pe.sram_read_ports", 1, 3));
-  a.pe.threads = unsigned(p.integer("arch.pe.threads", 1, 32));
-  a.pe.tasks = unsigned(p.integer("arch.pe.tasks", 1, 64));
-  a.pe.dataTasks = unsigned(p.integer("arch.pe.data_tasks", 0, a.pe.tasks));
-  a.pe.opOverheadCycles = unsigned(p.integer("arch.pe.op_overhead_cycles", 0, 1024));
-  a.pe.taskStartCycles = unsigned(p.integer("arch.pe.task_start_cycles", 0, 1024));
-  a.pe.fabricInputCycles = unsigned(p.integer("arch.pe.fabric_input_cycles", 0, 1024));
-  a.pe.indexRegisters = unsigned(p.integer("arch.pe.index_registers", 0, 64));
-  // Inbox counts are 8-bit, as the router's queue counts.
-  a.pe.rampInboxDepth = unsigned(p.integer("arch.pe.ramp_inbox_depth", 1, 255));
+  readKeys(p, pe::kPeKeyPrefix, pe::peKeys(), a.pe);
   for (unsigned prec = 0; prec < pe::kPrecisionCount; ++prec)
     for (unsigned op = 0; op < pe::kOpcodeCount; ++op) {
       const std::string entry = std::string(pe::precisionName(pe::Precision(prec))) + "." + pe::opcodeName(pe::Opcode(op));

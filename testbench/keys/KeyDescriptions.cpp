@@ -1,5 +1,7 @@
 #include "testbench/keys/KeyDescriptions.h"
 
+#include "hw/pe/PeKeys.h"
+
 namespace wsesim::keys {
 namespace {
 
@@ -17,10 +19,21 @@ bool matches(const std::string& pattern, const std::string& key) {
   return p == pattern.size() && k == key.size();
 }
 
+// The keys declared beside their params structs (common/KeyDecl.h) bring their own meaning.
+std::vector<KeyDescription> declaredKeys() {
+  std::vector<KeyDescription> declared;
+  for (const auto& k : pe::peKeys()) declared.push_back({"", pe::kPeKeyPrefix + std::string(k.name), k.meaning});
+  for (const common::KeyFamily& f : pe::peKeyFamilies())
+    declared.push_back({"", pe::kPeKeyPrefix + std::string(f.pattern), f.meaning});
+  return declared;
+}
+
 }  // namespace
 
 const std::vector<KeyDescription>& keyDescriptions() {
-  static const std::vector<KeyDescription> descriptions = {
+  static const std::vector<KeyDescription> descriptions = [] {
+    std::vector<KeyDescription> all = declaredKeys();
+    const std::vector<KeyDescription> listed = {
       {"", "arch.preset",
        "the preset that supplies every `arch` key the run leaves unset (`wsesim presets`)"},
       {"", "arch.description",
@@ -31,34 +44,6 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "rows (y)"},
       {"", "arch.clock_hz",
        "core clock: converts cycles to seconds and sets the VCD time step"},
-      {"", "arch.pe.sram_bytes",
-       "SRAM per PE: buffers beyond it are an error naming PE, buffer and bytes (pe-model.md)"},
-      {"", "arch.pe.sram_banks",
-       "interleaved SRAM banks; strided access that hits fewer banks lowers the lane count"},
-      {"", "arch.pe.sram_bank_word_bytes",
-       "bytes per bank word; consecutive words go to consecutive banks"},
-      {"", "arch.pe.sram_read_ports",
-       "memory vectors an op reads per cycle at full rate; more take several passes"},
-      {"", "arch.pe.threads",
-       "hardware threads for asynchronous ops"},
-      {"", "arch.pe.tasks",
-       "task IDs per program"},
-      {"", "arch.pe.data_tasks",
-       "tasks that can be bound to a color"},
-      {"", "arch.pe.op_overhead_cycles",
-       "cycles per tensor op before its first element: the hardware's DSD op issue (each firmware program adds its own loop: `arch.firmware.*`)"},
-      {"", "arch.pe.task_start_cycles",
-       "cycles from picking a task to issuing its first instruction"},
-      {"", "arch.pe.fabric_input_cycles",
-       "cycles from the RAMP delivering a wavelet to the compute engine using it (a data task starting, a fabric op reading it); a relay stage costs `2 ramp + hop + this` (pe-model.md)"},
-      {"", "arch.pe.index_registers",
-       "index registers per PE: memory descriptors can step through a buffer by one of them (pe-model.md)"},
-      {"", "arch.pe.ramp_inbox_depth",
-       "wavelets of one color the RAMP can hand a PE before it has used the first; while the inbox is full the router holds the color back (its own key since the router queues' depth is a different buffer; pe-model.md)"},
-      {"", "arch.pe.lanes.<precision>.<op>",
-       "SIMD lanes (elements per cycle) of this op at this precision"},
-      {"", "arch.pe.cycles_per_element.<precision>.<op>",
-       "sustained cycles per element at full lanes; an op runs at the slower of this and its lanes, a fabric op at most one element a cycle (pe-model.md)"},
       {"", "arch.fabric.color_bits",
        "width of the color field (kernel bitmasks hold 32 colors); also the width of the VCD color signals"},
       {"", "arch.fabric.colors",
@@ -273,7 +258,10 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "the GEMMs' precision"},
       {"train", "run.wafer_timing_cache",
        "a directory where the run keeps each wafer timing it simulates and reuses it for runs that differ only outside the wafer (training.md)"},
-  };
+    };
+    all.insert(all.end(), listed.begin(), listed.end());
+    return all;
+  }();
   return descriptions;
 }
 
