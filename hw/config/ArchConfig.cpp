@@ -6,6 +6,7 @@
 #include "hw/config/CostReader.h"
 #include "hw/config/ParamReader.h"
 #include "hw/energy/EnergyModel.h"
+#include "hw/fabric/RouterKeys.h"
 #include "hw/pe/PeKeys.h"
 
 namespace wsesim::config {
@@ -14,15 +15,22 @@ namespace {
 
 // Reads a params struct's declared keys (common/KeyDecl.h) in their order.
 template <class Params>
-void readKeys(ParamReader& p, const std::string& prefix, const std::vector<common::IntegerKey<Params>>& keys,
-              Params& params) {
+void readKeys(ParamReader& p, const common::KeyTable<Params>& table, Params& params) {
   std::map<std::string, std::int64_t> read;
-  for (const common::IntegerKey<Params>& k : keys) {
-    const std::int64_t max = k.atMost ? std::min(k.max, read.at(k.atMost)) : k.max;
-    const std::int64_t value = p.integer(prefix + k.name, k.min, max);
+  for (const common::IntegerKey<Params>& k : table.integers) {
+    std::int64_t max = k.max;
+    std::string why;
+    if (k.boundBy) {
+      const std::int64_t by = read.at(k.boundBy);
+      max = std::min(max, k.bound ? k.bound(by) : by);
+      if (k.why) why = k.why(by);
+    }
+    const std::int64_t value = p.integer(table.prefix + std::string(k.name), k.min, max, std::nullopt, why);
     read[k.name] = value;
     k.set(params, value);
   }
+  for (const common::ChoiceKey<Params>& k : table.choices)
+    k.set(params, p.choice(table.prefix + std::string(k.name), k.options()));
 }
 
 }  // namespace
@@ -35,7 +43,7 @@ ArchConfig ArchConfig::read(ParamReader& p) {
   a.mesh.width = std::uint32_t(p.integer("arch.mesh.width", 1, 65535));
   a.mesh.height = std::uint32_t(p.integer("arch.mesh.height", 1, 65535));
   a.clockHz = p.real("arch.clock_hz", 1.0, 1.0e12);
-  readKeys(p, pe::kPeKeyPrefix, pe::peKeys(), a.pe);
+  readKeys(p, pe::peKeys(), a.pe);
   for (unsigned prec = 0; prec < pe::kPrecisionCount; ++prec)
     for (unsigned op = 0; op < pe::kOpcodeCount; ++op) {
       const std::string entry = std::string(pe::precisionName(pe::Precision(prec))) + "." + pe::opcodeName(pe::Opcode(op));
@@ -47,21 +55,7 @@ ArchConfig ArchConfig::read(ParamReader& p) {
                  "at least 1 / arch.pe.lanes." + entry + " = 1/" + std::to_string(lanes));
     }
 
-  // The per-port color bitmasks of the kernel hold 32 colors, i.e. 5 bits.
-  a.fabric.colorBits = unsigned(p.integer("arch.fabric.color_bits", 1, 5));
-  const std::int64_t colorLimit = std::int64_t(1) << a.fabric.colorBits;
-  a.fabric.colors = unsigned(p.integer("arch.fabric.colors", 1, colorLimit, std::nullopt,
-                                       "the " + std::to_string(a.fabric.colorBits) +
-                                           "-bit color field of arch.fabric.color_bits holds " +
-                                           std::to_string(colorLimit) + " colors"));
-  // Queue counts are 8-bit.
-  a.fabric.queueDepth = unsigned(p.integer("arch.fabric.queue_depth", 1, 255));
-  a.fabric.hopLatencyCycles = unsigned(p.integer("arch.fabric.hop_latency_cycles", 1, 1024));
-  a.fabric.rampLatencyCycles = unsigned(p.integer("arch.fabric.ramp_latency_cycles", 0, 1024));
-  a.fabric.routeSwitchCycles = unsigned(p.integer("arch.fabric.route_switch_cycles", 0, 1 << 20));
-  a.fabric.routing = fabric::routingModeOf(p.choice("arch.fabric.routing", fabric::routingNames()));
-  a.fabric.arbitration =
-      fabric::arbitrationModeOf(p.choice("arch.fabric.arbitration", fabric::arbitrationNames()));
+  readKeys(p, fabric::routerKeys(), a.fabric);
   a.io.bandwidthBytesPerS = p.real("arch.io.bandwidth_bytes_per_s", 1.0, 1.0e15);
   // Not bounded by the mesh height: a small corner of a wafer keeps its system's channels, several to a row.
   a.io.channelsPerEdge = unsigned(p.integer("arch.io.channels_per_edge", 1, 65535));

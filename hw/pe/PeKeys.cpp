@@ -2,9 +2,8 @@
 
 namespace wsesim::pe {
 
-const std::vector<common::IntegerKey<PeParams>>& peKeys() {
-  using Key = common::IntegerKey<PeParams>;
-  static const std::vector<Key> keys = {
+const common::KeyTable<PeParams>& peKeys() {
+  static const common::KeyTable<PeParams> keys = {"arch.pe.", {
       // SRAM offsets are 32-bit in the micro-ISA.
       {"sram_bytes", 1, (std::int64_t(1) << 32) - 1, [](PeParams& p, std::int64_t v) { p.sramBytes = std::uint64_t(v); },
        "SRAM per PE: buffers beyond it are an error naming PE, buffer and bytes (pe-model.md)"},
@@ -18,7 +17,7 @@ const std::vector<common::IntegerKey<PeParams>>& peKeys() {
        "hardware threads for asynchronous ops"},
       {"tasks", 1, 64, [](PeParams& p, std::int64_t v) { p.tasks = unsigned(v); }, "task IDs per program"},
       {"data_tasks", 0, 64, [](PeParams& p, std::int64_t v) { p.dataTasks = unsigned(v); },
-       "tasks that can be bound to a color", "tasks"},
+       "tasks that can be bound to a color", "tasks"},  // no more than there are tasks
       {"op_overhead_cycles", 0, 1024, [](PeParams& p, std::int64_t v) { p.opOverheadCycles = unsigned(v); },
        "cycles per tensor op before its first element: the hardware's DSD op issue (each firmware program adds its "
        "own loop: `arch.firmware.*`)"},
@@ -33,18 +32,13 @@ const std::vector<common::IntegerKey<PeParams>>& peKeys() {
       {"ramp_inbox_depth", 1, 255, [](PeParams& p, std::int64_t v) { p.rampInboxDepth = unsigned(v); },
        "wavelets of one color the RAMP can hand a PE before it has used the first; while the inbox is full the router "
        "holds the color back (its own key since the router queues' depth is a different buffer; pe-model.md)"},
-  };
-  return keys;
-}
-
-const std::vector<common::KeyFamily>& peKeyFamilies() {
-  static const std::vector<common::KeyFamily> families = {
+  }, {}, {
       {"lanes.<precision>.<op>", "SIMD lanes (elements per cycle) of this op at this precision"},
       {"cycles_per_element.<precision>.<op>",
        "sustained cycles per element at full lanes; an op runs at the slower of this and its lanes, a fabric op at "
        "most one element a cycle (pe-model.md)"},
-  };
-  return families;
+  }};
+  return keys;
 }
 
 }  // namespace wsesim::pe

@@ -1,5 +1,6 @@
 #include "testbench/keys/KeyDescriptions.h"
 
+#include "hw/fabric/RouterKeys.h"
 #include "hw/pe/PeKeys.h"
 
 namespace wsesim::keys {
@@ -20,11 +21,17 @@ bool matches(const std::string& pattern, const std::string& key) {
 }
 
 // The keys declared beside their params structs (common/KeyDecl.h) bring their own meaning.
+template <class Params>
+void addDeclared(std::vector<KeyDescription>& to, const common::KeyTable<Params>& table) {
+  for (const auto& k : table.integers) to.push_back({"", table.prefix + std::string(k.name), k.meaning});
+  for (const auto& k : table.choices) to.push_back({"", table.prefix + std::string(k.name), k.meaning});
+  for (const common::KeyFamily& f : table.families) to.push_back({"", table.prefix + std::string(f.pattern), f.meaning});
+}
+
 std::vector<KeyDescription> declaredKeys() {
   std::vector<KeyDescription> declared;
-  for (const auto& k : pe::peKeys()) declared.push_back({"", pe::kPeKeyPrefix + std::string(k.name), k.meaning});
-  for (const common::KeyFamily& f : pe::peKeyFamilies())
-    declared.push_back({"", pe::kPeKeyPrefix + std::string(f.pattern), f.meaning});
+  addDeclared(declared, pe::peKeys());
+  addDeclared(declared, fabric::routerKeys());
   return declared;
 }
 
@@ -44,22 +51,6 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "rows (y)"},
       {"", "arch.clock_hz",
        "core clock: converts cycles to seconds and sets the VCD time step"},
-      {"", "arch.fabric.color_bits",
-       "width of the color field (kernel bitmasks hold 32 colors); also the width of the VCD color signals"},
-      {"", "arch.fabric.colors",
-       "routable colors, i.e. queues per input port"},
-      {"", "arch.fabric.queue_depth",
-       "wavelets per (input port, color) queue; full link rate needs `>= hop_latency_cycles + 1`"},
-      {"", "arch.fabric.hop_latency_cycles",
-       "cycles from a router forwarding a wavelet to it being ready at the next"},
-      {"", "arch.fabric.ramp_latency_cycles",
-       "cycles on the ramp, paid once at injection and once at delivery"},
-      {"", "arch.fabric.route_switch_cycles",
-       "cycles a mapping's next phase waits when it reprograms routes (SUMMA's broadcast roots, the weight gradient's passes)"},
-      {"", "arch.fabric.routing",
-       "static per-color routes, or address-routed packet mode (fabric-model.md)"},
-      {"", "arch.fabric.arbitration",
-       "which contender an output grants: round-robin over (input port, color) pairs, or fixed priority N, E, S, W, RAMP then the lowest color, which starves the later inputs under load (fabric-model.md)"},
       {"", "arch.io.bandwidth_bytes_per_s",
        "bandwidth into the wafer from outside, all edge channels together (the weight stream's budget)"},
       {"", "arch.io.channels_per_edge",
