@@ -1,5 +1,6 @@
 #include "testbench/keys/KeyDescriptions.h"
 
+#include "hw/config/ArchKeys.h"
 #include "hw/fabric/RouterKeys.h"
 #include "hw/pe/PeKeys.h"
 
@@ -23,15 +24,20 @@ bool matches(const std::string& pattern, const std::string& key) {
 // The keys declared beside their params structs (common/KeyDecl.h) bring their own meaning.
 template <class Params>
 void addDeclared(std::vector<KeyDescription>& to, const common::KeyTable<Params>& table) {
-  for (const auto& k : table.integers) to.push_back({"", table.prefix + std::string(k.name), k.meaning});
-  for (const auto& k : table.choices) to.push_back({"", table.prefix + std::string(k.name), k.meaning});
+  for (const auto& k : table.keys) to.push_back({"", table.prefix + std::string(k.name), k.meaning});
   for (const common::KeyFamily& f : table.families) to.push_back({"", table.prefix + std::string(f.pattern), f.meaning});
 }
 
 std::vector<KeyDescription> declaredKeys() {
   std::vector<KeyDescription> declared;
+  addDeclared(declared, config::meshKeys());
   addDeclared(declared, pe::peKeys());
   addDeclared(declared, fabric::routerKeys());
+  addDeclared(declared, config::ioKeys());
+  addDeclared(declared, config::memoryxKeys());
+  addDeclared(declared, config::swarmxKeys());
+  addDeclared(declared, config::clusterKeys());
+  addDeclared(declared, config::firmwareKeys());
   return declared;
 }
 
@@ -45,44 +51,8 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "the preset that supplies every `arch` key the run leaves unset (`wsesim presets`)"},
       {"", "arch.description",
        "free text, shown by `wsesim presets`"},
-      {"", "arch.mesh.width",
-       "PEs per row (x)"},
-      {"", "arch.mesh.height",
-       "rows (y)"},
       {"", "arch.clock_hz",
        "core clock: converts cycles to seconds and sets the VCD time step"},
-      {"", "arch.io.bandwidth_bytes_per_s",
-       "bandwidth into the wafer from outside, all edge channels together (the weight stream's budget)"},
-      {"", "arch.io.channels_per_edge",
-       "I/O ring channels on the West edge and as many on the East; each gets bandwidth / (2 x channels) and serves a band of rows; not bounded by the mesh height, so a corner preset keeps its system's channels, several to a row (system-model.md)"},
-      {"", "arch.memoryx.capacity_bytes",
-       "MemoryX storage for weights + optimizer state; a model that does not fit is an error naming its size and this key"},
-      {"", "arch.memoryx.bandwidth_bytes_per_s",
-       "MemoryX storage bandwidth: weight fetches and optimizer reads/writes share it"},
-      {"", "arch.memoryx.optimizer_flops_per_s",
-       "optimizer arithmetic throughput"},
-      {"", "arch.memoryx.latency_s",
-       "per storage access"},
-      {"", "arch.memoryx.prefetch_layers",
-       "layers fetched ahead of the one streaming out (0: no prefetch)"},
-      {"", "arch.swarmx.nic_bandwidth_bytes_per_s",
-       "one SwarmX NIC"},
-      {"", "arch.swarmx.nics_per_link",
-       "NICs per tree edge: link bandwidth = nic bandwidth x this"},
-      {"", "arch.swarmx.fan_out",
-       "children per broadcast/reduce node (hardware: 4, or 2 for its 2 x 1:2 mode)"},
-      {"", "arch.swarmx.node_latency_s",
-       "per node a payload passes, cable included"},
-      {"", "arch.cluster.systems",
-       "CS systems in the cluster, data parallel"},
-      {"", "arch.firmware.summa_loop_cycles",
-       "cycles the SUMMA program's own loop spends before each op it issues (scalar bookkeeping), on top of `arch.pe.op_overhead_cycles`"},
-      {"", "arch.firmware.cannon_loop_cycles",
-       "the same for the Cannon program"},
-      {"", "arch.firmware.meshgemm_loop_cycles",
-       "the same for the MeshGEMM program"},
-      {"", "arch.firmware.weight_stream_loop_cycles",
-       "the same for the weight-streaming programs (forward, backward-data, weight-gradient): a data task per arriving wavelet"},
       {"", "arch.energy.op_pj.<precision>.<op>",
        "energy per element of this tensor op at this precision, pJ"},
       {"", "arch.energy.sram.read_pj_per_byte",
