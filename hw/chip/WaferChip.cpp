@@ -18,7 +18,8 @@ WaferChip::WaferChip(const config::ArchConfig& arch, const config::RunConfig& ru
                      std::chrono::steady_clock::time_point elaborationStart)
     : arch_(arch), run_(run), elaborationStart_(elaborationStart) {
   if (parts.routes) routes_ = std::make_unique<fabric::ColorRouteTable>(arch.mesh, arch.fabric.colors);
-  wafer_ = std::make_unique<wafer::Wafer>("wafer", arch, run, routes_.get());
+  wafer_ = std::make_unique<wafer::Wafer>("wafer", arch.fabricParams(run.watchdogCycles), arch.clockHz, run,
+                                          routes_.get());
   if (parts.pes) {
     pes_ = std::make_unique<pe::PeArray>(arch.pe, run.mode, wafer_->fabric(), routes_.get());
     wafer_->fabric().setSink(pes_.get());
@@ -41,7 +42,7 @@ std::uint64_t WaferChip::plannedHostBytes(const config::ArchConfig& arch, const 
       parts.pes ? pe::PeArray::plannedHostBytes(arch.pe, arch.mesh, arch.fabric.colors, run.mode) : 0;
   const std::uint64_t routes =
       parts.routes ? fabric::ColorRouteTable::plannedHostBytes(arch.mesh, arch.fabric.colors) : 0;
-  return wafer::Wafer::plannedHostBytes(arch, run) + pes + routes;
+  return wafer::Wafer::plannedHostBytes(arch.fabricParams(run.watchdogCycles)) + pes + routes;
 }
 
 fabric::ColorRouteTable& WaferChip::routes() { return asked(routes_, "a route table"); }
@@ -70,11 +71,11 @@ SimulationTimes WaferChip::simulate(const RunOptions& options) {
     // One VCD tick per time-resolution step, so cycle times print exactly.
     vcd->set_time_unit(sc_core::sc_get_time_resolution().to_seconds() * 1e15, sc_core::SC_FS);
     const std::string prefix = wafer_->name();
-    fabricTracer_ = std::make_unique<trace::FabricVcdTracer>(vcd, prefix, arch_, run_.vcdRegion, fabric());
+    fabricTracer_ = std::make_unique<trace::FabricVcdTracer>(vcd, prefix, run_.vcdRegion, fabric());
     fabric().setObserver(fabricTracer_.get());
     wafer_->addWaveform(fabricTracer_.get());
     if (pes_) {
-      peTracer_ = std::make_unique<trace::PeVcdTracer>(vcd, prefix, arch_, run_.vcdRegion, *pes_);
+      peTracer_ = std::make_unique<trace::PeVcdTracer>(vcd, prefix, arch_.mesh, run_.vcdRegion, *pes_);
       wafer_->addWaveform(peTracer_.get());
     }
   }

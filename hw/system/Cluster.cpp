@@ -12,7 +12,7 @@ Cluster::Cluster(sc_core::sc_module_name name, const config::ArchConfig& arch, M
       memoryx("memoryx", arch.memoryx, std::move(model), optimizer),
       swarmx("swarmx", arch.swarmx, arch.cluster.systems, false),
       systems("system", arch.cluster.systems,
-              [&arch](const char* n, std::size_t) { return new CsSystem(n, arch); }),
+              [&arch](const char* n, std::size_t) { return new CsSystem(n, arch.io, arch.mesh.height); }),
       trigger_(trigger),
       prepare_(std::move(prepare)) {
   memoryx.weights_out.bind(swarmx.from_memoryx);

@@ -7,11 +7,11 @@ namespace wsesim::system {
 
 const char* taskBoundName(TaskBound bound) { return bound == TaskBound::Compute ? "compute" : "weight stream"; }
 
-CsSystem::CsSystem(sc_core::sc_module_name name, const config::ArchConfig& arch)
+CsSystem::CsSystem(sc_core::sc_module_name name, const config::ArchConfig::Io& io, std::uint32_t meshRows)
     : sc_core::sc_module(name),
       weights_in("weights_in"),
       gradients_out("gradients_out"),
-      ring_("io_ring", arch),
+      ring_("io_ring", io, meshRows),
       to_ring_("to_ring", ring_.channels()),
       wafer_out_("wafer_out", ring_.channels()),
       from_ring_("from_ring", ring_.channels()) {

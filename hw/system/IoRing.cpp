@@ -35,14 +35,14 @@ bool cross(Link& link, unsigned channel, tlm::tlm_generic_payload& payload, sc_c
 
 }  // namespace
 
-IoRing::IoRing(sc_core::sc_module_name name, const config::ArchConfig& arch)
+IoRing::IoRing(sc_core::sc_module_name name, const config::ArchConfig::Io& io, std::uint32_t meshRows)
     : sc_core::sc_module(name),
-      channel_in("channel_in", 2 * arch.io.channelsPerEdge),
-      egress_in("egress_in", 2 * arch.io.channelsPerEdge),
-      channel_out("channel_out", 2 * arch.io.channelsPerEdge) {
-  const double channelBandwidth = arch.io.bandwidthBytesPerS / channels();
-  // The wafer side's bands of rows, in bytes: only the geometry is used here.
-  const wafer::IoRingEdge edge = wafer::IoRingEdge::of(arch, 1);
+      channel_in("channel_in", 2 * io.channelsPerEdge),
+      egress_in("egress_in", 2 * io.channelsPerEdge),
+      channel_out("channel_out", 2 * io.channelsPerEdge) {
+  const double channelBandwidth = io.bandwidthBytesPerS / channels();
+  // The wafer side's bands of rows: only the geometry is used here.
+  const wafer::IoRingEdge edge(meshRows, io.channelsPerEdge, 1.0);
   for (unsigned k = 0; k < channels(); ++k) {
     // The middle of the channel's band (several channels share a row on a short mesh).
     const std::uint32_t row = edge.rowBegin(k) + (edge.rowEnd(k) - edge.rowBegin(k)) / 2;

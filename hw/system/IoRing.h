@@ -52,7 +52,8 @@ class IoRing : public sc_core::sc_module {
   // ...written on, once they crossed the channel, towards the network.
   sc_core::sc_vector<tlm_utils::simple_initiator_socket_tagged<IoRing>> channel_out;
 
-  IoRing(sc_core::sc_module_name name, const config::ArchConfig& arch);
+  // The ring's channels and bandwidth, and the rows of the mesh they serve.
+  IoRing(sc_core::sc_module_name name, const config::ArchConfig::Io& io, std::uint32_t meshRows);
 
   unsigned channels() const { return unsigned(channel_in.size()); }
   const IoChannel& channel(unsigned k) const { return channels_.at(k); }

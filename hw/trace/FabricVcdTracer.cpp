@@ -3,9 +3,8 @@
 namespace wsesim::trace {
 
 FabricVcdTracer::FabricVcdTracer(sc_core::sc_trace_file* file, const std::string& prefix,
-                                 const config::ArchConfig& arch, const config::Region& region,
-                                 const fabric::FabricKernel& fabric)
-    : fabric_(fabric), mesh_(arch.mesh), region_(region), colorBits_(arch.fabric.colorBits) {
+                                 const config::Region& region, const fabric::FabricKernel& fabric)
+    : fabric_(fabric), mesh_(fabric.params().mesh), region_(region), colorBits_(fabric.params().colorBits) {
   routers_.reserve(std::size_t(region.x1 - region.x0 + 1) * (region.y1 - region.y0 + 1));
   for (std::uint32_t y = region.y0; y <= region.y1; ++y)
     for (std::uint32_t x = region.x0; x <= region.x1; ++x) {

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/wafer/WaveformObserver.h"
@@ -19,10 +18,11 @@ namespace wsesim::trace {
 
 class FabricVcdTracer : public fabric::LinkObserver, public wafer::WaveformObserver {
  public:
-  // Traces `fabric`'s routers of `region`; the fabric must outlive the
-  // tracer, which must be its LinkObserver to see the links' colors.
-  FabricVcdTracer(sc_core::sc_trace_file* file, const std::string& prefix, const config::ArchConfig& arch,
-                  const config::Region& region, const fabric::FabricKernel& fabric);
+  // Traces `fabric`'s routers of `region` (its mesh and color field are
+  // the fabric's); the fabric must outlive the tracer, which must be its
+  // LinkObserver to see the links' colors.
+  FabricVcdTracer(sc_core::sc_trace_file* file, const std::string& prefix, const config::Region& region,
+                  const fabric::FabricKernel& fabric);
 
   // Marks every traced link idle at the start of a cycle.
   void beginCycle() override;

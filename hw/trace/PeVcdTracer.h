@@ -16,7 +16,7 @@ namespace wsesim::trace {
 
 class PeVcdTracer : public wafer::WaveformObserver {
  public:
-  PeVcdTracer(sc_core::sc_trace_file* file, const std::string& prefix, const config::ArchConfig& arch,
+  PeVcdTracer(sc_core::sc_trace_file* file, const std::string& prefix, const fabric::MeshGeometry& mesh,
               const config::Region& region, const pe::PeArray& pes);
 
   void sample(std::uint64_t cycle) override;

@@ -6,18 +6,17 @@
 
 namespace wsesim::wafer {
 
-Wafer::Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const config::RunConfig& run,
-             const fabric::ColorRouteTable* routes)
+Wafer::Wafer(sc_core::sc_module_name name, const fabric::FabricParams& fabric, double clockHz,
+             const config::RunConfig& run, const fabric::ColorRouteTable* routes)
     : sc_module(name),
-      arch_(arch),
       runConfig_(run),
-      fabric_(arch.fabricParams(run.watchdogCycles), routes),
-      period_(sc_core::sc_time::from_seconds(arch.secondsPerCycle())) {
+      fabric_(fabric, routes),
+      period_(sc_core::sc_time::from_seconds(1.0 / clockHz)) {
   SC_THREAD(run);
 }
 
-std::size_t Wafer::plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run) {
-  return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(arch.fabricParams(run.watchdogCycles));
+std::size_t Wafer::plannedHostBytes(const fabric::FabricParams& fabric) {
+  return sizeof(Wafer) + fabric::FabricKernel::plannedHostBytes(fabric);
 }
 
 void Wafer::sample(std::uint64_t cycle) {

@@ -14,7 +14,6 @@
 #include <exception>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/sim/CycleDriver.h"
@@ -26,12 +25,14 @@ class Wafer : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Wafer);
 
+  // The fabric (its watchdog included), the clock that turns cycles into
+  // SystemC time, and the run's limits are all it takes of the machine.
   // `routes` is needed in color routing mode and must outlive the wafer.
-  Wafer(sc_core::sc_module_name name, const config::ArchConfig& arch, const config::RunConfig& run,
+  Wafer(sc_core::sc_module_name name, const fabric::FabricParams& fabric, double clockHz, const config::RunConfig& run,
         const fabric::ColorRouteTable* routes);
-  // The most host memory a wafer of `arch` takes, before building it (the
+  // The most host memory a wafer of `fabric` takes, before building it (the
   // fabric kernel's arrays; FabricKernel::plannedHostBytes).
-  static std::size_t plannedHostBytes(const config::ArchConfig& arch, const config::RunConfig& run);
+  static std::size_t plannedHostBytes(const fabric::FabricParams& fabric);
 
   void setDriver(sim::CycleDriver* driver) { driver_ = driver; }
   // Samples `observer` at the end of every cycle stepped (and, while a
@@ -48,7 +49,6 @@ class Wafer : public sc_core::sc_module {
   void setStopWhenFinished(bool stop) { stopWhenFinished_ = stop; }
   const sc_core::sc_event& finishedEvent() const { return finished_; }
 
-  const config::ArchConfig& arch() const { return arch_; }
   const config::RunConfig& runConfig() const { return runConfig_; }
   fabric::FabricKernel& fabric() { return fabric_; }
   const fabric::FabricKernel& fabric() const { return fabric_; }
@@ -66,7 +66,6 @@ class Wafer : public sc_core::sc_module {
   // Tells the progress observer, if a second of wall time has passed since it last heard.
   void reportProgress();
 
-  config::ArchConfig arch_;
   config::RunConfig runConfig_;
   fabric::FabricKernel fabric_;
   sim::CycleDriver* driver_ = nullptr;

@@ -12,12 +12,12 @@ namespace {
 
 using testing::us;
 
-config::ArchConfig ringOf1GBps() {
-  config::ArchConfig arch;
-  arch.mesh.height = 8;
-  arch.io.channelsPerEdge = 1;
-  arch.io.bandwidthBytesPerS = 1e9;
-  return arch;
+// One channel a side at 1 GB/s, serving a mesh of 8 rows.
+config::ArchConfig::Io ringOf1GBps() {
+  config::ArchConfig::Io io;
+  io.channelsPerEdge = 1;
+  io.bandwidthBytesPerS = 1e9;
+  return io;
 }
 
 WaferTask streamed(const std::string& name, double durationUs, double drainUs, std::uint64_t bytes) {
@@ -39,7 +39,7 @@ WaferTask onWafer(const std::string& name, double durationUs) {
 
 // A system with a stub network on both sides.
 struct Bench {
-  Bench() : system("system", ringOf1GBps()), network("network"), gradients("gradients") {
+  Bench() : system("system", ringOf1GBps(), 8), network("network"), gradients("gradients") {
     network.out.bind(system.weights_in);
     system.gradients_out.bind(gradients.in);
   }

@@ -12,12 +12,12 @@ namespace {
 
 using testing::us;
 
-config::ArchConfig ringOf994Rows(unsigned channelsPerEdge, double bytesPerS) {
-  config::ArchConfig arch;
-  arch.mesh.height = 994;
-  arch.io.channelsPerEdge = channelsPerEdge;
-  arch.io.bandwidthBytesPerS = bytesPerS;
-  return arch;
+// The ring of a 994-row wafer (IoRing's third argument).
+config::ArchConfig::Io ringOf994Rows(unsigned channelsPerEdge, double bytesPerS) {
+  config::ArchConfig::Io io;
+  io.channelsPerEdge = channelsPerEdge;
+  io.bandwidthBytesPerS = bytesPerS;
+  return io;
 }
 
 // 300,000 B at 150e9 B/s = 2 us of serialisation; latency 3 us:
@@ -59,7 +59,7 @@ TEST(Link, CutThroughFinishesNoEarlierThanItsInput) {
 // wse2: 60 channels per edge, 994 rows. Channel k of an edge feeds row
 // (2k + 1) * 994 / 120: k = 0 -> 8, k = 59 -> 985; West first, then East.
 TEST(IoRing, ChannelsSitOnBothEdgesAboutSixteenRowsApart) {
-  IoRing ring("ring", ringOf994Rows(60, 150e9));
+  IoRing ring("ring", ringOf994Rows(60, 150e9), 994);
   testing::StubTarget network("network");
   for (auto& out : ring.channel_out) out.bind(network.in);
   ASSERT_EQ(ring.channels(), 120u);
@@ -79,7 +79,7 @@ TEST(IoRing, ChannelsSitOnBothEdgesAboutSixteenRowsApart) {
 // (4 us); on channel 1 it does not (3 us). Byte 500 of the first reaches
 // the edge at 2 + 0.5 = 2.5 us.
 TEST(IoRing, AWriteThroughAChannelSocketTakesBytesOverTheChannelBandwidth) {
-  IoRing ring("ring", ringOf994Rows(1, 2e9));
+  IoRing ring("ring", ringOf994Rows(1, 2e9), 994);
   testing::StubInitiator west("west"), east("east");
   west.out.bind(ring.channel_in[0]);
   east.out.bind(ring.channel_in[1]);
@@ -105,7 +105,7 @@ TEST(IoRing, AWriteThroughAChannelSocketTakesBytesOverTheChannelBandwidth) {
 // byte at 1 us, last at 3 us. Then 3000 B computed from 4 us to 6 us: the
 // channel cannot keep up (3 us of bytes), the last leaves at 4 + 3 = 7 us.
 TEST(IoRing, EgressForwardsAsTheWaferComputesNoFasterThanTheChannel) {
-  IoRing ring("ring", ringOf994Rows(1, 2e9));
+  IoRing ring("ring", ringOf994Rows(1, 2e9), 994);
   testing::StubInitiator west("west"), east("east"), wafer("wafer"), unused("unused");
   west.out.bind(ring.channel_in[0]);
   east.out.bind(ring.channel_in[1]);
