@@ -1,10 +1,9 @@
 #include "hw/config/ArchConfig.h"
 
-#include <algorithm>
-#include <map>
 
 #include "hw/config/ArchKeys.h"
 #include "hw/config/CostReader.h"
+#include "hw/config/KeyReader.h"
 #include "hw/config/ParamReader.h"
 #include "hw/energy/EnergyModel.h"
 #include "hw/fabric/RouterKeys.h"
@@ -12,35 +11,6 @@
 
 namespace wsesim::config {
 
-namespace {
-
-// Reads a params struct's declared keys (common/KeyDecl.h) in their order.
-template <class Params>
-void readKeys(ParamReader& p, const common::KeyTable<Params>& table, Params& params) {
-  using Kind = typename common::Key<Params>::Kind;
-  std::map<std::string, std::int64_t> integers;  // read so far, for the keys they bound
-  for (const common::Key<Params>& k : table.keys) {
-    const std::string key = table.prefix + std::string(k.name);
-    if (k.kind == Kind::Real) {
-      k.setReal(params, p.real(key, k.realMin, k.realMax));
-    } else if (k.kind == Kind::Choice) {
-      k.setChoice(params, p.choice(key, k.options()));
-    } else {
-      std::int64_t max = k.integerMax;
-      std::string why;
-      if (k.boundBy) {
-        const std::int64_t by = integers.at(k.boundBy);
-        max = std::min(max, k.bound ? k.bound(by) : by);
-        if (k.why) why = k.why(by);
-      }
-      const std::int64_t value = p.integer(key, k.integerMin, max, std::nullopt, why);
-      integers[k.name] = value;
-      k.setInteger(params, value);
-    }
-  }
-}
-
-}  // namespace
 
 ArchConfig ArchConfig::read(ParamReader& p) {
   ArchConfig a;

@@ -1,6 +1,7 @@
 #include "testbench/keys/KeyDescriptions.h"
 
 #include "hw/config/ArchKeys.h"
+#include "hw/energy/EnergyKeys.h"
 #include "hw/fabric/RouterKeys.h"
 #include "hw/pe/PeKeys.h"
 
@@ -38,6 +39,8 @@ std::vector<KeyDescription> declaredKeys() {
   addDeclared(declared, config::swarmxKeys());
   addDeclared(declared, config::clusterKeys());
   addDeclared(declared, config::firmwareKeys());
+  addDeclared(declared, energy::energyKeys());
+  addDeclared(declared, energy::areaKeys());
   return declared;
 }
 
@@ -53,58 +56,6 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "free text, shown by `wsesim presets`"},
       {"", "arch.clock_hz",
        "core clock: converts cycles to seconds and sets the VCD time step"},
-      {"", "arch.energy.op_pj.<precision>.<op>",
-       "energy per element of this tensor op at this precision, pJ"},
-      {"", "arch.energy.sram.read_pj_per_byte",
-       "SRAM read energy per byte at a bank of `reference_bank_bytes`; scales with sqrt(bank bytes)"},
-      {"", "arch.energy.sram.write_pj_per_byte",
-       "SRAM write energy per byte at a bank of `reference_bank_bytes`; scales with sqrt(bank bytes)"},
-      {"", "arch.energy.sram.reference_bank_bytes",
-       "the bank size the SRAM energies are given for"},
-      {"", "arch.energy.sram.leakage_pw_per_bit",
-       "SRAM leakage per bit, pW"},
-      {"", "arch.energy.fabric.wire_bits",
-       "bits of a wavelet on a link and in a queue slot"},
-      {"", "arch.energy.fabric.wire_pj_per_bit_mm",
-       "link wire energy; a link is a PE pitch long"},
-      {"", "arch.energy.fabric.queue_write_pj",
-       "per wavelet written into a router queue"},
-      {"", "arch.energy.fabric.queue_read_pj",
-       "per wavelet read out of a router queue"},
-      {"", "arch.energy.fabric.ramp_pj",
-       "per wavelet crossing the RAMP"},
-      {"", "arch.energy.fabric.leakage_pw_per_bit",
-       "router queue storage leakage per bit, pW"},
-      {"", "arch.energy.pe.active_cycle_pj",
-       "per busy PE-cycle (clock, control)"},
-      {"", "arch.energy.pe.idle_cycle_pj",
-       "per idle PE-cycle (clock up to the gated units)"},
-      {"", "arch.energy.pe.logic_leakage_w",
-       "per PE, SRAM and queues aside"},
-      {"", "arch.energy.system.io_ring_pj_per_byte",
-       "per byte through the I/O ring"},
-      {"", "arch.energy.system.memoryx_pj_per_byte",
-       "per byte of MemoryX storage traffic"},
-      {"", "arch.energy.system.optimizer_pj_per_parameter",
-       "per parameter MemoryX's optimizer updates"},
-      {"", "arch.energy.system.swarmx_pj_per_byte",
-       "per byte over a SwarmX tree edge"},
-      {"", "arch.energy.system.static_w",
-       "per CS system, beside the wafer (cooling, power conversion)"},
-      {"", "arch.area.wafer_usable_mm2",
-       "silicon the PEs may occupy; a configuration larger is reported as not fitting"},
-      {"", "arch.area.spare_pe_fraction",
-       "physical PEs beyond the mesh, as a fraction of it (they take area and leak)"},
-      {"", "arch.area.pe_logic_mm2",
-       "a PE's area besides SRAM and router queues"},
-      {"", "arch.area.sram_bit_um2",
-       "SRAM area per bank: bits x this + sqrt(bits) x periphery"},
-      {"", "arch.area.sram_periphery_um2_per_sqrt_bit",
-       "SRAM area per bank: bits x cell + sqrt(bits) x this"},
-      {"", "arch.area.router_base_mm2",
-       "router area: this + queue bits (5 x colors x queue depth x wire bits) x per-bit area"},
-      {"", "arch.area.router_bit_um2",
-       "router area per queue bit"},
       {"", "run.mode",
        "functional: PE SRAM holds real bytes and ops compute values; timing: no data, the same cycle counts (pe-model.md)"},
       {"", "run.watchdog_cycles",
