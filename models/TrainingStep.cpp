@@ -26,16 +26,19 @@ class StepBuilder {
     step_.tokens = std::uint64_t(batch) * seq;
   }
 
-  void gemm(const std::string& name, std::uint32_t layer, GemmPass pass, std::uint64_t k, std::uint64_t n) {
+  void gemm(const std::string& name, std::uint32_t layer, GemmPass pass, std::uint64_t k, std::uint64_t n,
+            const std::string& input) {
     step_.order.push_back({true, step_.gemms.size()});
-    step_.gemms.push_back(StreamedGemm{name, layer, pass, step_.tokens, k, n});
+    step_.gemms.push_back(StreamedGemm{name, layer, pass, step_.tokens, k, n, input});
   }
-  // The forward GEMM of a weight, or both backward passes (data first: the
-  // previous layer waits for it; the weight gradient streams out after).
-  void weight(const std::string& name, std::uint32_t layer, std::uint64_t k, std::uint64_t n, bool backward) {
-    if (!backward) return gemm(name, layer, GemmPass::Forward, k, n);
-    gemm(name, layer, GemmPass::BackwardData, k, n);
-    gemm(name, layer, GemmPass::WeightGrad, k, n);
+  // The forward GEMM of a weight reading `input`, or both backward passes
+  // (data first: the previous layer waits for it; the weight gradient
+  // streams out after).
+  void weight(const std::string& name, std::uint32_t layer, std::uint64_t k, std::uint64_t n, bool backward,
+              const std::string& input) {
+    if (!backward) return gemm(name, layer, GemmPass::Forward, k, n, input);
+    gemm(name, layer, GemmPass::BackwardData, k, n, input);
+    gemm(name, layer, GemmPass::WeightGrad, k, n, input);
   }
   // Backward ops cost twice the forward's arithmetic (two products per
   // input gradient); their elements are the same.
@@ -53,26 +56,28 @@ class StepBuilder {
     op(name, layer, normKind_, backward, perElement * elements, elements);
   }
 
-  // The FFN: its up matrices (SwiGLU's gate before up), the activation over
-  // tokens x d_ff, then down; backwards in the reverse order.
-  void ffn(std::uint32_t l, bool backward) {
+  // The FFN, reading `input`: its up matrices (SwiGLU's gate before up),
+  // the activation over tokens x d_ff, then down; backwards in the reverse
+  // order.
+  void ffn(std::uint32_t l, bool backward, const std::string& input) {
     const bool gated = model_.ffn == Ffn::Swiglu;
     const WaferOpKind kind = gated ? WaferOpKind::Swiglu : WaferOpKind::Gelu;
     const double elements = double(step_.tokens) * model_.dFf;
     const auto activation = [&] {
       op(opKindName(kind), l, kind, backward, (gated ? kSwigluFlops : kGeluFlops) * elements, elements);
     };
+    const std::string activated = opKindName(kind);
     if (!backward) {
-      if (gated) weight("ffn_gate", l, model_.dModel, model_.dFf, false);
-      weight("ffn_up", l, model_.dModel, model_.dFf, false);
+      if (gated) weight("ffn_gate", l, model_.dModel, model_.dFf, false, input);
+      weight("ffn_up", l, model_.dModel, model_.dFf, false, input);
       activation();
-      weight("ffn_down", l, model_.dFf, model_.dModel, false);
+      weight("ffn_down", l, model_.dFf, model_.dModel, false, activated);
       return;
     }
-    weight("ffn_down", l, model_.dFf, model_.dModel, true);
+    weight("ffn_down", l, model_.dFf, model_.dModel, true, activated);
     activation();
-    weight("ffn_up", l, model_.dModel, model_.dFf, true);
-    if (gated) weight("ffn_gate", l, model_.dModel, model_.dFf, true);
+    weight("ffn_up", l, model_.dModel, model_.dFf, true, input);
+    if (gated) weight("ffn_gate", l, model_.dModel, model_.dFf, true, input);
   }
 
   void layer(std::uint32_t l, bool backward) {
@@ -81,41 +86,47 @@ class StepBuilder {
     // each 2 x seq x seq x head_dim FLOPs.
     const double attentionFlops = 2.0 * batch_ * double(seq_) * seq_ * a;
     const double scores = double(batch_) * model_.heads * seq_ * seq_;
+    // A parallel block's FFN reads the attention's norm and has none of its own.
+    const bool parallel = model_.block == Block::Parallel;
+    const std::string norm1 = normName_ + "_1", norm2 = normName_ + "_2", ffnInput = parallel ? norm1 : norm2;
     if (!backward) {
-      norm(normName_ + "_1", l, false);
-      weight("qkv", l, model_.dModel, 3ull * model_.attentionWidth(), false);
+      norm(norm1, l, false);
+      weight("qkv", l, model_.dModel, 3ull * model_.attentionWidth(), false, norm1);
       op("attention_scores", l, WaferOpKind::AttentionMatmul, false, attentionFlops, scores);
       op("softmax", l, WaferOpKind::Softmax, false, kSoftmaxFlops * scores, scores);
       op("attention_context", l, WaferOpKind::AttentionMatmul, false, attentionFlops, t * a);
-      weight("attn_out", l, model_.attentionWidth(), model_.dModel, false);
+      weight("attn_out", l, model_.attentionWidth(), model_.dModel, false, "attention_context");
       op("residual_1", l, WaferOpKind::ResidualAdd, false, t * d, t * d);
-      norm(normName_ + "_2", l, false);
-      ffn(l, false);
+      if (!parallel) norm(norm2, l, false);
+      ffn(l, false, ffnInput);
       op("residual_2", l, WaferOpKind::ResidualAdd, false, t * d, t * d);
       return;
     }
     // The same, backwards.
     op("residual_2", l, WaferOpKind::ResidualAdd, true, t * d, t * d);
-    ffn(l, true);
-    norm(normName_ + "_2", l, true);
+    ffn(l, true, ffnInput);
+    if (!parallel) norm(norm2, l, true);
     op("residual_1", l, WaferOpKind::ResidualAdd, true, t * d, t * d);
-    weight("attn_out", l, model_.attentionWidth(), model_.dModel, true);
+    weight("attn_out", l, model_.attentionWidth(), model_.dModel, true, "attention_context");
     op("attention_context", l, WaferOpKind::AttentionMatmul, true, attentionFlops, t * a);
     op("softmax", l, WaferOpKind::Softmax, true, kSoftmaxFlops * scores, scores);
     op("attention_scores", l, WaferOpKind::AttentionMatmul, true, attentionFlops, scores);
-    weight("qkv", l, model_.dModel, 3ull * model_.attentionWidth(), true);
-    norm(normName_ + "_1", l, true);
+    weight("qkv", l, model_.dModel, 3ull * model_.attentionWidth(), true, norm1);
+    norm(norm1, l, true);
   }
 
   TrainingStep build() {
     const double t = double(step_.tokens), d = model_.dModel;
     op("embedding", kHeadLayer, WaferOpKind::Embedding, false, 0, t * d);
     for (std::uint32_t l = 0; l < model_.layers; ++l) layer(l, false);
-    norm("final_" + normName_, kHeadLayer, false);
-    for (std::uint32_t c = 0; c < lmHeadChunks_; ++c) weight(lmHead(c), kHeadLayer, model_.dModel, lmHeadColumns(c), false);
+    const std::string finalNorm = "final_" + normName_;
+    norm(finalNorm, kHeadLayer, false);
+    for (std::uint32_t c = 0; c < lmHeadChunks_; ++c)
+      weight(lmHead(c), kHeadLayer, model_.dModel, lmHeadColumns(c), false, finalNorm);
     op("softmax_loss", kHeadLayer, WaferOpKind::Softmax, false, kSoftmaxFlops * t * model_.vocab, t * model_.vocab);
-    for (std::uint32_t c = 0; c < lmHeadChunks_; ++c) weight(lmHead(c), kHeadLayer, model_.dModel, lmHeadColumns(c), true);
-    norm("final_" + normName_, kHeadLayer, true);
+    for (std::uint32_t c = 0; c < lmHeadChunks_; ++c)
+      weight(lmHead(c), kHeadLayer, model_.dModel, lmHeadColumns(c), true, finalNorm);
+    norm(finalNorm, kHeadLayer, true);
     for (std::uint32_t l = model_.layers; l-- > 0;) layer(l, true);
     // The embedding gradient: each token's row of dX added into its row of the table.
     op("embedding", kHeadLayer, WaferOpKind::Embedding, true, t * d / 2, t * d);

@@ -27,6 +27,11 @@ struct StreamedGemm {
   std::uint32_t layer = 0;
   GemmPass pass = GemmPass::Forward;
   std::uint64_t m = 0, k = 0, n = 0;
+  // The activation X its forward pass reads, named in its layer (a norm's
+  // output, the attention context, the FFN's activation): the GEMMs of a
+  // layer that read the same one keep one copy of it for the backward pass
+  // (SwiGLU's gate and up, a parallel block's QKV and FFN).
+  std::string input;
   double flops() const { return 2.0 * double(m) * double(k) * double(n); }
 };
 

@@ -68,7 +68,7 @@ class ModelFileReader {
     for (const auto& kv : root_) {
       const std::string key = kv.first.Scalar();
       if (!read_.count(key)) fail(key, "is not a model key (layers, d_model, heads, head_dim, d_ff, vocab, seq, "
-                                       "positions, tied_embeddings, ffn, norm, bias, parameters, name, "
+                                       "positions, tied_embeddings, ffn, norm, bias, block, parameters, name, "
                                        "description)");
     }
   }
@@ -100,7 +100,7 @@ std::uint64_t TransformerModel::parameters() const {
   const std::uint64_t upMatrices = ffn == Ffn::Swiglu ? 2 : 1;  // SwiGLU's gate beside up
   const std::uint64_t feedForward = upMatrices * (d * ff + (biases ? ff : 0)) + ff * d + (biases ? d : 0);
   const std::uint64_t perNorm = norm == Norm::LayerNorm ? 2 * d : d;  // scale and shift, or scale only
-  return embeddings + layers * (attention + feedForward + 2 * perNorm) + perNorm +
+  return embeddings + layers * (attention + feedForward + normsPerLayer() * perNorm) + perNorm +
          (tiedEmbeddings ? 0 : std::uint64_t(vocab) * d);
 }
 
@@ -132,6 +132,7 @@ TransformerModel TransformerModel::fromFile(const std::filesystem::path& file) {
   m.ffn = r.optionalChoice("ffn", kFfnNames, Ffn::Gelu);
   m.norm = r.optionalChoice("norm", kNormNames, Norm::LayerNorm);
   m.biases = r.optionalFlag("bias", true);
+  m.block = r.optionalChoice("block", kBlockNames, Block::Sequential);
   m.publishedParameters = r.number("parameters");
   r.rejectUnknownKeys();
   // Written so that NaN fails too (it compares false with everything).

@@ -27,6 +27,13 @@ inline constexpr EnumName<Ffn> kFfnNames[] = {{Ffn::Gelu, "gelu"}, {Ffn::Swiglu,
 // Layer norm (scale and shift) or RMS norm (scale only, no mean subtracted).
 enum class Norm : std::uint8_t { LayerNorm, RmsNorm };
 inline constexpr EnumName<Norm> kNormNames[] = {{Norm::LayerNorm, "layernorm"}, {Norm::RmsNorm, "rmsnorm"}};
+// A layer's attention then FFN, each after its own norm (sequential), or
+// both from one norm of the layer input, their outputs added to it
+// (parallel: GPT-J's block, one layer norm; Wang and Komatsuzaki 2021).
+// GPT-NeoX's parallel block keeps two norms, so its GEMMs, norms and kept
+// inputs are the sequential block's.
+enum class Block : std::uint8_t { Sequential, Parallel };
+inline constexpr EnumName<Block> kBlockNames[] = {{Block::Sequential, "sequential"}, {Block::Parallel, "parallel"}};
 
 struct TransformerModel {
   std::string name, description;
@@ -42,14 +49,16 @@ struct TransformerModel {
   Ffn ffn = Ffn::Gelu;
   Norm norm = Norm::LayerNorm;
   bool biases = true;  // in QKV, the attention output and the FFN's matrices (not in the norms)
+  Block block = Block::Sequential;
   double publishedParameters = 0;
 
   // The width of Q, K, V and the attention output: heads x head_dim.
   std::uint32_t attentionWidth() const { return heads * headDim; }
+  std::uint32_t normsPerLayer() const { return block == Block::Parallel ? 1 : 2; }
   // Embeddings (tokens, learned positions), per layer attention (QKV and
   // output) and FFN (two or, SwiGLU, three matrices), each with biases
-  // unless `biases` is false, and two norms, the final norm, and an untied
-  // output embedding.
+  // unless `biases` is false, and two norms (one in a parallel block), the
+  // final norm, and an untied output embedding.
   std::uint64_t parameters() const;
 
   static TransformerModel fromFile(const std::filesystem::path& file);

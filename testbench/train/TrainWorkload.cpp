@@ -109,15 +109,17 @@ std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::
   const auto isLmHead = [](const models::StreamedGemm& g) { return g.layer == models::kHeadLayer; };
   const std::uint64_t inputBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
   // Per distinct forward GEMM: its block of X on its fullest PE, and how
-  // many inputs of that shape are kept (the LM head's chunks share one).
+  // many inputs of that shape are kept: one per layer and input read (the
+  // GEMMs reading one activation share its copy: the LM head's chunks,
+  // SwiGLU's gate and up, a parallel block's QKV and FFN; all place X by
+  // its m and k alone, so a shared input lies where each of them reads it).
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::pair<const models::StreamedGemm*, unsigned>> inputs;
-  bool lmHeadInputKept = false;
+  std::set<std::pair<std::uint32_t, std::string>> keptInputs;  // (layer, input)
   for (const models::StreamedGemm& g : micro.gemms) {
     if (g.pass != GemmPass::Forward) continue;
     auto& [gemm, count] = inputs[{g.m, g.k, g.n}];
     gemm = &g;
-    if (!isLmHead(g) || !lmHeadInputKept) ++count;
-    lmHeadInputKept = lmHeadInputKept || isLmHead(g);
+    if (keptInputs.insert({g.layer, g.input}).second) ++count;
   }
   std::uint64_t kept = 0;
   for (const auto& [shape, input] : inputs) {

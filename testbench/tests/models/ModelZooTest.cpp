@@ -257,6 +257,30 @@ TEST(TrainingStep, Llama2_7bLayerHasAGatedFfnAndRmsNorms) {
   EXPECT_DOUBLE_EQ(step.modelFlops, 6.0 * 6738415616 * 4096 + 12.0 * 32 * 4096 * 4096 * 4096);
 }
 
+// GPT-J's parallel block: one layer norm a layer, which QKV and the FFN's
+// up matrix both read (so the backward pass keeps it once); the FFN's down
+// matrix reads the GELU, the attention output the context. Its count drops
+// by the 28 second norms (2 x 4096 parameters each) against a sequential
+// block of the same shape.
+TEST(TrainingStep, GptJLayerHasOneNormThatQkvAndTheFfnRead) {
+  const TransformerModel gptj = loadModel("gpt-j-6b");
+  const TrainingStep step = lowerTrainingStep(gptj, 1, 2048);
+  std::map<std::string, std::string> inputs;
+  std::vector<std::string> norms;
+  for (const StreamedGemm& g : step.gemms)
+    if (g.layer == 0 && g.pass == GemmPass::Forward) inputs[g.name] = g.input;
+  for (const WaferOp& op : step.ops)
+    if (op.layer == 0 && !op.backward && op.kind == WaferOpKind::LayerNorm) norms.push_back(op.name);
+  EXPECT_EQ(norms, std::vector<std::string>{"layer_norm_1"});
+  EXPECT_EQ(inputs, (std::map<std::string, std::string>{{"qkv", "layer_norm_1"},
+                                                        {"attn_out", "attention_context"},
+                                                        {"ffn_up", "layer_norm_1"},
+                                                        {"ffn_down", "gelu"}}));
+  TransformerModel sequential = gptj;
+  sequential.block = Block::Sequential;
+  EXPECT_EQ(sequential.parameters() - gptj.parameters(), 28u * 2 * 4096);
+}
+
 TEST(TrainingStep, SequenceLongerThanLearnedPositionsIsRefused) {
   EXPECT_THROW(lowerTrainingStep(loadModel("tiny"), 1, 9), ModelError);
   EXPECT_NO_THROW(lowerTrainingStep(loadModel("gpt-j-6b"), 1, 4096));  // rotary: no table to run out of

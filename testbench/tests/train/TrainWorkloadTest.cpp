@@ -444,6 +444,26 @@ TEST(TrainMicroBatches, ATooLargeOneIsRefusedWithTheOneThatFits) {
   }
 }
 
+// GPT-J's block: attention and FFN read one norm of the layer input, so
+// the QKV and FFN-up GEMMs keep one copy of it. The tiny model at 4
+// sequences on 300 B (the refusal above) keeps, on the fullest PE, a 2 k x
+// 4 m fp16 block (16 B) of each d_model-wide input and a 4 k x 4 m one
+// (32 B) of the FFN's activation: a layer's norm_1, context, norm_2 and
+// activation, 80 B, twice, and the final norm's 16 B: 176 B. With the
+// parallel block norm_2 is gone: 2 x 64 + 16 = 144 B.
+TEST(TrainMicroBatches, AParallelBlockKeepsItsSharedInputOnce) {
+  const std::string file = ::testing::TempDir() + "tiny_parallel.yaml";
+  std::ofstream(file) << "name: tiny_parallel\ndescription: tiny with a parallel block\nlayers: 2\nd_model: 16\n"
+                         "heads: 2\nd_ff: 32\nvocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\n"
+                         "block: parallel\nparameters: 4928\n";
+  try {
+    runTrain("  model: " + file + "\n  batch: 4\n  micro_batch: 4\n", "  mode: timing\n", "  pe:\n    sram_bytes: 300\n");
+    ADD_FAILURE() << "a micro-batch that does not fit ran";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("beside 144 B a PE of activations kept"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TrainStep, BadSettingsNameTheKey) {
   const auto message = [](const std::string& workload, const std::string& run) {
     try {
