@@ -7,7 +7,10 @@ what their rows name (less what follows "; not " in the row).
   scripts/check_layers.py [SOURCE_ROOT]
 
 SOURCE_ROOT defaults to the repository this script lives in. Prints one line
-per arrow the table forbids (file:line, the include, why).
+per arrow the table forbids (file:line, the include, why), and one per cycle
+of folders (a folder including, through others, a folder that includes it:
+the folders, and for each arrow one include that makes it), which the table
+alone can allow between rows that may include each other.
 Exit status: 0 none, 1 some, 2 the table cannot be read."""
 import os
 import re
@@ -125,9 +128,47 @@ def resolve(root, source, included):
     return included
 
 
+def folder_cycles(arrows):
+    """Each cycle of the folder graph `arrows` ({folder: {folder: example}}),
+    one per strongly connected component of more than one folder, as text."""
+    index, low, stack, on_stack, components = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's algorithm; the graph is small, recursion is fine
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(arrows.get(v, {})):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for v in sorted(arrows):
+        if v not in index:
+            visit(v)
+    found = []
+    for component in components:
+        members = set(component)
+        examples = [arrows[a][b] for a in component for b in sorted(arrows.get(a, {})) if b in members]
+        found.append("folder cycle: " + ", ".join(component) + " include each other (" + "; ".join(examples) + ")")
+    return found
+
+
 def check(root):
     rows = read_table(root)
     problems = []
+    arrows = {}  # folder -> folder -> the first include that makes the arrow
     for source in sources(root, rows):
         if row_of(source, rows) is None:
             problems.append(f"{source}: no row of the table in {README} covers it")
@@ -138,11 +179,14 @@ def check(root):
                 if not match:
                     continue
                 target = resolve(root, source, match.group(1))
+                here, there = os.path.dirname(source), os.path.dirname(target)
+                if here != there and os.path.exists(os.path.join(root, target)):
+                    arrows.setdefault(here, {}).setdefault(there, f"{source}:{number} includes {target}")
                 why = why_forbidden(source, target, rows)
                 if why is None:
                     continue
                 problems.append(f"{source}:{number}: includes {target}: {why}")
-    return problems
+    return problems + folder_cycles(arrows)
 
 
 def main():
@@ -158,7 +202,8 @@ def main():
     for p in problems:
         print(p)
     if problems:
-        print(f"check_layers: {len(problems)} include(s) against the table in {README}", file=sys.stderr)
+        print(f"check_layers: {len(problems)} include(s) against the table in {README} or folder cycle(s)",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "firmware/gemm/GemmAlgorithms.h"
+#include "firmware/gemm/registry/GemmAlgorithms.h"
 #include "firmware/gemm/streaming/WeightStreamPlan.h"
 #include "hw/config/ConfigError.h"
 #include "hw/fabric/ColorRouteTable.h"

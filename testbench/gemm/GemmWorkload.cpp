@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "firmware/gemm/GemmAlgorithms.h"
+#include "firmware/gemm/registry/GemmAlgorithms.h"
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/Matrix.h"
 #include "firmware/runtime/GemmPhases.h"

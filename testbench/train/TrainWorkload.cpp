@@ -11,7 +11,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "firmware/gemm/GemmAlgorithms.h"
+#include "firmware/gemm/registry/GemmAlgorithms.h"
 #include "firmware/gemm/GemmShape.h"
 #include "firmware/runtime/GemmSequence.h"
 #include "firmware/runtime/SimulatedGemm.h"

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "firmware/gemm/GemmAlgorithms.h"
+#include "firmware/gemm/registry/GemmAlgorithms.h"
 #include "hw/config/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "testbench/tests/MechanismTiming.h"

@@ -6,7 +6,7 @@
 // serialised (hand-derived cycles, the same in both modes).
 #include <gtest/gtest.h>
 
-#include "firmware/gemm/GemmAlgorithms.h"
+#include "firmware/gemm/registry/GemmAlgorithms.h"
 #include "firmware/gemm/resident/ResidentGemm.h"
 #include "hw/config/ArchConfig.h"
 #include "hw/config/ConfigError.h"

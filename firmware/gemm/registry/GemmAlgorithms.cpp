@@ -1,4 +1,4 @@
-#include "firmware/gemm/GemmAlgorithms.h"
+#include "firmware/gemm/registry/GemmAlgorithms.h"
 
 #include <algorithm>
 
