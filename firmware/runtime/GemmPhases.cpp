@@ -15,7 +15,6 @@ GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteT
       stallsBefore_(ingress.stalls()) {
   if (mapping().outline().pacedPhases) {
     pacing_ = std::make_unique<PePacing>(mapping(), pes, routes, routeSwitchCycles, start);
-    loaded_ = true;
     return;
   }
   startRound(start);

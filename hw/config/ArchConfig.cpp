@@ -1,6 +1,5 @@
 #include "hw/config/ArchConfig.h"
 
-
 #include "hw/config/ArchKeys.h"
 #include "hw/config/CostReader.h"
 #include "hw/config/KeyReader.h"
