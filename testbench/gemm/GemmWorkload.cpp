@@ -15,10 +15,10 @@
 #include "hw/config/ConfigError.h"
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
-#include "hw/trace/SystemVcd.h"
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
+#include "testbench/workload/ClusterModel.h"
 #include "testbench/workload/GemmChipParts.h"
 #include "testbench/workload/GemmSampling.h"
 #include "testbench/workload/Simulation.h"
@@ -126,7 +126,6 @@ class GemmWorkload : public workload::Workload {
         run_(withMeshColumns(run, gemm_->meshColumns(arch))) {}
 
   void run(const workload::RunOptions& options) override;
-  std::uint64_t cycles() const override { return cycles_; }
   workload::HostMemoryPlan plannedHostMemory() const override;
   nlohmann::json typeResults() const override;
   std::string typeSummary() const override;
@@ -153,7 +152,6 @@ class GemmWorkload : public workload::Workload {
   const firmware::GemmMapping& full_;  // the GEMM as asked
   config::ArchConfig arch_;
   config::RunConfig run_;  // its VCD region within the rows simulated
-  std::uint64_t cycles_ = 0;
   GemmResults found_;
 };
 
@@ -165,6 +163,10 @@ workload::HostMemoryPlan GemmWorkload::plannedHostMemory() const {
   const firmware::GemmShape& s = full_.shape();
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
   if (run_.mode == config::DataMode::Functional) plan.bytes += 2 * elements * sizeof(float);
+  if (config_.weightsFromMemoryx) {
+    plan.systemBytes = workload::ClusterModel::plannedHostBytes(arch_, false);
+    plan.bytes += plan.systemBytes;
+  }
   return plan;
 }
 
@@ -201,15 +203,15 @@ void GemmWorkload::run(const workload::RunOptions& options) {
 
   // Weights from MemoryX: once the wafer has timed the GEMM, the cluster
   // places it against the weights' way in (and the gradients' way out).
-  std::unique_ptr<system::Cluster> cluster;
+  std::unique_ptr<workload::ClusterModel> cluster;
   if (config_.weightsFromMemoryx) {
     wafer.setStopWhenFinished(false);
     const system::LayerWeights layer{"W", std::uint64_t(config_.k) * config_.n, pe::elementBytes(inputType)};
     // The cluster calls this during the simulation, after this block has
     // ended: the layer is copied in, the rest lives as long as run().
-    cluster = std::make_unique<system::Cluster>(
-        "cluster", arch_, system::ModelWeights{"gemm", {layer}}, system::optimizerModel(config_.optimizer),
-        &wafer.finishedEvent(), [&, layer] {
+    cluster = std::make_unique<workload::ClusterModel>(
+        arch_, system::ModelWeights{"gemm", {layer}}, system::optimizerModel(config_.optimizer),
+        &wafer.finishedEvent(), [&, layer](const system::MemoryX& memoryx, bool) {
           system::WaferTask t;
           t.name = full_.describe();
           t.kind = gemmPassName(config_.pass);
@@ -217,7 +219,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
           t.duration = system::cyclesToTime(time.cycles, arch_.clockHz);
           if (config_.pass == GemmPass::WeightGrad) {
             t.gradients = true;
-            t.gradientAddress = cluster->memoryx.layerAddress(0);
+            t.gradientAddress = memoryx.layerAddress(0);
             t.gradientBytes = layer.parameters * pe::elementBytes(outputType);
             return system::ClusterWork{{}, {{t}}};
           }
@@ -227,7 +229,8 @@ void GemmWorkload::run(const workload::RunOptions& options) {
           t.streamBytes = layer.streamedBytes() * repeats;
           t.drain = system::cyclesToTime(time.cycles - time.inputEnd, arch_.clockHz);
           return system::ClusterWork{{system::StreamRequest(0, repeats)}, {{t}}};
-        });
+        },
+        false);
   }
 
   const chip::SimulationTimes times = chip.simulate(options);
@@ -261,11 +264,12 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r.colorsUsed = mapping.colorsUsed();
   r.fabric = wafer.fabric().counters();
   if (cluster) {
-    if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
-    const double seconds = (cluster->finished() - cluster->began()).to_seconds();
+    if (!options.vcdBaseName.empty()) systemWaveform_ = cluster->waveform();
+    const system::Cluster& c = cluster->cluster();
+    const double seconds = cluster->seconds();
     r.system = GemmResults::System{seconds, std::uint64_t(std::llround(seconds * arch_.clockHz)),
-                                   results::streamBounds(*cluster, arch_), results::clusterTraffic(*cluster),
-                                   results::memoryxFigures(*cluster), results::perSystemTiming(*cluster)};
+                                   results::streamBounds(c, arch_), results::clusterTraffic(c),
+                                   results::memoryxFigures(c), results::perSystemTiming(c)};
   }
   r.checked = functional;
   if (functional) check(mapping.readOutput(pes, mesh, chip.egress()), firmware::referenceProduct(a, b), r);
@@ -289,7 +293,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     // Every system's wafer runs the GEMM; the system model's rings carry the I/O.
     actions.ioRingBytes = 0;
     scope.systems = arch_.cluster.systems;
-    actions = actions * double(scope.systems) + results::clusterActions(*cluster);
+    actions = actions * double(scope.systems) + results::clusterActions(cluster->cluster());
   }
   cost_ = results::energyResults(actions, arch_, scope);
 }
@@ -388,12 +392,7 @@ std::string GemmWorkload::typeSummary() const {
                   arch_.cluster.systems == 1 ? "" : "s", bound.c_str());
     out << line;
   }
-  if (f.checked)
-    std::snprintf(line, sizeof line, "  result    %llu mismatches against the reference, max |error| %.3g\n",
-                  (unsigned long long)f.mismatches, f.maxAbsError);
-  else
-    std::snprintf(line, sizeof line, "  result    not checked (run.mode: timing keeps no data)\n");
-  out << line;
+  out << workload::checkSummaryLine(f.checked, f.mismatches, f.maxAbsError, "");
   return out.str();
 }
 

@@ -41,7 +41,6 @@ class NocWorkload : public workload::Workload {
       : config_(config), arch_(arch), run_(run) {}
 
   void run(const workload::RunOptions& options) override;
-  std::uint64_t cycles() const override { return cycles_; }
   workload::HostMemoryPlan plannedHostMemory() const override;
   nlohmann::json typeResults() const override;
   std::string typeSummary() const override;
@@ -54,7 +53,6 @@ class NocWorkload : public workload::Workload {
   NocConfig config_;
   config::ArchConfig arch_;
   config::RunConfig run_;
-  std::uint64_t cycles_ = 0;
   NocResults found_;
 };
 

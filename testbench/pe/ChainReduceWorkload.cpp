@@ -92,7 +92,6 @@ class ChainReduceWorkload : public workload::Workload {
       : config_(config), arch_(arch), run_(run) {}
 
   void run(const workload::RunOptions& options) override;
-  std::uint64_t cycles() const override { return cycles_; }
   workload::HostMemoryPlan plannedHostMemory() const override {
     workload::HostMemoryPlan plan = workload::chipHostMemory(arch_, run_, chip::ChipParts{});
     plan.bytes += std::uint64_t(config_.repeat) * kProgramBytesPerRepeat;
@@ -111,7 +110,6 @@ class ChainReduceWorkload : public workload::Workload {
   ChainReduceConfig config_;
   config::ArchConfig arch_;
   config::RunConfig run_;
-  std::uint64_t cycles_ = 0;
   ChainReduceResults found_;
 };
 
@@ -254,12 +252,7 @@ std::string ChainReduceWorkload::typeSummary() const {
                 100 * f.busyFraction, 100 * f.flopUtilisation, (unsigned long long)f.sramHighWater,
                 (unsigned long long)arch_.pe.sramBytes);
   out << line;
-  if (f.checked)
-    std::snprintf(line, sizeof line, "  result    %llu mismatches against the reference, max |error| %.3g vs exact\n",
-                  (unsigned long long)f.mismatches, f.maxErrorVsExact);
-  else
-    std::snprintf(line, sizeof line, "  result    not checked (run.mode: timing keeps no data)\n");
-  out << line;
+  out << workload::checkSummaryLine(f.checked, f.mismatches, f.maxErrorVsExact, " vs exact");
   std::snprintf(line, sizeof line, "  host      %.2f M PE ops/s, %.0f bytes per PE\n", peOpsPerSecond() / 1e6,
                 double(f.peBytes) / double(arch_.mesh.routers()));
   out << line;

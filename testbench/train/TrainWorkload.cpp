@@ -20,7 +20,6 @@
 #include "hw/pe/SramAllocator.h"
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
-#include "hw/trace/SystemVcd.h"
 #include "models/TrainingStep.h"
 #include "models/TransformerModel.h"
 #include "testbench/results/ClusterReport.h"
@@ -30,6 +29,7 @@
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
 #include "testbench/train/WaferTimingCache.h"
+#include "testbench/workload/ClusterModel.h"
 #include "testbench/workload/GemmChipParts.h"
 #include "testbench/workload/GemmSampling.h"
 #include "testbench/workload/Simulation.h"
@@ -203,15 +203,11 @@ class TrainWorkload : public workload::Workload {
   TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run);
 
   void run(const workload::RunOptions& options) override;
-  std::uint64_t cycles() const override { return totalCycles_; }
   // The widest mesh any of its GEMMs simulates (always in timing mode: no
   // operands), and the cluster's systems with the one-system reference.
   workload::HostMemoryPlan plannedHostMemory() const override {
     workload::HostMemoryPlan plan = workload::sampledGemmHostMemory(arch_, meshColumns_, run_, chipParts());
-    config::ArchConfig one = arch_;
-    one.cluster.systems = 1;
-    plan.systemBytes = system::Cluster::plannedHostBytes(arch_) +
-                       (arch_.cluster.systems > 1 ? system::Cluster::plannedHostBytes(one) : 0);
+    plan.systemBytes = workload::ClusterModel::plannedHostBytes(arch_, true);
     plan.bytes += plan.systemBytes;
     return plan;
   }
@@ -247,7 +243,7 @@ class TrainWorkload : public workload::Workload {
   std::vector<GemmTiming> stepTimings(const std::vector<GemmTiming>& perGemm) const;
   // The results of the run, from the cluster after it (and the one-system
   // reference beside a cluster of several).
-  void report(const system::Cluster& cluster, const system::Cluster* reference,
+  void report(const workload::ClusterModel& clusters,
               const std::vector<std::uint64_t>& opCycles);
 
   TrainConfig config_;
@@ -260,7 +256,7 @@ class TrainWorkload : public workload::Workload {
   std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
-  std::uint64_t stepCycles_ = 0, totalCycles_ = 0;
+  std::uint64_t stepCycles_ = 0;
   StepResults found_;
   nlohmann::json results_;
 };
@@ -318,20 +314,19 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     return work;
   };
 
-  // The cluster, and with several systems a one-system cluster on the same
-  // wafer timing beside it (a few TLM transactions more): the reference for
-  // the scaling efficiency. `timings` gives each simulated wafer's timing
-  // once the cluster starts.
-  std::unique_ptr<system::Cluster> cluster, reference;
+  // The cluster, with the one-system reference for the scaling efficiency.
+  // `timings` gives each simulated wafer's timing once the cluster starts.
+  std::unique_ptr<workload::ClusterModel> clusters;
   const auto makeClusters = [&](const sc_core::sc_event* trigger,
                                 std::function<std::vector<std::vector<GemmTiming>>()> timings) {
-    cluster = std::make_unique<system::Cluster>("cluster", arch_, onCluster.weights(), optimizer, trigger,
-                                                [&, timings] { return clusterWork(timings(), cluster->memoryx); });
-    if (arch_.cluster.systems == 1) return;
-    config::ArchConfig one = arch_;
-    one.cluster.systems = 1;
-    reference = std::make_unique<system::Cluster>("one_system", one, onCluster.weights(), optimizer, trigger,
-                                                  [&, timings] { return clusterWork({timings().front()}, reference->memoryx); });
+    clusters = std::make_unique<workload::ClusterModel>(
+        arch_, onCluster.weights(), optimizer, trigger,
+        [&, timings](const system::MemoryX& memoryx, bool reference) {
+          std::vector<std::vector<GemmTiming>> wafers = timings();
+          if (reference) wafers.resize(1);  // one system: the first wafer's timing
+          return clusterWork(wafers, memoryx);
+        },
+        true);
   };
 
   std::unique_ptr<WaferTimingCache> cache;
@@ -352,8 +347,8 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     const auto elaborated = std::chrono::steady_clock::now();
     sc_core::sc_start();
     const auto finished = std::chrono::steady_clock::now();
-    report(*cluster, reference.get(), opCycles);
-    if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
+    report(*clusters, opCycles);
+    if (!options.vcdBaseName.empty()) systemWaveform_ = clusters->waveform();
     results_["wafer_timing"] = "from " + cache->file().string();
     results_["simulated_wavelets"] = {{"weights_in", cached->weightsIn}, {"gradients_out", cached->gradientsOut}};
     results_["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
@@ -408,13 +403,13 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &chip.pes(), wafer.cycles(), simulatedArch);
   if (times.timeline) {
-    addSystemSpans(*times.timeline, *cluster);
+    addSystemSpans(*times.timeline, clusters->cluster());
     timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
   }
   if (cache) cache->store(simulated);
 
-  report(*cluster, reference.get(), opCycles);
-  if (!options.vcdBaseName.empty()) systemWaveform_ = trace::systemVcd(*cluster);
+  report(*clusters, opCycles);
+  if (!options.vcdBaseName.empty()) systemWaveform_ = clusters->waveform();
   results_["wafer_timing"] = cache ? "simulated, kept in " + cache->file().string() : "simulated";
   results_["simulated_wavelets"] = {{"weights_in", simulated.weightsIn}, {"gradients_out", simulated.gradientsOut}};
   results_["host"] = {{"elaboration_seconds", times.elaborationSeconds},
@@ -453,12 +448,12 @@ std::vector<GemmTiming> TrainWorkload::stepTimings(const std::vector<GemmTiming>
   return perStepGemm;
 }
 
-void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster* reference,
-                           const std::vector<std::uint64_t>& opCycles) {
+void TrainWorkload::report(const workload::ClusterModel& clusters, const std::vector<std::uint64_t>& opCycles) {
+  const system::Cluster& cluster = clusters.cluster();
   const auto toCycles = [&](double seconds) { return std::uint64_t(std::llround(seconds * arch_.clockHz)); };
-  const double total = (cluster.finished() - cluster.began()).to_seconds();
+  const double total = clusters.seconds();
   const double stepSeconds = total / config_.steps;
-  totalCycles_ = toCycles(total);
+  cycles_ = toCycles(total);
   stepCycles_ = toCycles(stepSeconds);
 
   // The wafer's work in a step, as timed on the wafer model.
@@ -511,8 +506,7 @@ void TrainWorkload::report(const system::Cluster& cluster, const system::Cluster
   r.memoryx = results::memoryxFigures(cluster);
   r.perSystem = perSystem;
   // Weak scaling: each system has the same batch, so the ideal step is one system's.
-  r.oneSystemStepSeconds =
-      reference ? (reference->finished() - reference->began()).to_seconds() / config_.steps : stepSeconds;
+  r.oneSystemStepSeconds = clusters.oneSystemSeconds() / config_.steps;
   r.swarmxDepth = cluster.swarmx.tree().depth();
   r.gemms = gemmRows;
   reportEnergy(cluster, byPass, opTotal);

@@ -30,7 +30,8 @@ class Workload {
   // Elaborates, simulates to completion (sc_start), and keeps the results.
   // Throws on a failed simulation (deadlock, misrouted wavelet).
   virtual void run(const RunOptions& options) = 0;
-  virtual std::uint64_t cycles() const = 0;
+  // The run's cycles (a training step's: all its steps'), once run() returned.
+  std::uint64_t cycles() const { return cycles_; }
   // The host memory run() takes at most, from the configuration alone,
   // checked against run.max_host_bytes before building anything: the
   // chip's parts at full size on the mesh it simulates (chipHostMemory)
@@ -54,6 +55,7 @@ class Workload {
   virtual nlohmann::json typeResults() const = 0;
   virtual std::string typeSummary() const = 0;
 
+  std::uint64_t cycles_ = 0;  // set by run()
   nlohmann::json cost_;  // set by run(): results::energyResults, plus what the type adds
   nlohmann::json waferMap_;
   std::string timeline_;
