@@ -498,6 +498,19 @@ TEST_F(CliHostMemory, ATrainingClusterNamesItsSystems) {
                        "(run.max_host_bytes): lower arch.cluster.systems, make arch.mesh.height smaller"});
 }
 
+// A GEMM whose weights come from MemoryX runs on the same cluster
+// (workload::ClusterModel), planned the same way: 2,048 systems refuse the
+// 8 x 8 gemm_small at 3.34 GiB, nearly all of it theirs (it ran unplanned
+// before, under any limit).
+TEST_F(CliHostMemory, AGemmFromMemoryxNamesItsSystems) {
+  const std::string err = refusal(config("gemm_small.yaml"), "--set run.mode=timing --set workload.weights=memoryx "
+                                                             "--set arch.cluster.systems=2048");
+  expectMentions(err, {"the run needs an estimated 3.34 GiB",
+                       "3.34 GiB (3590324224 bytes) of it for the models of 2048 systems (arch.cluster.systems)), "
+                       "more than the limit",
+                       "(run.max_host_bytes): lower arch.cluster.systems, make arch.mesh smaller"});
+}
+
 TEST_F(CliHostMemory, NarrowedGemmNamesTheOneColumnOfItsRepresentativeRow) {
   const std::string err = refusal(config("gemm_small.yaml"), std::string(kWse2Mesh) +
                                                                  " --set run.mode=timing --set workload.rows=representative");
