@@ -7,7 +7,7 @@
 
 #include "firmware/gemm/registry/GemmAlgorithms.h"
 #include "firmware/gemm/streaming/WeightStreamPlan.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/fabric/ColorRouteTable.h"
 
 namespace wsesim::runtime {

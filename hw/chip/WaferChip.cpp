@@ -18,7 +18,7 @@ WaferChip::WaferChip(const config::ArchConfig& arch, const config::RunConfig& ru
                      std::chrono::steady_clock::time_point elaborationStart)
     : arch_(arch), run_(run), elaborationStart_(elaborationStart) {
   if (parts.routes) routes_ = std::make_unique<fabric::ColorRouteTable>(arch.mesh, arch.fabric.colors);
-  wafer_ = std::make_unique<wafer::Wafer>("wafer", arch.fabricParams(run.watchdogCycles), arch.clockHz, run,
+  wafer_ = std::make_unique<wafer::Wafer>("wafer", arch.fabricParams(run.watchdogCycles), arch.clockHz, run.maxCycles,
                                           routes_.get());
   if (parts.pes) {
     pes_ = std::make_unique<pe::PeArray>(arch.pe, run.mode, wafer_->fabric(), routes_.get());

@@ -7,9 +7,10 @@
 #include "hw/energy/EnergyModel.h"
 #include "hw/fabric/RouterKeys.h"
 #include "hw/pe/PeKeys.h"
+#include "hw/system/SystemKeys.h"
+#include "hw/wafer/IoKeys.h"
 
 namespace wsesim::config {
-
 
 ArchConfig ArchConfig::read(ParamReader& p) {
   ArchConfig a;
@@ -30,14 +31,19 @@ ArchConfig ArchConfig::read(ParamReader& p) {
     }
 
   readKeys(p, fabric::routerKeys(), a.fabric);
-  readKeys(p, ioKeys(), a.io);
-  readKeys(p, memoryxKeys(), a.memoryx);
-  readKeys(p, swarmxKeys(), a.swarmx);
-  readKeys(p, clusterKeys(), a.cluster);
+  readKeys(p, wafer::ioKeys(), a.io);
+  readKeys(p, system::memoryxKeys(), a.memoryx);
+  readKeys(p, system::swarmxKeys(), a.swarmx);
+  readKeys(p, system::clusterKeys(), a.cluster);
   readKeys(p, firmwareKeys(), a.firmware);
   a.energy = readEnergyParams(p);
   a.area = readAreaParams(p);
   return a;
+}
+
+wafer::IoRingEdge ArchConfig::ioRingEdge(std::uint32_t elementBytes) const {
+  const double channelBytesPerS = io.bandwidthBytesPerS / (2.0 * io.channelsPerEdge);
+  return wafer::IoRingEdge(mesh.height, io.channelsPerEdge, channelBytesPerS / clockHz / elementBytes);
 }
 
 energy::EnergyModel ArchConfig::energyModel() const { return {energy, area, pe, fabric, mesh, clockHz}; }

@@ -7,6 +7,9 @@
 #include "hw/energy/EnergyParams.h"
 #include "hw/fabric/FabricParams.h"
 #include "hw/pe/PeParams.h"
+#include "hw/system/SystemParams.h"
+#include "hw/wafer/IoParams.h"
+#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::energy {
 class EnergyModel;
@@ -25,32 +28,10 @@ struct ArchConfig {
   pe::PeParams pe;
   fabric::RouterParams fabric;
 
-  struct Io {
-    double bandwidthBytesPerS = 0;  // into the wafer, all edge channels together
-    unsigned channelsPerEdge = 0;   // I/O channels on the West edge, and as many on the East
-  } io;
-
-  // The weight store and optimizer of a cluster (docs/system-model.md).
-  struct MemoryX {
-    std::uint64_t capacityBytes = 0;  // weights + optimizer state
-    double bandwidthBytesPerS = 0;    // its storage: weight fetches and optimizer reads/writes
-    double optimizerFlopsPerS = 0;    // optimizer arithmetic
-    double latencyS = 0;              // per storage access
-    unsigned prefetchLayers = 0;      // layers fetched ahead of the one streaming out
-  } memoryx;
-
-  // The broadcast/reduce tree between MemoryX and the systems.
-  struct SwarmX {
-    double nicBandwidthBytesPerS = 0;  // one NIC
-    unsigned nicsPerLink = 0;          // NICs bundled in each tree edge
-    unsigned fanOut = 0;               // children per node
-    double nodeLatencyS = 0;           // per node a payload passes, cable included
-    double linkBandwidthBytesPerS() const { return nicBandwidthBytesPerS * nicsPerLink; }
-  } swarmx;
-
-  struct Cluster {
-    unsigned systems = 0;  // CS systems, data parallel
-  } cluster;
+  wafer::IoParams io;
+  system::MemoryXParams memoryx;
+  system::SwarmXParams swarmx;
+  system::ClusterParams cluster;
 
   // What each firmware kernel's own loop costs per op it issues, on top of
   // the hardware's issue (pe::Program::loopCycles; docs/validation.md).
@@ -75,6 +56,11 @@ struct ArchConfig {
   unsigned relayStageCycles() const {
     return 2 * fabric.rampLatencyCycles + fabric.hopLatencyCycles + pe.fabricInputCycles;
   }
+  // The cluster of arch.cluster.systems systems around wafers of this mesh.
+  system::ClusterSpec clusterSpec() const { return {memoryx, swarmx, io, cluster.systems, mesh.height}; }
+  // The wafer's I/O ring carrying elements of `elementBytes` (each
+  // channel's share of arch.io.bandwidth_bytes_per_s, each way).
+  wafer::IoRingEdge ioRingEdge(std::uint32_t elementBytes) const;
   // The energy, power and area laws over this architecture (EnergyModel.h).
   energy::EnergyModel energyModel() const;
 };

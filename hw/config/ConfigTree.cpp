@@ -7,7 +7,7 @@
 #include <set>
 
 #include "hw/common/MessageText.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/StrictYaml.h"
 
 namespace wsesim::config {

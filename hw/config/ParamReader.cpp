@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "hw/common/MessageText.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 
 namespace wsesim::config {
 namespace {

@@ -5,14 +5,14 @@
 
 namespace wsesim::system {
 
-Cluster::Cluster(sc_core::sc_module_name name, const config::ArchConfig& arch, ModelWeights model,
+Cluster::Cluster(sc_core::sc_module_name name, const ClusterSpec& spec, ModelWeights model,
                  const OptimizerModel& optimizer, const sc_core::sc_event* trigger,
                  std::function<ClusterWork()> prepare)
     : sc_core::sc_module(name),
-      memoryx("memoryx", arch.memoryx, std::move(model), optimizer),
-      swarmx("swarmx", arch.swarmx, arch.cluster.systems, false),
-      systems("system", arch.cluster.systems,
-              [&arch](const char* n, std::size_t) { return new CsSystem(n, arch.io, arch.mesh.height); }),
+      memoryx("memoryx", spec.memoryx, std::move(model), optimizer),
+      swarmx("swarmx", spec.swarmx, spec.systems, false),
+      systems("system", spec.systems,
+              [&spec](const char* n, std::size_t) { return new CsSystem(n, spec.io, spec.meshRows); }),
       trigger_(trigger),
       prepare_(std::move(prepare)) {
   memoryx.weights_out.bind(swarmx.from_memoryx);

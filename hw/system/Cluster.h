@@ -1,6 +1,6 @@
 #pragma once
 // The cluster: MemoryX, the SwarmX tree and N CS systems
-// (arch.cluster.systems), bound as in docs/system-model.md. Data parallel:
+// (arch.cluster.systems, ClusterSpec), bound as in docs/system-model.md. Data parallel:
 // every system runs the same mapping on its own batch.
 //
 // The run starts when `trigger` fires (the wafer model's end, when the
@@ -15,10 +15,10 @@
 #include <functional>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
 #include "hw/system/CsSystem.h"
 #include "hw/system/MemoryX.h"
 #include "hw/system/SwarmX.h"
+#include "hw/system/SystemParams.h"
 
 namespace wsesim::system {
 
@@ -31,7 +31,7 @@ class Cluster : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Cluster);
   // Throws config::ConfigError when the model does not fit MemoryX.
-  Cluster(sc_core::sc_module_name name, const config::ArchConfig& arch, ModelWeights model,
+  Cluster(sc_core::sc_module_name name, const ClusterSpec& spec, ModelWeights model,
           const OptimizerModel& optimizer, const sc_core::sc_event* trigger, std::function<ClusterWork()> prepare);
 
   MemoryX memoryx;
@@ -44,9 +44,9 @@ class Cluster : public sc_core::sc_module {
   // names: 13.2 KiB a channel measured with Debian's SystemC 2.3.4, planned
   // at 14) and a few for the rest (planned at 32 KiB). wse2's 120 channels
   // make a system 1.7 MiB: 2,048 systems take 3.3 GiB.
-  static std::uint64_t plannedHostBytes(const config::ArchConfig& arch) {
-    const std::uint64_t perSystem = 2ull * arch.io.channelsPerEdge * 14 * 1024 + 32 * 1024;
-    return std::uint64_t(arch.cluster.systems) * perSystem;
+  static std::uint64_t plannedHostBytes(const ClusterSpec& spec) {
+    const std::uint64_t perSystem = 2ull * spec.io.channelsPerEdge * 14 * 1024 + 32 * 1024;
+    return std::uint64_t(spec.systems) * perSystem;
   }
 
   // After the run: when it started, and when its last wafer task and last

@@ -7,7 +7,7 @@ namespace wsesim::system {
 
 const char* taskBoundName(TaskBound bound) { return bound == TaskBound::Compute ? "compute" : "weight stream"; }
 
-CsSystem::CsSystem(sc_core::sc_module_name name, const config::ArchConfig::Io& io, std::uint32_t meshRows)
+CsSystem::CsSystem(sc_core::sc_module_name name, const wafer::IoParams& io, std::uint32_t meshRows)
     : sc_core::sc_module(name),
       weights_in("weights_in"),
       gradients_out("gradients_out"),

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
+#include "hw/wafer/IoParams.h"
 #include "hw/system/IoRing.h"
 #include "hw/system/PayloadPool.h"
 #include "hw/system/StreamTiming.h"
@@ -49,7 +49,7 @@ class CsSystem : public sc_core::sc_module {
   tlm_utils::simple_target_socket<CsSystem> weights_in;
   tlm_utils::simple_initiator_socket<CsSystem> gradients_out;
 
-  CsSystem(sc_core::sc_module_name name, const config::ArchConfig::Io& io, std::uint32_t meshRows);
+  CsSystem(sc_core::sc_module_name name, const wafer::IoParams& io, std::uint32_t meshRows);
 
   // The wafer's tasks, and when it can begin them; before its first
   // weights arrive. The tasks before the first streamed one run at once,

@@ -35,7 +35,7 @@ bool cross(Link& link, unsigned channel, tlm::tlm_generic_payload& payload, sc_c
 
 }  // namespace
 
-IoRing::IoRing(sc_core::sc_module_name name, const config::ArchConfig::Io& io, std::uint32_t meshRows)
+IoRing::IoRing(sc_core::sc_module_name name, const wafer::IoParams& io, std::uint32_t meshRows)
     : sc_core::sc_module(name),
       channel_in("channel_in", 2 * io.channelsPerEdge),
       egress_in("egress_in", 2 * io.channelsPerEdge),

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
+#include "hw/wafer/IoParams.h"
 #include "hw/fabric/Port.h"
 #include "hw/system/Link.h"
 
@@ -53,7 +53,7 @@ class IoRing : public sc_core::sc_module {
   sc_core::sc_vector<tlm_utils::simple_initiator_socket_tagged<IoRing>> channel_out;
 
   // The ring's channels and bandwidth, and the rows of the mesh they serve.
-  IoRing(sc_core::sc_module_name name, const config::ArchConfig::Io& io, std::uint32_t meshRows);
+  IoRing(sc_core::sc_module_name name, const wafer::IoParams& io, std::uint32_t meshRows);
 
   unsigned channels() const { return unsigned(channel_in.size()); }
   const IoChannel& channel(unsigned k) const { return channels_.at(k); }

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 
 namespace wsesim::system {
 namespace {
@@ -25,7 +25,7 @@ const char* updateBoundName(UpdateBound bound) {
   return bound == UpdateBound::StorageBandwidth ? "storage bandwidth" : "optimizer throughput";
 }
 
-MemoryX::MemoryX(sc_core::sc_module_name name, const config::ArchConfig::MemoryX& params, ModelWeights model,
+MemoryX::MemoryX(sc_core::sc_module_name name, const MemoryXParams& params, ModelWeights model,
                  const OptimizerModel& optimizer)
     : sc_core::sc_module(name),
       weights_out("weights_out"),

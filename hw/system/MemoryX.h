@@ -33,7 +33,7 @@
 #include <map>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
+#include "hw/system/SystemParams.h"
 #include "hw/system/Link.h"
 #include "hw/system/ModelWeights.h"
 #include "hw/system/OptimizerModel.h"
@@ -94,7 +94,7 @@ class MemoryX : public sc_core::sc_module {
   SC_HAS_PROCESS(MemoryX);
   // Throws config::ConfigError naming the model's size and
   // arch.memoryx.capacity_bytes when the weights and optimizer state do not fit.
-  MemoryX(sc_core::sc_module_name name, const config::ArchConfig::MemoryX& params, ModelWeights model,
+  MemoryX(sc_core::sc_module_name name, const MemoryXParams& params, ModelWeights model,
           const OptimizerModel& optimizer);
 
   // Layers to stream, by index into the model, in order: set before
@@ -117,7 +117,7 @@ class MemoryX : public sc_core::sc_module {
   void streamWeights();
   void receiveGradients(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
 
-  config::ArchConfig::MemoryX params_;
+  MemoryXParams params_;
   ModelWeights model_;
   const OptimizerModel& optimizer_;
   std::vector<std::uint64_t> layerAddress_;

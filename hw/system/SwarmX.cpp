@@ -29,7 +29,7 @@ LinkStats sum(const std::vector<std::vector<Link>>& links) {
 
 }  // namespace
 
-SwarmX::SwarmX(sc_core::sc_module_name name, const config::ArchConfig::SwarmX& params, unsigned systems,
+SwarmX::SwarmX(sc_core::sc_module_name name, const SwarmXParams& params, unsigned systems,
                bool functional)
     : sc_core::sc_module(name),
       from_memoryx("from_memoryx"),

@@ -31,7 +31,7 @@
 #include <map>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
+#include "hw/system/SystemParams.h"
 #include "hw/system/Link.h"
 #include "hw/system/PayloadPool.h"
 #include "hw/system/SwarmXTree.h"
@@ -58,7 +58,7 @@ class SwarmX : public sc_core::sc_module {
   // Gradient payloads from the systems; the i-th binding is system i.
   tlm_utils::multi_passthrough_target_socket<SwarmX> from_systems;
 
-  SwarmX(sc_core::sc_module_name name, const config::ArchConfig::SwarmX& params, unsigned systems, bool functional);
+  SwarmX(sc_core::sc_module_name name, const SwarmXParams& params, unsigned systems, bool functional);
 
   const SwarmXTree& tree() const { return tree_; }
   // Over every tree edge, towards the systems (broadcast) and towards MemoryX (reduce).

@@ -23,11 +23,6 @@ IoRingEdge::IoRingEdge(std::uint32_t meshHeight, unsigned channelsPerEdge, doubl
   }
 }
 
-IoRingEdge IoRingEdge::of(const config::ArchConfig& arch, std::uint32_t elementBytes) {
-  const double channelBytesPerS = arch.io.bandwidthBytesPerS / (2.0 * arch.io.channelsPerEdge);
-  return IoRingEdge(arch.mesh.height, arch.io.channelsPerEdge, channelBytesPerS / arch.clockHz / elementBytes);
-}
-
 std::pair<std::uint32_t, std::uint32_t> IoRingEdge::band(unsigned b) const {
   const std::uint64_t h = meshHeight_, c = channelsPerEdge_;
   const std::uint32_t begin = std::uint32_t(b * h / c);

@@ -12,6 +12,8 @@
 // mesh with fewer rows than channels, several channels share a row and
 // their bandwidth adds up.
 //
+// config::ArchConfig::ioRingEdge builds the ring of a configuration.
+//
 // A *feed* is what an edge router draws on: one channel and the rows of its
 // band, or the channels sharing one row. Feeds are numbered West first,
 // each edge top to bottom.
@@ -19,7 +21,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
 #include "hw/fabric/Port.h"
 
 namespace wsesim::wafer {
@@ -29,8 +30,6 @@ class IoRingEdge {
   // `waveletsPerChannelCycle`: one channel's bandwidth in one direction, in
   // wavelets per cycle (must be positive).
   IoRingEdge(std::uint32_t meshHeight, unsigned channelsPerEdge, double waveletsPerChannelCycle);
-  // The ring of `arch` carrying elements of `elementBytes`.
-  static IoRingEdge of(const config::ArchConfig& arch, std::uint32_t elementBytes);
 
   unsigned channels() const { return 2 * channelsPerEdge_; }
   // Channel k: 0 .. C - 1 on the West edge, C .. 2C - 1 on the East, each edge top to bottom.

@@ -7,9 +7,9 @@
 namespace wsesim::wafer {
 
 Wafer::Wafer(sc_core::sc_module_name name, const fabric::FabricParams& fabric, double clockHz,
-             const config::RunConfig& run, const fabric::ColorRouteTable* routes)
+             std::optional<std::uint64_t> maxCycles, const fabric::ColorRouteTable* routes)
     : sc_module(name),
-      runConfig_(run),
+      maxCycles_(maxCycles),
       fabric_(fabric, routes),
       period_(sc_core::sc_time::from_seconds(1.0 / clockHz)) {
   SC_THREAD(run);
@@ -51,7 +51,7 @@ void Wafer::run() {
       if (const std::uint64_t fabricNext = fabric_.nextChange(now_); fabricNext > now_) {
         std::uint64_t next = std::min(fabricNext, driver_->nextActivity(now_));
         if (next == sim::kNever) break;
-        if (runConfig_.maxCycles) next = std::min(next, *runConfig_.maxCycles);  // fail there, as stepping would
+        if (maxCycles_) next = std::min(next, *maxCycles_);  // fail there, as stepping would
         if (next > now_) {
           // The waveform shows the mesh going quiet right after its last
           // busy cycle, not the last transfers held across the gap.
@@ -69,9 +69,9 @@ void Wafer::run() {
         advanceTo(now_);
         beginWaveformCycle();
       }
-      if (runConfig_.maxCycles && now_ >= *runConfig_.maxCycles)
+      if (maxCycles_ && now_ >= *maxCycles_)
         throw std::runtime_error("the wafer had not finished by cycle " + std::to_string(now_) +
-                                 ", run.max_cycles = " + std::to_string(*runConfig_.maxCycles));
+                                 ", run.max_cycles = " + std::to_string(*maxCycles_));
       driver_->beginCycle(now_, fabric_);
       fabric_.step(now_);
       if (sampling) sample(now_);

@@ -12,9 +12,9 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <vector>
 
-#include "hw/config/RunConfig.h"
 #include "hw/fabric/FabricKernel.h"
 #include "hw/sim/CycleDriver.h"
 #include "hw/wafer/WaveformObserver.h"
@@ -26,10 +26,11 @@ class Wafer : public sc_core::sc_module {
   SC_HAS_PROCESS(Wafer);
 
   // The fabric (its watchdog included), the clock that turns cycles into
-  // SystemC time, and the run's limits are all it takes of the machine.
+  // SystemC time, and the run's bound (run.max_cycles: a wafer not done by
+  // then fails the run; unset: none) are all it takes of the machine.
   // `routes` is needed in color routing mode and must outlive the wafer.
-  Wafer(sc_core::sc_module_name name, const fabric::FabricParams& fabric, double clockHz, const config::RunConfig& run,
-        const fabric::ColorRouteTable* routes);
+  Wafer(sc_core::sc_module_name name, const fabric::FabricParams& fabric, double clockHz,
+        std::optional<std::uint64_t> maxCycles, const fabric::ColorRouteTable* routes);
   // The most host memory a wafer of `fabric` takes, before building it (the
   // fabric kernel's arrays; FabricKernel::plannedHostBytes).
   static std::size_t plannedHostBytes(const fabric::FabricParams& fabric);
@@ -49,7 +50,6 @@ class Wafer : public sc_core::sc_module {
   void setStopWhenFinished(bool stop) { stopWhenFinished_ = stop; }
   const sc_core::sc_event& finishedEvent() const { return finished_; }
 
-  const config::RunConfig& runConfig() const { return runConfig_; }
   fabric::FabricKernel& fabric() { return fabric_; }
   const fabric::FabricKernel& fabric() const { return fabric_; }
   // Cycles simulated so far (the cycle after the last one stepped).
@@ -66,7 +66,7 @@ class Wafer : public sc_core::sc_module {
   // Tells the progress observer, if a second of wall time has passed since it last heard.
   void reportProgress();
 
-  config::RunConfig runConfig_;
+  std::optional<std::uint64_t> maxCycles_;
   fabric::FabricKernel fabric_;
   sim::CycleDriver* driver_ = nullptr;
   std::vector<WaveformObserver*> waveforms_;

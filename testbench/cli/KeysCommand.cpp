@@ -1,7 +1,7 @@
 #include <ostream>
 
 #include "hw/common/MessageText.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "testbench/cli/Cli.h"
 #include "testbench/cli/RunArguments.h"

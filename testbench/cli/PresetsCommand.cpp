@@ -7,7 +7,7 @@
 
 #include "hw/common/MessageText.h"
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
 #include "testbench/cli/Cli.h"

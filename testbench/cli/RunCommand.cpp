@@ -13,7 +13,7 @@
 
 #include "hw/common/MessageText.h"
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/RunConfig.h"
 #include "hw/config/StrictYaml.h"
 #include "hw/fabric/FabricError.h"

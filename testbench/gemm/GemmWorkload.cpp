@@ -12,7 +12,7 @@
 #include "firmware/runtime/GemmPhases.h"
 #include "firmware/runtime/SimulatedGemm.h"
 #include "hw/chip/WaferChip.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"
 #include "testbench/results/ClusterReport.h"

@@ -9,7 +9,7 @@
 
 #include "hw/common/Error.h"
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/RunConfig.h"
 #include "testbench/registry/WorkloadTypes.h"

@@ -4,6 +4,8 @@
 #include "hw/energy/EnergyKeys.h"
 #include "hw/fabric/RouterKeys.h"
 #include "hw/pe/PeKeys.h"
+#include "hw/system/SystemKeys.h"
+#include "hw/wafer/IoKeys.h"
 
 namespace wsesim::keys {
 namespace {
@@ -34,10 +36,10 @@ std::vector<KeyDescription> declaredKeys() {
   addDeclared(declared, config::meshKeys());
   addDeclared(declared, pe::peKeys());
   addDeclared(declared, fabric::routerKeys());
-  addDeclared(declared, config::ioKeys());
-  addDeclared(declared, config::memoryxKeys());
-  addDeclared(declared, config::swarmxKeys());
-  addDeclared(declared, config::clusterKeys());
+  addDeclared(declared, wafer::ioKeys());
+  addDeclared(declared, system::memoryxKeys());
+  addDeclared(declared, system::swarmxKeys());
+  addDeclared(declared, system::clusterKeys());
   addDeclared(declared, config::firmwareKeys());
   addDeclared(declared, energy::energyKeys());
   addDeclared(declared, energy::areaKeys());

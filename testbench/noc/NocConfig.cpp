@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 
 namespace wsesim::noc {
 bool isBroadcast(Pattern p) { return p == Pattern::RowBroadcast || p == Pattern::ColumnBroadcast; }

@@ -1,6 +1,6 @@
 #include "testbench/train/MicroBatches.h"
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 
 namespace wsesim::train {
 namespace {

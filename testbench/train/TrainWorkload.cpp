@@ -16,7 +16,7 @@
 #include "firmware/runtime/GemmSequence.h"
 #include "firmware/runtime/SimulatedGemm.h"
 #include "hw/chip/WaferChip.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/system/Cluster.h"
 #include "hw/system/OptimizerModel.h"

@@ -8,19 +8,19 @@ ClusterModel::ClusterModel(const config::ArchConfig& arch, const system::ModelWe
                            const system::OptimizerModel& optimizer, const sc_core::sc_event* trigger, Work work,
                            bool scalingReference)
     : work_(std::move(work)) {
-  cluster_ = std::make_unique<system::Cluster>("cluster", arch, weights, optimizer, trigger,
+  cluster_ = std::make_unique<system::Cluster>("cluster", arch.clusterSpec(), weights, optimizer, trigger,
                                                [this] { return work_(cluster_->memoryx, false); });
   if (!scalingReference || arch.cluster.systems == 1) return;
-  config::ArchConfig one = arch;
-  one.cluster.systems = 1;
+  system::ClusterSpec one = arch.clusterSpec();
+  one.systems = 1;
   reference_ = std::make_unique<system::Cluster>("one_system", one, weights, optimizer, trigger,
                                                  [this] { return work_(reference_->memoryx, true); });
 }
 
 std::uint64_t ClusterModel::plannedHostBytes(const config::ArchConfig& arch, bool scalingReference) {
-  config::ArchConfig one = arch;
-  one.cluster.systems = 1;
-  return system::Cluster::plannedHostBytes(arch) +
+  system::ClusterSpec one = arch.clusterSpec();
+  one.systems = 1;
+  return system::Cluster::plannedHostBytes(arch.clusterSpec()) +
          (scalingReference && arch.cluster.systems > 1 ? system::Cluster::plannedHostBytes(one) : 0);
 }
 

@@ -276,7 +276,7 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   for (const Block& block : blocks_)
     b.compute += std::uint64_t(msMax) * ksMax * elementCycles(arch.pe, Opcode::Fmac, shape().precision, block.ns(), lanes);
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
-  b.bandwidth = std::max(layout_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(layout_.accumulatorType())), shape().n, true),
+  b.bandwidth = std::max(layout_.ringCycles(arch.ioRingEdge(elementBytes(layout_.accumulatorType())), shape().n, true),
                          std::uint64_t(ksMax) * shape().n);
   // A row's dY leaves its source router once per element, and a column's
   // link to the edge carries ks sums per n.

@@ -199,7 +199,7 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
       b.compute = std::max<std::uint64_t>(
           b.compute, std::uint64_t(plan_.ks(c)) * s.n * elementCycles(arch.pe, Opcode::Fmac, s.precision, plan_.ms(r), lanes));
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
-  b.bandwidth = plan_.ringCycles(wafer::IoRingEdge::of(arch, elementBytes(plan_.inputType())), s.n, false);
+  b.bandwidth = plan_.ringCycles(arch.ioRingEdge(elementBytes(plan_.inputType())), s.n, false);
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) b.bandwidth = std::max<std::uint64_t>(b.bandwidth, std::uint64_t(plan_.ks(c)) * s.n);
   // Each pass's partial sums reach its target over one link per side, at
   // one wavelet per cycle: at least half of them cross the busier link.

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "testbench/keys/KeyDescriptions.h"
 #include "testbench/keys/KeyTable.h"

@@ -8,7 +8,7 @@
 #include "firmware/gemm/Buffering.h"
 #include "firmware/gemm/GemmShape.h"
 #include "hw/common/Error.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"
 #include "hw/config/StrictYaml.h"

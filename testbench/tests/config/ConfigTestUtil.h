@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 
 namespace wsesim::config::testing {

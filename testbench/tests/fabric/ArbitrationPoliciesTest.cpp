@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
 #include "hw/fabric/ArbitrationPolicies.h"

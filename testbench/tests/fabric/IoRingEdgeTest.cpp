@@ -23,7 +23,7 @@ config::ArchConfig preset(const std::string& name) {
 // channel each, the same bands on both edges; a channel carries 150 GB/s /
 // 120 = 1.25 GB/s, 0.568 fp16 wavelets per 1.1 GHz cycle.
 TEST(IoRingEdge, Wse2BandsOfSixteenOrSeventeenRows) {
-  const IoRingEdge ring = IoRingEdge::of(preset("wse2"), 2);
+  const IoRingEdge ring = preset("wse2").ioRingEdge(2);
   EXPECT_EQ(ring.channels(), 120u);
   EXPECT_EQ(ring.feeds(), 120u);
   std::uint32_t covered = 0;
@@ -47,7 +47,7 @@ TEST(IoRingEdge, Wse2BandsOfSixteenOrSeventeenRows) {
 // The 8-row tiny preset keeps the system's 60 channels per edge: 7 or 8 to
 // a row, their bandwidth added up, every channel used.
 TEST(IoRingEdge, ShortMeshGivesEachRowSeveralChannels) {
-  const IoRingEdge ring = IoRingEdge::of(preset("tiny"), 2);
+  const IoRingEdge ring = preset("tiny").ioRingEdge(2);
   EXPECT_EQ(ring.feeds(), 16u);
   unsigned channels = 0;
   for (std::uint32_t y = 0; y < 8; ++y)

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
 #include "hw/fabric/RoutingPolicies.h"

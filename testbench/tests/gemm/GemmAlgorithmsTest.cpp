@@ -9,7 +9,7 @@
 #include <string>
 
 #include "firmware/gemm/registry/GemmAlgorithms.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "testbench/tests/MechanismTiming.h"
 #include "testbench/registry/WorkloadTypes.h"

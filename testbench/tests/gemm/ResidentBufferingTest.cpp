@@ -9,7 +9,7 @@
 #include "firmware/gemm/registry/GemmAlgorithms.h"
 #include "firmware/gemm/resident/ResidentGemm.h"
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "testbench/tests/gemm/GemmTestSupport.h"
 

@@ -8,7 +8,7 @@
 
 #include "firmware/gemm/resident/MeshGemm.h"
 #include "firmware/routes/LineRoutes.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "testbench/tests/gemm/GemmTestSupport.h"
 
 namespace wsesim::gemm {

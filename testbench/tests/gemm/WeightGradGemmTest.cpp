@@ -5,7 +5,7 @@
 // functional mode's; the outbound I/O bandwidth holds the gradients back.
 #include <gtest/gtest.h>
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "testbench/tests/gemm/GemmTestSupport.h"
 
 namespace wsesim::gemm {

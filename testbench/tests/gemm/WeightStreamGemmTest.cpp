@@ -4,7 +4,7 @@
 // counts against a hand-derived single-PE count in both data modes.
 #include <gtest/gtest.h>
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "testbench/tests/gemm/GemmTestSupport.h"
 
 namespace wsesim::gemm {

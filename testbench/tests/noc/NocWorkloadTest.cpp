@@ -17,7 +17,7 @@
 #include <string>
 
 #include "hw/config/ArchConfig.h"
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
 #include "hw/config/RunConfig.h"

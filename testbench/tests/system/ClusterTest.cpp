@@ -26,19 +26,19 @@ namespace {
 
 using testing::us;
 
-config::ArchConfig clusterOf(unsigned systems) {
-  config::ArchConfig arch;
-  arch.mesh.height = 8;
-  arch.io.channelsPerEdge = 1;
-  arch.io.bandwidthBytesPerS = 150e9;
-  arch.memoryx.capacityBytes = 1ull << 40;
-  arch.memoryx.bandwidthBytesPerS = 150e9;
-  arch.memoryx.optimizerFlopsPerS = 1e12;
-  arch.memoryx.latencyS = 0;
-  arch.memoryx.prefetchLayers = 1;
-  arch.swarmx = testing::swarmx(4, 1);
-  arch.cluster.systems = systems;
-  return arch;
+ClusterSpec clusterOf(unsigned systems) {
+  ClusterSpec spec;
+  spec.meshRows = 8;
+  spec.io.channelsPerEdge = 1;
+  spec.io.bandwidthBytesPerS = 150e9;
+  spec.memoryx.capacityBytes = 1ull << 40;
+  spec.memoryx.bandwidthBytesPerS = 150e9;
+  spec.memoryx.optimizerFlopsPerS = 1e12;
+  spec.memoryx.latencyS = 0;
+  spec.memoryx.prefetchLayers = 1;
+  spec.swarmx = testing::swarmx(4, 1);
+  spec.systems = systems;
+  return spec;
 }
 
 ClusterWork oneLayer(std::uint64_t gradientAddress) {

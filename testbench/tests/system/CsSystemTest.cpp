@@ -13,8 +13,8 @@ namespace {
 using testing::us;
 
 // One channel a side at 1 GB/s, serving a mesh of 8 rows.
-config::ArchConfig::Io ringOf1GBps() {
-  config::ArchConfig::Io io;
+wafer::IoParams ringOf1GBps() {
+  wafer::IoParams io;
   io.channelsPerEdge = 1;
   io.bandwidthBytesPerS = 1e9;
   return io;

@@ -13,8 +13,8 @@ namespace {
 using testing::us;
 
 // The ring of a 994-row wafer (IoRing's third argument).
-config::ArchConfig::Io ringOf994Rows(unsigned channelsPerEdge, double bytesPerS) {
-  config::ArchConfig::Io io;
+wafer::IoParams ringOf994Rows(unsigned channelsPerEdge, double bytesPerS) {
+  wafer::IoParams io;
   io.channelsPerEdge = channelsPerEdge;
   io.bandwidthBytesPerS = bytesPerS;
   return io;

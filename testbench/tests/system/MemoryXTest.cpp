@@ -4,7 +4,7 @@
 // MemoryX -> SwarmX -> system, and back.
 #include <gtest/gtest.h>
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "hw/system/MemoryX.h"
 #include "hw/system/SwarmX.h"
 #include "testbench/tests/config/ConfigTestUtil.h"
@@ -15,8 +15,8 @@ namespace {
 
 using testing::us;
 
-config::ArchConfig::MemoryX memoryxParams(double bandwidth, double latencyUs, unsigned prefetchLayers) {
-  config::ArchConfig::MemoryX m;
+MemoryXParams memoryxParams(double bandwidth, double latencyUs, unsigned prefetchLayers) {
+  MemoryXParams m;
   m.capacityBytes = 4000000000000;
   m.bandwidthBytesPerS = bandwidth;
   m.optimizerFlopsPerS = 1e12;
@@ -37,7 +37,7 @@ struct OneSystemCluster {
   SwarmX swarmx;
   testing::StubSystem system{"system"};
 
-  OneSystemCluster(const config::ArchConfig::MemoryX& params, ModelWeights model, const std::string& optimizer)
+  OneSystemCluster(const MemoryXParams& params, ModelWeights model, const std::string& optimizer)
       : memoryx("memoryx", params, std::move(model), optimizerModel(optimizer)),
         swarmx("swarmx", testing::swarmx(4, 1.0), 1, false) {
     memoryx.weights_out.bind(swarmx.from_memoryx);
@@ -134,7 +134,7 @@ TEST(MemoryXPrefetch, ALayerIsFetchedAgainOnlyAfterItsUpdate) {
 }
 
 TEST(MemoryXCapacity, AModelThatDoesNotFitNamesItsSizeAndTheCapacity) {
-  config::ArchConfig::MemoryX params = memoryxParams(150e9, 1, 1);
+  MemoryXParams params = memoryxParams(150e9, 1, 1);
   params.capacityBytes = 10000000000;
   const ModelWeights model{"big", {{"ffn", 1000000000, 2}}};
   const std::string message = config::testing::configErrorOf(
@@ -146,7 +146,7 @@ TEST(MemoryXCapacity, AModelThatDoesNotFitNamesItsSizeAndTheCapacity) {
 
 // The same model with sgd needs 1e9 x 4 B = 4e9 B: it fits.
 TEST(MemoryXCapacity, TheOptimizerStateDecidesWhetherItFits) {
-  config::ArchConfig::MemoryX params = memoryxParams(150e9, 1, 1);
+  MemoryXParams params = memoryxParams(150e9, 1, 1);
   params.capacityBytes = 10000000000;
   MemoryX memoryx("memoryx", params, ModelWeights{"big", {{"ffn", 1000000000, 2}}}, optimizerModel("sgd"));
   EXPECT_EQ(memoryx.storedBytes(), 4000000000u);
@@ -186,7 +186,7 @@ TEST(MemoryXOptimizer, AdamUpdateIsBoundByTheBytesItTouches) {
 // against 12 B x 1e6 = 12e6 B -> 120 + 1 us: bound by the optimizer's
 // throughput, ends at 10 + 2000 = 2010 us.
 TEST(MemoryXOptimizer, SgdUpdateIsBoundByFlopsOnASlowOptimizer) {
-  config::ArchConfig::MemoryX params = memoryxParams(100e9, 1, 1);
+  MemoryXParams params = memoryxParams(100e9, 1, 1);
   params.optimizerFlopsPerS = 1e9;
   OneSystemCluster c(params, ModelWeights{"two", {{"a", 2000000, 2}, {"b", 1000000, 2}}}, "sgd");
   testing::Stimulus stimulus("stimulus", [&] {

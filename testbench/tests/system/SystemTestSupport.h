@@ -16,7 +16,7 @@
 #include <functional>
 #include <vector>
 
-#include "hw/config/ArchConfig.h"
+#include "hw/system/SystemParams.h"
 #include "hw/system/StreamTiming.h"
 
 namespace wsesim::system::testing {
@@ -138,8 +138,8 @@ struct Stimulus : sc_core::sc_module {
 };
 
 // SwarmX links of 12 x 12.5e9 = 150e9 B/s (the wse2 preset's), so 150,000 bytes take 1 us.
-inline config::ArchConfig::SwarmX swarmx(unsigned fanOut, double nodeLatencyUs) {
-  config::ArchConfig::SwarmX s;
+inline SwarmXParams swarmx(unsigned fanOut, double nodeLatencyUs) {
+  SwarmXParams s;
   s.nicBandwidthBytesPerS = 12.5e9;
   s.nicsPerLink = 12;
   s.fanOut = fanOut;

@@ -5,7 +5,7 @@
 // that would.
 #include <gtest/gtest.h>
 
-#include "hw/config/ConfigError.h"
+#include "hw/common/ConfigError.h"
 #include "testbench/train/MicroBatches.h"
 
 namespace wsesim::train {
