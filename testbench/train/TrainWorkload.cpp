@@ -243,8 +243,7 @@ class TrainWorkload : public workload::Workload {
   std::vector<GemmTiming> stepTimings(const std::vector<GemmTiming>& perGemm) const;
   // The results of the run, from the cluster after it (and the one-system
   // reference beside a cluster of several).
-  void report(const workload::ClusterModel& clusters,
-              const std::vector<std::uint64_t>& opCycles);
+  void report(const workload::ClusterModel& clusters, const std::vector<std::uint64_t>& opCycles);
 
   TrainConfig config_;
   config::ArchConfig arch_;
