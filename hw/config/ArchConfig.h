@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "hw/common/EnumNames.h"
 #include "hw/energy/EnergyParams.h"
 #include "hw/fabric/FabricParams.h"
 #include "hw/pe/PeParams.h"
@@ -40,6 +41,10 @@ struct ArchConfig {
     unsigned cannonLoopCycles = 0;        // Cannon, written like it
     unsigned meshGemmLoopCycles = 0;      // WaferLLM's MeshGEMM
     unsigned weightStreamLoopCycles = 0;  // weight streaming: a data task per arriving wavelet
+    // How the weight-streaming GEMM's partial sums reach a target column
+    // with columns on both sides (docs/gemm-mappings.md, "The row reduction").
+    enum class Reduction { Auto, Meet, Fold };
+    Reduction weightStreamReduction = Reduction::Auto;
   } firmware;
 
   // The cost side: energy per action, leakage, area (hw/energy, docs/energy-model.md).
@@ -64,5 +69,10 @@ struct ArchConfig {
   // The energy, power and area laws over this architecture (EnergyModel.h).
   energy::EnergyModel energyModel() const;
 };
+
+inline constexpr EnumName<ArchConfig::Firmware::Reduction> kReductionNames[] = {
+    {ArchConfig::Firmware::Reduction::Auto, "auto"},
+    {ArchConfig::Firmware::Reduction::Meet, "meet"},
+    {ArchConfig::Firmware::Reduction::Fold, "fold"}};
 
 }  // namespace wsesim::config

@@ -29,6 +29,12 @@ const common::KeyTable<ArchConfig::Firmware>& firmwareKeys() {
                    [](F& f, std::int64_t v) { f.weightStreamLoopCycles = unsigned(v); },
                    "the same for the weight-streaming programs (forward, backward-data, weight-gradient): a data task "
                    "per arriving wavelet"),
+      Key::choice("weight_stream_reduction", [] { return namesOf(kReductionNames); },
+                  [](F& f, const std::string& v) { f.weightStreamReduction = *valueOf(kReductionNames, v); },
+                  "how a weight-streamed pass's partial sums reach a target column with columns on both sides: "
+                  "`meet` (from both sides at once: the target takes two streams), `fold` (one chain along the whole "
+                  "row past the target, its last column sending the total back: every PE takes one stream, over a "
+                  "longer path) or `auto` (the plan's per-GEMM estimate of the faster, docs/gemm-mappings.md)"),
   }, {}};
   return keys;
 }

@@ -31,8 +31,11 @@ WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config:
   if (arch.pe.threads < 2)
     throw PlanError("the weight-gradient pass overlaps the dY broadcast and the column reduction with the FMACs on 2 "
                     "hardware threads, but arch.pe.threads=" + std::to_string(arch.pe.threads));
-  WeightStreamPlan layout =
-      WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward}, arch, gridX, gridY);
+  // The forward's layout; its passes' sums meet (the weight gradient reduces along columns, never folding).
+  config::ArchConfig layoutArch = arch;
+  layoutArch.firmware.weightStreamReduction = config::ArchConfig::Firmware::Reduction::Meet;
+  WeightStreamPlan layout = WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward},
+                                                   layoutArch, gridX, gridY);
   std::vector<Block> blocks = blocksOf(layout, largestBlock(layout, arch, outlineOf(shape, layout, {}).line));
   return {std::move(layout), std::move(blocks)};
 }

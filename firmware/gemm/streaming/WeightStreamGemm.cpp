@@ -22,9 +22,44 @@ constexpr unsigned kReductionThread = 0;
 void WeightStreamGemm::programRoutes(fabric::ColorRouteTable& routes) const {
   for (std::uint32_t c = 0; c < plan_.gridX; ++c)
     routeLineFromEdge(routes, plan_.column(c), plan_.weightsFromEast(c), plan_.gridY - 1, plan_.weightColor);
+  if (plan_.fold) return;  // the pass's (programPhaseRoutes)
   for (std::uint32_t r = 0; r < plan_.gridY; ++r) {
     routeChainUp(routes, plan_.row(r), 0, plan_.gridX - 1, plan_.eastColors);
     routeChainDown(routes, plan_.row(r), 0, plan_.gridX - 1, plan_.westColors);
+  }
+}
+
+void WeightStreamGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const {
+  if (!plan_.fold) return;
+  using fabric::bit;
+  using fabric::Port;
+  const std::uint32_t t = plan_.target[pass], last = plan_.gridX - 1;
+  const unsigned swapped[2] = {plan_.eastColors[1], plan_.eastColors[0]};
+  const unsigned back = plan_.westColors[0];
+  for (std::uint32_t r = 0; r < plan_.gridY; ++r) {
+    const MeshLine row = plan_.row(r);
+    // The previous pass's chain passed elsewhere: forget it.
+    for (std::uint32_t c = 0; c <= last; ++c)
+      for (unsigned color : {plan_.eastColors[0], plan_.eastColors[1], plan_.westColors[0], plan_.westColors[1]})
+        routes.set(row.x(c), row.y(c), color, 0, 0);
+    if (!plan_.folds(pass)) {  // an end target: one chain along the row into it
+      if (t == 0)
+        routeChainDown(routes, row, 0, last, plan_.westColors);
+      else
+        routeChainUp(routes, row, 0, last, plan_.eastColors);
+      continue;
+    }
+    routeChainUp(routes, row, 0, t - 1, plan_.eastColors);
+    // Column t - 1's sums pass the target's router by, to column t + 1.
+    const unsigned bypass = plan_.eastColors[(t - 1) % 2];
+    routes.set(row.x(t - 1), row.y(t - 1), bypass, bit(Port::Ramp), bit(row.up()));
+    routes.set(row.x(t), row.y(t), bypass, bit(row.down()), bit(row.up()));
+    routes.set(row.x(t + 1), row.y(t + 1), bypass, bit(row.down()), bit(Port::Ramp));
+    routeChainUp(routes, row, t + 1, last, swapped);
+    // The last column sends the total back to the target.
+    routes.set(row.x(last), row.y(last), back, bit(Port::Ramp), bit(row.down()));
+    for (std::uint32_t c = last - 1; c > t; --c) routes.set(row.x(c), row.y(c), back, bit(row.up()), bit(row.down()));
+    routes.set(row.x(t), row.y(t), back, bit(row.up()), bit(Port::Ramp));
   }
 }
 
@@ -48,34 +83,49 @@ GemmOutline WeightStreamGemm::outlineOf(const WeightStreamPlan& plan) {
 }
 
 WeightStreamGemm::Role WeightStreamGemm::roleOf(std::uint32_t c, std::uint32_t pass) const {
-  const std::uint32_t t = plan_.target[pass];
+  const std::uint32_t t = plan_.target[pass], last = plan_.gridX - 1;
+  const unsigned(&east)[2] = plan_.eastColors;
+  const unsigned(&west)[2] = plan_.westColors;
   Role role;
-  role.side = c == t ? 0 : c < t ? 1 : 2;
-  role.receivesWest = c > 0 && c <= t;
-  role.receivesEast = c + 1 < plan_.gridX && c >= t;
-  role.parity = c % 2;
+  if (c < t) {  // west of the target: the chain east (in every pass)
+    role.in[0] = c > 0 ? int(east[(c + 1) % 2]) : kNone;
+    role.out = int(east[c % 2]);
+  } else if (c > t && plan_.folds(pass)) {  // east of a folded target: the chain on, its colors swapped
+    role.in[0] = int(east[c % 2]);
+    role.out = int(c < last ? east[(c + 1) % 2] : west[0]);
+  } else if (c > t) {  // the chain west
+    role.in[0] = c < last ? int(west[(c + 1) % 2]) : kNone;
+    role.out = int(west[c % 2]);
+  } else if (plan_.folds(pass)) {  // the target, folded: the total comes back from the east
+    role.in[0] = int(west[0]);
+  } else {  // the target: from the west, the east, or both
+    const int fromWest = c > 0 ? int(east[(c + 1) % 2]) : kNone, fromEast = c < last ? int(west[(c + 1) % 2]) : kNone;
+    role.in[0] = fromWest != kNone ? fromWest : fromEast;
+    role.in[1] = fromWest != kNone ? fromEast : kNone;
+  }
   return role;
 }
 
 Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const {
-  const std::uint32_t ks = plan_.ks(c), ms = plan_.ms(r), ns = plan_.ns(pass), t = plan_.target[pass];
+  const std::uint32_t ks = plan_.ks(c), ms = plan_.ms(r), ns = plan_.ns(pass);
   const ElementType accType = plan_.accumulatorType();
   // Copies and the reduction run in the accumulator's type.
   const Precision accPrecision = accType == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
   const Role role = roleOf(c, pass);
-  const bool east = c < t, receivesWest = role.receivesWest, receivesEast = role.receivesEast;
-  const std::string roleName =
-      c == t ? "target" : (east ? "east" : "west") + std::string(receivesWest || receivesEast ? "_relay" : "_end");
+  const bool target = role.out == kNone, twoSided = role.in[1] != kNone;
+  const auto colorName = [](int color) { return color == kNone ? std::string("none") : std::to_string(color); };
+  const std::string roleName = (target ? "target" : role.in[0] == kNone ? "start" : "relay") + std::string("_in") +
+                               colorName(role.in[0]) + (twoSided ? "_" + colorName(role.in[1]) : "") +
+                               (target ? "" : "_out" + colorName(role.out));
 
-  ProgramBuilder b("weight_stream_pass" + std::to_string(pass) + "_" + roleName + (c % 2 ? "_odd" : "_even") + "_k" +
-                   std::to_string(ks) + "_m" + std::to_string(ms), plan_.loopCycles);
+  ProgramBuilder b("weight_stream_pass" + std::to_string(pass) + "_" + roleName + "_k" + std::to_string(ks) + "_m" +
+                   std::to_string(ms), plan_.loopCycles);
   const BufferRef x = b.buffer("x", plan_.inputType(), ks * ms);
   // 'acc' is [zeros | sums] (a new buffer starts zeroed): an n's first FMAC
   // adds to the zeros (i5 = 0), the others to the sums, so no op clears the
   // sums between n's.
   const BufferRef accPair = b.buffer("acc", accType, 2 * ms);
   const Descriptor acc = memory(accPair, ms, ms);
-  const bool twoSided = c == t && receivesWest && receivesEast;
   // Created first: lower task numbers run before the next weight's task.
   const TaskRef finish = twoSided ? b.task("finish") : TaskRef{0};
   const TaskRef columnDone = b.task("column_done");
@@ -94,15 +144,14 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
     return b.build();
   }
   const Issue onThread = Issue::onThread(kReductionThread);
-  const Descriptor fromWest = fabricIn(plan_.eastColors[(c + 1) % 2], ms);  // what column c - 1 sent east
-  const Descriptor fromEast = fabricIn(plan_.westColors[(c + 1) % 2], ms);  // what column c + 1 sent west
+  const auto from = [ms](int color) { return fabricIn(unsigned(color), ms); };
   if (twoSided) {
     // Both neighbours' sums stream in at once into Y; 'finish' then adds
     // the PE's own, from the half of the send buffer the next n does not fill.
     const BufferRef sends = b.buffer("send", accType, 2 * ms);
     const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
     b.fmov(columnDone, accPrecision, memory(sends, ms).indexed(kHalfIndex, ms), acc, onThread);
-    b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), fromWest, fromEast,
+    b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), from(role.in[0]), from(role.in[1]),
            onThread.thenActivate(finish));
     b.countIndex(columnDone, kNIndex, ns);
     b.countIndex(columnDone, kHalfIndex, 2);
@@ -114,17 +163,16 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
   }
   const BufferRef send = b.buffer("send", accType, ms);
   b.fmov(columnDone, accPrecision, memory(send, ms), acc, onThread);
-  if (c != t) {
-    const Descriptor out = east ? fabricOut(plan_.eastColors[c % 2], ms) : fabricOut(plan_.westColors[c % 2], ms);
-    if (receivesWest || receivesEast)
-      b.fadd(columnDone, accPrecision, out, receivesWest ? fromWest : fromEast, memory(send, ms), onThread);
+  if (!target) {
+    const Descriptor out = fabricOut(unsigned(role.out), ms);
+    if (role.in[0] != kNone)
+      b.fadd(columnDone, accPrecision, out, from(role.in[0]), memory(send, ms), onThread);
     else
       b.fmov(columnDone, accPrecision, out, memory(send, ms), onThread);
     return b.build();
   }
   const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
-  b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), receivesWest ? fromWest : fromEast,
-         memory(send, ms), onThread);
+  b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), from(role.in[0]), memory(send, ms), onThread);
   b.countIndex(columnDone, kNIndex, ns);
   return b.build();
 }
@@ -202,17 +250,21 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   b.bandwidth = plan_.ringCycles(arch.ioRingEdge(elementBytes(plan_.inputType())), s.n, false);
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) b.bandwidth = std::max<std::uint64_t>(b.bandwidth, std::uint64_t(plan_.ks(c)) * s.n);
   // Each pass's partial sums reach its target over one link per side, at
-  // one wavelet per cycle: at least half of them cross the busier link.
+  // one wavelet per cycle: at least half of them cross the busier link
+  // where they meet, all of them the link back where they fold.
   for (std::uint32_t p = 0; p < plan_.passes() && plan_.gridX > 1; ++p) {
     const std::uint64_t sums = std::uint64_t(plan_.ns(p)) * plan_.ms(plan_.gridY - 1);
-    const bool bothSides = plan_.target[p] > 0 && plan_.target[p] + 1 < plan_.gridX;
+    const bool bothSides = plan_.target[p] > 0 && plan_.target[p] + 1 < plan_.gridX && !plan_.folds(p);
     b.reduction += bothSides ? (sums + 1) / 2 : sums;
   }
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
-  const std::uint32_t t = plan_.target.back();  // the last pass's sums travel from the farther end
+  const std::uint32_t p = plan_.passes() - 1, t = plan_.target[p], last = plan_.gridX - 1;
   const std::uint32_t reach = plan_.multicastHops(plan_.gridX, plan_.gridY, arch.mesh.width) + 1;  // the entry too
-  b.latency = reach * hop + ramp + arch.pe.fabricInputCycles +
-              std::max(t, plan_.gridX - 1 - t) * arch.relayStageCycles();
+  // The last pass's sums travel from the farther end, or folded along the
+  // row (a relay stage a column but the target's) and back to the target.
+  const std::uint64_t path = plan_.folds(p) ? std::uint64_t(last) * arch.relayStageCycles() + (last - 1 - t) * hop
+                                            : std::uint64_t(std::max(t, last - t)) * arch.relayStageCycles();
+  b.latency = reach * hop + ramp + arch.pe.fabricInputCycles + path;
   return b;
 }
 

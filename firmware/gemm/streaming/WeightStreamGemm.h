@@ -9,9 +9,10 @@
 //   task 'column_done' (activated after the last k of an n):
 //     copy the accumulator to the send buffer (on thread 0, so it waits for
 //     the previous reduction), zero the accumulator, then on thread 0:
-//       an end column (0 or the last), not t: send the partial sums towards t
-//       between an end and t: add what arrives from the far side, send on
-//       t: add what arrives from the west and from the east into Y[rows, n]
+//       a chain's first column: send the partial sums on
+//       further along it: add what arrives, send on
+//       t: add what arrives (from the west and from the east where the sums
+//          meet) into Y[rows, n]
 //   task 'on_weight' (one run per weight wavelet):
 //     acc += X[rows, k] * weight;  k = next column of the PE's X block
 //
@@ -40,6 +41,8 @@ class WeightStreamGemm : public GemmMapping {
 
   const WeightStreamPlan& plan() const { return plan_; }
   void programRoutes(fabric::ColorRouteTable& routes) const override;
+  // Folded sums: each pass's chain passes its target by, so its routes are the pass's.
+  void programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const override;
   // Adds one program per distinct PE role and shape, and loads the grid's PEs.
   void load(pe::PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const override;
   // Places A (the activations X); B streams in.
@@ -64,13 +67,15 @@ class WeightStreamGemm : public GemmMapping {
   // 5 colors; kept: the activations, and each target's output rows ("y<pass>"); a phase per pass of n's.
   static GemmOutline outlineOf(const WeightStreamPlan& plan);
 
-  // What a PE's program depends on besides its block shape.
+  // What a PE's program depends on besides its block shape: the colors its
+  // sums arrive on (none at a chain's start; two where they meet at the
+  // target: from the west, then from the east) and leave on (none: the target).
+  static constexpr int kNone = -1;
   struct Role {
-    std::uint8_t side = 0;  // 0: the target, 1: west of it (sends east), 2: east of it (sends west)
-    bool receivesWest = false, receivesEast = false;
-    std::uint8_t parity = 0;  // the column's parity picks the colors
+    int in[2] = {kNone, kNone};
+    int out = kNone;
     bool operator<(const Role& o) const {
-      return std::tie(side, receivesWest, receivesEast, parity) < std::tie(o.side, o.receivesWest, o.receivesEast, o.parity);
+      return std::tie(in[0], in[1], out) < std::tie(o.in[0], o.in[1], o.out);
     }
   };
   Role roleOf(std::uint32_t c, std::uint32_t pass) const;

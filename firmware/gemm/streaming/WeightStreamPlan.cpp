@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "firmware/gemm/BalancedSplit.h"
+#include "hw/pe/OpTiming.h"
 
 namespace wsesim::firmware {
 
@@ -13,7 +14,7 @@ void WeightStreamPlan::indexTargets() {
   twoSidedTarget_.assign(gridX, false);
   for (std::uint32_t p = 0; p < passes(); ++p) {
     outputColumns_[target[p]] += ns(p);
-    twoSidedTarget_[target[p]] = target[p] > 0 && target[p] + 1 < gridX;
+    twoSidedTarget_[target[p]] = twoSidedTarget_[target[p]] || (target[p] > 0 && target[p] + 1 < gridX && !fold);
   }
 }
 
@@ -43,6 +44,33 @@ Demand WeightStreamPlan::sramParts(std::uint32_t ksHeld, std::uint32_t msHeld, b
 }
 
 
+bool WeightStreamPlan::foldPays(const config::ArchConfig& arch, std::uint64_t nPerPass) const {
+  // Per n, on a row of the most m's, at the column of the fewest k's (the
+  // least FMAC work to hide the reduction behind), by OpTiming's charges:
+  using pe::Opcode;
+  const pe::PeParams& pe = arch.pe;
+  const pe::Precision sums = accumulatorType() == pe::ElementType::F32 ? pe::Precision::Fp32 : pe::Precision::Fp16;
+  const std::uint64_t ms = this->ms(gridY - 1), issue = pe.opOverheadCycles + loopCycles;
+  const auto op = [&](Opcode o, pe::Precision precision) {
+    return issue + pe::elementCycles(pe, o, precision, ms, pe.lanes.of(o, precision));
+  };
+  // The main thread: a task per weight (its FMAC), then the n's 'column_done'.
+  const std::uint64_t fmacs = ks(0) * (pe.taskStartCycles + op(Opcode::Fmac, shape.precision)) + pe.taskStartCycles;
+  // Thread 0: the accumulator's copy, then the reduction's add of `streams`
+  // incoming streams, which share the PE's RAMP at one wavelet a cycle.
+  const auto reduction = [&](std::uint64_t streams) {
+    return op(Opcode::Fmov, sums) + std::max(op(Opcode::Fadd, sums), issue + streams * ms);
+  };
+  // A meeting target also adds its own sums ('finish') on the main thread.
+  const std::uint64_t meet = std::max(fmacs + pe.taskStartCycles + op(Opcode::Fadd, sums), reduction(2));
+  const std::uint64_t folded = std::max(fmacs, reduction(1));
+  // Folded, a pass's last sums travel the whole row and back before the
+  // next pass can start, and each pass reprograms the rows' routes: worth it
+  // only when the n's it saves on outweigh that.
+  return meet > folded && (meet - folded) * nPerPass >
+                              std::uint64_t(gridX) * arch.relayStageCycles() + arch.fabric.routeSwitchCycles;
+}
+
 std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, std::uint32_t n, bool outbound) const {
   std::vector<double> wavelets(ring.feeds(), 0.0);
   for (std::uint32_t c = 0; c < gridX; ++c) {
@@ -57,8 +85,9 @@ std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, std::u
 
 PhaseLikeness WeightStreamPlan::passLikeness(std::uint32_t ns, std::uint32_t target) const {
   const bool end = target == 0 || target + 1 == gridX;
+  // Folded, the chain is the same for every target; only the way back differs.
   return {"n" + std::to_string(ns) + "_k" + std::to_string(ks(target)) + (end ? "_end" : "_between"),
-          std::max(target, gridX - 1 - target)};
+          !end && fold ? gridX - 1 - target : std::max(target, gridX - 1 - target)};
 }
 
 std::string WeightStreamPlan::layout(const std::string& program) const {
@@ -80,6 +109,11 @@ std::string WeightStreamPlan::describe() const {
       << " on " << gridX << "x" << gridY << " PEs: " << range(ks(0), ks(gridX - 1)) << " k per column, "
       << range(ms(0), ms(gridY - 1)) << " m per row, " << passes() << (passes() == 1 ? " pass" : " passes") << " of "
       << range(ns(passes() - 1), ns(0)) << " n";
+  for (std::uint32_t p = 0; p < passes(); ++p)
+    if (folds(p)) {
+      out << ", sums folded back to the targets";
+      break;
+    }
   return out.str();
 }
 
@@ -132,17 +166,26 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   // below applies (sramParts).
   const SramBudget budget(arch);
   const std::uint32_t ksMax = p.ks(p.gridX - 1), msMax = p.ms(p.gridY - 1);
-  const auto fits = [&](std::uint64_t n) {
-    return budget.fits(p.sramParts<SramBytes>(ksMax, msMax, true, n).bytes());
-  };
-  std::uint64_t nPerPass = 0;
-  if (fits(1)) {
-    std::uint64_t fail = shape.n + 1;
-    for (nPerPass = 1; fail - nPerPass > 1;) {
-      const std::uint64_t mid = nPerPass + (fail - nPerPass) / 2;
-      (fits(mid) ? nPerPass : fail) = mid;
+  const auto largestPass = [&](bool twoSided) {
+    const auto fits = [&](std::uint64_t n) {
+      return budget.fits(p.sramParts<SramBytes>(ksMax, msMax, twoSided, n).bytes());
+    };
+    std::uint64_t fit = 0;
+    if (fits(1)) {
+      std::uint64_t fail = shape.n + 1;
+      for (fit = 1; fail - fit > 1;) {
+        const std::uint64_t mid = fit + (fail - fit) / 2;
+        (fits(mid) ? fit : fail) = mid;
+      }
     }
-  }
+    return fit;
+  };
+  std::uint64_t nPerPass = largestPass(true);
+  using Reduction = config::ArchConfig::Firmware::Reduction;
+  const Reduction reduction = arch.firmware.weightStreamReduction;
+  p.fold = p.gridX > 2 &&
+           (reduction == Reduction::Fold || (reduction == Reduction::Auto && p.foldPays(arch, nPerPass)));
+  if (p.fold) nPerPass = largestPass(false);  // a folded target takes one stream: one send buffer
   std::uint32_t passes = nPerPass == 0 ? 1 : std::uint32_t((shape.n + nPerPass - 1) / nPerPass);
   // More passes than columns: a whole number per column, so each keeps an equal share.
   if (passes > p.gridX) passes = (passes + p.gridX - 1) / p.gridX * p.gridX;

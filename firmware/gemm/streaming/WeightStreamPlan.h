@@ -11,8 +11,13 @@
 // N is computed in passes, each a block of n's with its own target column,
 // so that the output is spread over the columns (as the next layer reads
 // its activations, split along x) and each target's share fits its SRAM.
-// Partial sums flow east to the target from the PEs west of it and west
-// from those east of it.
+// Partial sums reach a target at an end of the row along the row. One with
+// columns on both sides either has them meet there (east from the PEs
+// west of it, west from the others: the target takes two streams per n
+// through its one RAMP) or, with `fold`, takes them from one chain that
+// runs east along the whole row past it (its router passing them on) and
+// whose last column sends the total back west to it: every PE takes one
+// stream, over a path about a row longer.
 //
 // The plan fixes the grid, the splits, the buffers and the colors, and
 // checks them against the architecture, explaining what does not fit.
@@ -73,9 +78,12 @@ struct WeightStreamPlan {
   std::vector<std::uint32_t> nBegin;  // passes + 1 boundaries: pass p computes n in [nBegin[p], nBegin[p+1])
   std::vector<std::uint32_t> target;  // per pass: the column that reduces and keeps its n's
   std::uint32_t loopCycles = 0;  // the kernel's own, per op (arch.firmware.weight_stream_loop_cycles)
+  bool fold = false;             // targets between the ends take the sums folded back (above)
   unsigned weightColor = 0;
   unsigned eastColors[2] = {1, 2};  // partial sums flowing east: PE c sends on eastColors[c % 2]
   unsigned westColors[2] = {3, 4};  // and west: PE c sends on westColors[c % 2]
+  // Folded: the last column sends the total back to the target on westColors[0];
+  // east of the target the chain's colors swap, because the target's router passes them on.
 
   pe::ElementType inputType() const { return pe::operandType(pe::Opcode::Fmac, shape.precision, 1); }
   pe::ElementType accumulatorType() const { return pe::operandType(pe::Opcode::Fmac, shape.precision, -1); }
@@ -85,7 +93,9 @@ struct WeightStreamPlan {
   std::uint32_t ns(std::uint32_t p) const { return nBegin[p + 1] - nBegin[p]; }
   // Output elements PE column c keeps per row element: the n's of every pass targeting it.
   std::uint64_t outputColumns(std::uint32_t c) const { return outputColumns_[c]; }
-  // Whether column c is the target of a pass with columns on both of its sides.
+  // Whether pass p's sums fold back to its target (a target between the ends, `fold`).
+  bool folds(std::uint32_t p) const { return fold && target[p] > 0 && target[p] + 1 < gridX; }
+  // Whether column c is the target of a pass whose sums meet there from both of its sides.
   bool twoSidedTarget(std::uint32_t c) const { return twoSidedTarget_[c]; }
   // What the plan holds in the SRAM of PE (c, r): a SramDemand or SramBytes (SramBudget.h).
   template <class Demand>
@@ -104,6 +114,9 @@ struct WeightStreamPlan {
  private:
   // Per column, from the targets (their scans would cost passes x columns).
   void indexTargets();
+  // Whether folding the sums past a target between the ends beats their
+  // meeting there, by the plan's estimate of each pass's cycles.
+  bool foldPays(const config::ArchConfig& arch, std::uint64_t nPerPass) const;
   // What a PE holding ks x ms activations keeps beside them, with `outputs`
   // output columns (a target: twoSided when columns lie on both its sides).
   template <class Demand>

@@ -191,10 +191,13 @@ TEST(EnergyResults, ASampledGemmCostsWhatTheWholeGemmDoes) {
   // Representative rows and steady-state outputs against every row and n
   // simulated: the multiply-adds, SRAM bytes and I/O exactly, the total
   // within 1% (the multicast's hops and the active cycles are
-  // extrapolated: energy-model.md, "Sampled GEMMs").
+  // extrapolated: energy-model.md, "Sampled GEMMs"). The sums meet at the
+  // target: folded, the sampled active cycles run 14% high and the total 2%
+  // (the same section says why).
   const ScratchDir dir;
   const std::vector<std::string> gemm = {"arch.preset=small", "run.mode=timing", "workload.m=512", "workload.k=256",
-                                         "workload.n=256", "workload.dtype=mixed"};
+                                         "workload.n=256", "workload.dtype=mixed",
+                                         "arch.firmware.weight_stream_reduction=meet"};
   std::vector<std::string> whole = gemm, sampled = gemm;
   whole.insert(whole.end(), {"workload.rows=all", "workload.steady_state_outputs=0"});
   sampled.insert(sampled.end(), {"workload.rows=representative", "workload.steady_state_outputs=8"});
