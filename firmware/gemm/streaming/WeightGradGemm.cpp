@@ -1,6 +1,7 @@
 #include "firmware/gemm/streaming/WeightGradGemm.h"
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "firmware/gemm/BalancedSplit.h"
@@ -15,11 +16,15 @@ namespace wsesim::firmware {
 using namespace wsesim::pe;
 
 namespace {
-constexpr unsigned kMIndex = 0;      // index register: the token m of the row being added
-constexpr unsigned kAheadIndex = 1;  // index register: wraps one token before the last
-constexpr unsigned kGoIndex = 2;     // index register: wraps at every token until 'stop'
+constexpr unsigned kMIndex = 0;        // index register: the token m of the row being added
+constexpr unsigned kAheadIndex = 1;    // index register: wraps one token before the last
+constexpr unsigned kGoIndex = 2;       // index register: wraps at every token until 'stop'
+constexpr unsigned kLastIndex = 5;     // index register: wraps after the token before the last, once 'stop' set it
+constexpr unsigned kReceiveIndex = 3;  // index register: the half of 'dy_row' the next token's dY goes to
+constexpr unsigned kUseIndex = 4;      // index register: the half holding this token's
 constexpr unsigned kReductionThread = 0;
 constexpr unsigned kBroadcastThread = 1;
+constexpr unsigned kReceiveThread = 2;
 }  // namespace
 
 WeightGradGemm::WeightGradGemm(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX,
@@ -28,9 +33,9 @@ WeightGradGemm::WeightGradGemm(const GemmShape& shape, const config::ArchConfig&
 
 WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config::ArchConfig& arch,
                                            std::uint32_t gridX, std::uint32_t gridY) {
-  if (arch.pe.threads < 2)
-    throw PlanError("the weight-gradient pass overlaps the dY broadcast and the column reduction with the FMACs on 2 "
-                    "hardware threads, but arch.pe.threads=" + std::to_string(arch.pe.threads));
+  if (arch.pe.threads < 3)
+    throw PlanError("the weight-gradient pass overlaps the dY broadcast, its receipt and the column reduction with the "
+                    "FMACs on 3 hardware threads, but arch.pe.threads=" + std::to_string(arch.pe.threads));
   // The forward's layout; its passes' sums meet (the weight gradient reduces along columns, never folding).
   config::ArchConfig layoutArch = arch;
   layoutArch.firmware.weightStreamReduction = config::ArchConfig::Firmware::Reduction::Meet;
@@ -53,7 +58,7 @@ Demand WeightGradGemm::sramParts(const WeightStreamPlan& layout, std::uint32_t c
         std::uint64_t(ks) * ms * in);
   d.add([&] { return "output gradients 'dy' " + std::to_string(ms) + "x" + std::to_string(outputColumns) + " " + inName(); },
         ms * outputColumns * in);
-  d.add([&] { return "dY row 'dy_row' " + std::to_string(ns) + " " + inName(); }, ns * in);
+  d.add([&] { return "dY rows 'dy_row' 2x" + std::to_string(ns) + " " + inName(); }, 2ull * ns * in);
   d.add([&] { return "partial dW 'acc' " + std::to_string(ks) + "x" + std::to_string(ns) + " " + accName(); },
         std::uint64_t(ks) * ns * acc);
   return d;
@@ -171,12 +176,13 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   const BufferRef x = b.buffer("x", layout_.inputType(), ks * ms);
   const std::uint32_t dyElements = std::uint32_t(ms * layout_.outputColumns(c));
   const BufferRef dy = dyElements ? b.buffer("dy", layout_.inputType(), dyElements) : BufferRef{0};
-  const BufferRef row = b.buffer("dy_row", layout_.inputType(), ns);
+  // Two halves: the next token's dY arrives in one while the FMACs read the other.
+  const BufferRef row = b.buffer("dy_row", layout_.inputType(), 2 * ns);
   // dW[k, the block's n's] at k x ns; a new buffer starts zeroed.
   const BufferRef acc = b.buffer("acc", accType, ks * ns);
   // Created in this order: a lower task number runs first ('stop' before
-  // the last token's run; the source's broadcast starts before its first
-  // token waits for the dY it sends).
+  // the token run it replaces; the source's broadcast starts before the
+  // first receipt waits for the dY it sends).
   const TaskRef stop = b.task("stop");
   const TaskRef done = b.task("pass_done");
   if (source) {
@@ -185,25 +191,49 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
     b.fmov(broadcast, inPrecision, fabricOut(broadcastColor_, ms * ns), memory(dy, ms * ns, ms * dyColumnOffset(phase)),
            Issue::onThread(kBroadcastThread));
   }
+  const TaskRef firstRow = b.task("first_row");
   const TaskRef token = b.task("token");
-  b.activateAtStart(token);
-  // One run per token m of the row: its dY over the block's n's arrives in
-  // 'dy_row', and each k adds the outer product's row, acc[k, :] +=
+  const TaskRef last = b.task("last");
+  // Per token m of the row, its dY over the block's n's arrives in a half
+  // of 'dy_row', and each k adds the outer product's row, acc[k, :] +=
   // X[m, k] x dY[m, :]: ks AXPYs as long as the block (the product a PE
-  // owes for its tokens, X^T . dY over its block). The loop is the
-  // resident GEMMs' (ResidentGemm::build): the task re-activates itself
-  // through kGoIndex until 'stop', activated one run before the last, moves it past its limit.
-  b.fmov(token, inPrecision, memory(row, ns), fabricIn(broadcastColor_, ns));
-  for (std::uint32_t k = 0; k < ks; ++k)
-    b.fmac(token, shape().precision, memory(acc, ns, k * ns), memory(acc, ns, k * ns),
-           memory(x, ns, k * ms, 0).indexed(kMIndex, 1), memory(row, ns));
-  b.countIndex(token, kMIndex, ms, done);
-  if (ms > 1) {
-    b.countIndex(token, kAheadIndex, ms - 1, stop);
-    b.countIndex(token, kGoIndex, 1, token);
-    b.setIndex(stop, kGoIndex, 2);
-    b.setIndex(stop, kAheadIndex, ms);  // past its limit too: 'stop' runs once
-  }
+  // owes for its tokens, X^T . dY over its block). Token m's run first
+  // issues the receipt of token m + 1's row on a hardware thread (which
+  // waits for token m's to be in), then runs its AXPYs from the other half:
+  // a row arrives while the previous one's AXPYs run, as microthreads
+  // allow. The loop is the resident GEMMs' (ResidentGemm::build): 'token'
+  // re-activates itself through kGoIndex, with kGoIndex and kLastIndex
+  // past their limits; 'stop', activated two runs before the last token's,
+  // moves kGoIndex past and kLastIndex to its wrap, so that the run before
+  // the last token's starts 'last' instead, whose AXPYs wait for the last
+  // row on its thread and hand on to the reduction.
+  const auto receive = [&](TaskRef task) {
+    b.fmov(task, inPrecision, memory(row, ns).indexed(kReceiveIndex, ns), fabricIn(broadcastColor_, ns),
+           Issue::onThread(kReceiveThread));
+    b.countIndex(task, kReceiveIndex, 2);
+  };
+  const auto axpys = [&](TaskRef task, Issue issue, std::optional<TaskRef> then) {
+    for (std::uint32_t k = 0; k < ks; ++k)
+      b.fmac(task, shape().precision, memory(acc, ns, k * ns), memory(acc, ns, k * ns),
+             memory(x, ns, k * ms, 0).indexed(kMIndex, 1), memory(row, ns).indexed(kUseIndex, ns),
+             then && k + 1 == ks ? issue.thenActivate(*then) : issue);
+    b.countIndex(task, kUseIndex, 2);
+    b.countIndex(task, kMIndex, ms);
+  };
+  constexpr std::uint32_t kPast = 2;  // a count from here never reaches a limit of 1
+  b.activateAtStart(firstRow);
+  receive(firstRow);
+  b.setIndex(firstRow, kGoIndex, ms > 2 ? 0 : kPast);
+  b.setIndex(firstRow, kLastIndex, ms > 2 ? kPast : 0);
+  b.activate(firstRow, ms > 1 ? token : last);
+  receive(token);
+  axpys(token, Issue::sync(), std::nullopt);
+  if (ms > 2) b.countIndex(token, kAheadIndex, ms - 2, stop);
+  b.countIndex(token, kGoIndex, 1, token);
+  b.countIndex(token, kLastIndex, 1, last);
+  b.setIndex(stop, kGoIndex, kPast);
+  b.setIndex(stop, kLastIndex, 0);
+  axpys(last, Issue::onThread(kReceiveThread), done);
 
   // The column's reduction of the block's ks x ns sums, along its mesh row
   // to the edge: the chain's first row starts it, the others add what

@@ -47,25 +47,28 @@ INSTANTIATE_TEST_SUITE_P(
 
 // With 400 bytes of SRAM the forward layout keeps Y (so dY) in 5 passes at
 // columns 0, 2, 4, 5, 7: the row broadcast's routes change with each pass;
-// beside X and dY a PE's partial dW (3 k's) and a token's dY row fit 5 n's,
-// so each pass of 12 or 13 n's runs in 3 blocks.
+// beside X and dY a PE's partial dW (3 k's) and two tokens' dY rows (one
+// arriving, one in use) fit 4 n's, so each pass of 13 n's runs in 4 blocks,
+// the last of 12 in 3.
 TEST(WeightGradGemm, PassesBroadcastFromEachTargetColumn) {
   const nlohmann::json r =
       runGemm(shape(40, 24, 64) + "  pass: weight_grad\n", "functional", "  pe:\n    sram_bytes: 400\n");
-  EXPECT_EQ(r["phases"], 15u);
+  EXPECT_EQ(r["phases"], 19u);
   EXPECT_EQ(r["mismatches"], 0u);
   EXPECT_LE(r["sram_high_water_bytes"].get<std::uint64_t>(), 400u);
 }
 
 // Timing mode reproduces functional mode's cycles (recorded from a
-// functional run of the fifteen-block case above); each mode in its own
+// functional run of the nineteen-block case above); each mode in its own
 // process. (2942 when every arriving dY ran a task of one FMAC over the
-// PE's k's, before the outer products.)
+// PE's k's, before the outer products; 3131 in 15 blocks of 5 n's before a
+// token's dY row arrived while the previous one's AXPYs ran: blocks of a
+// few n's gain nothing from the overlap and pay for the extra blocks.)
 class WeightGradModes : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(WeightGradModes, SameCyclesInBothModes) {
   const nlohmann::json r = runGemm(shape(40, 24, 64) + "  pass: weight_grad\n", GetParam(), "  pe:\n    sram_bytes: 400\n");
-  EXPECT_EQ(r["cycles"], 3131u);
+  EXPECT_EQ(r["cycles"], 3164u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, WeightGradModes, ::testing::Values("functional", "timing"));
@@ -95,7 +98,8 @@ TEST(WeightGradGemm, RepresentativeRowsNeedTimingMode) {
 // fits (its target, grid column 4: 8 x 1 activations 32 B, 4 one-element sum
 // buffers 16 B, 1 x 16 outputs 64 B = 112 B), but the weight gradient's
 // target holds X 8 x 1 f32 = 32 B, dY 1 x 16 f32 = 64 B, and even
-// in blocks of one n a dY row of 4 B and the partial dW 8 x 1 f32 = 32 B: 132 B.
+// in blocks of one n two dY rows of 4 B (one arriving while the other is
+// used) and the partial dW 8 x 1 f32 = 32 B: 136 B.
 // The grid lies transposed on the mesh, so grid column 4 is mesh row 4 and
 // the error names the PE at mesh (0,4), as the map and the NoC summary do.
 TEST(WeightGradGemm, APeThatOverflowsSramIsNamedWithEveryBufferAndTheLimit) {
@@ -105,8 +109,8 @@ TEST(WeightGradGemm, APeThatOverflowsSramIsNamedWithEveryBufferAndTheLimit) {
   } catch (const config::ConfigError& e) {
     const std::string msg = e.what();
     for (const char* part :
-         {"weight_grad dW = X^T . dY of the layer 8x64x16", "PE (0,4) needs 132 bytes of SRAM, more than arch.pe.sram_bytes=120",
-          "activations 'x' 8x1 f32 = 32 B", "output gradients 'dy' 1x16 f32 = 64 B", "dY row 'dy_row' 1 f32 = 4 B",
+         {"weight_grad dW = X^T . dY of the layer 8x64x16", "PE (0,4) needs 136 bytes of SRAM, more than arch.pe.sram_bytes=120",
+          "activations 'x' 8x1 f32 = 32 B", "output gradients 'dy' 1x16 f32 = 64 B", "dY rows 'dy_row' 2x1 f32 = 8 B",
           "partial dW 'acc' 8x1 f32 = 32 B"})
       EXPECT_NE(msg.find(part), std::string::npos) << part << " missing: " << msg;
   }
