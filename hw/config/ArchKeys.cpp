@@ -34,7 +34,7 @@ const common::KeyTable<ArchConfig::Firmware>& firmwareKeys() {
                   "how a weight-streamed pass's partial sums reach a target column with columns on both sides: "
                   "`meet` (from both sides at once: the target takes two streams), `fold` (one chain along the whole "
                   "row past the target, its last column sending the total back: every PE takes one stream, over a "
-                  "longer path) or `auto` (the plan's per-GEMM estimate of the faster, docs/gemm-mappings.md)"),
+                  "longer path) or `auto` (pass by pass, the plan's estimate of the faster, docs/gemm-mappings.md)"),
   }, {}};
   return keys;
 }

@@ -22,7 +22,7 @@ constexpr unsigned kReductionThread = 0;
 void WeightStreamGemm::programRoutes(fabric::ColorRouteTable& routes) const {
   for (std::uint32_t c = 0; c < plan_.gridX; ++c)
     routeLineFromEdge(routes, plan_.column(c), plan_.weightsFromEast(c), plan_.gridY - 1, plan_.weightColor);
-  if (plan_.fold) return;  // the pass's (programPhaseRoutes)
+  if (plan_.anyFolds()) return;  // the pass's (programPhaseRoutes)
   for (std::uint32_t r = 0; r < plan_.gridY; ++r) {
     routeChainUp(routes, plan_.row(r), 0, plan_.gridX - 1, plan_.eastColors);
     routeChainDown(routes, plan_.row(r), 0, plan_.gridX - 1, plan_.westColors);
@@ -30,7 +30,7 @@ void WeightStreamGemm::programRoutes(fabric::ColorRouteTable& routes) const {
 }
 
 void WeightStreamGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::uint32_t pass) const {
-  if (!plan_.fold) return;
+  if (!plan_.anyFolds()) return;
   using fabric::bit;
   using fabric::Port;
   const std::uint32_t t = plan_.target[pass], last = plan_.gridX - 1;
@@ -42,11 +42,9 @@ void WeightStreamGemm::programPhaseRoutes(fabric::ColorRouteTable& routes, std::
     for (std::uint32_t c = 0; c <= last; ++c)
       for (unsigned color : {plan_.eastColors[0], plan_.eastColors[1], plan_.westColors[0], plan_.westColors[1]})
         routes.set(row.x(c), row.y(c), color, 0, 0);
-    if (!plan_.folds(pass)) {  // an end target: one chain along the row into it
-      if (t == 0)
-        routeChainDown(routes, row, 0, last, plan_.westColors);
-      else
-        routeChainUp(routes, row, 0, last, plan_.eastColors);
+    if (!plan_.folds(pass)) {  // the sums meet at the target: both chains, as without folds
+      routeChainUp(routes, row, 0, last, plan_.eastColors);
+      routeChainDown(routes, row, 0, last, plan_.westColors);
       continue;
     }
     routeChainUp(routes, row, 0, t - 1, plan_.eastColors);
@@ -75,7 +73,7 @@ GemmOutline WeightStreamGemm::outlineOf(const WeightStreamPlan& plan) {
   for (std::uint32_t p = 0; p < plan.passes(); ++p) {
     o.keptBuffers.push_back("y" + std::to_string(p));
     o.phaseOutputs.push_back(plan.ns(p));
-    o.phaseLikeness.push_back(plan.passLikeness(plan.ns(p), plan.target[p]));
+    o.phaseLikeness.push_back(plan.passLikeness(plan.ns(p), plan.target[p], plan.folds(p)));
   }
   o.phaseLayout = plan.layout("weight_stream");
   o.transposed = true;  // WeightStreamPlan::pe

@@ -14,7 +14,7 @@ void WeightStreamPlan::indexTargets() {
   twoSidedTarget_.assign(gridX, false);
   for (std::uint32_t p = 0; p < passes(); ++p) {
     outputColumns_[target[p]] += ns(p);
-    twoSidedTarget_[target[p]] = twoSidedTarget_[target[p]] || (target[p] > 0 && target[p] + 1 < gridX && !fold);
+    twoSidedTarget_[target[p]] = twoSidedTarget_[target[p]] || (target[p] > 0 && target[p] + 1 < gridX && !folds(p));
   }
 }
 
@@ -44,9 +44,8 @@ Demand WeightStreamPlan::sramParts(std::uint32_t ksHeld, std::uint32_t msHeld, b
 }
 
 
-bool WeightStreamPlan::foldPays(const config::ArchConfig& arch, std::uint64_t nPerPass) const {
-  // Per n, on a row of the most m's, at the column of the fewest k's (the
-  // least FMAC work to hide the reduction behind), by OpTiming's charges:
+bool WeightStreamPlan::foldPays(const config::ArchConfig& arch, std::uint32_t p) const {
+  // Per n, on a row of the most m's, by OpTiming's charges:
   using pe::Opcode;
   const pe::PeParams& pe = arch.pe;
   const pe::Precision sums = accumulatorType() == pe::ElementType::F32 ? pe::Precision::Fp32 : pe::Precision::Fp16;
@@ -54,20 +53,24 @@ bool WeightStreamPlan::foldPays(const config::ArchConfig& arch, std::uint64_t nP
   const auto op = [&](Opcode o, pe::Precision precision) {
     return issue + pe::elementCycles(pe, o, precision, ms, pe.lanes.of(o, precision));
   };
-  // The main thread: a task per weight (its FMAC), then the n's 'column_done'.
-  const std::uint64_t fmacs = ks(0) * (pe.taskStartCycles + op(Opcode::Fmac, shape.precision)) + pe.taskStartCycles;
+  // The main thread: a task per weight (its FMAC), then the n's
+  // 'column_done'; the column of the most k's paces the row.
+  const auto fmacs = [&](std::uint64_t ks) {
+    return ks * (pe.taskStartCycles + op(Opcode::Fmac, shape.precision)) + pe.taskStartCycles;
+  };
+  const std::uint64_t row = fmacs(ks(gridX - 1));
   // Thread 0: the accumulator's copy, then the reduction's add of `streams`
   // incoming streams, which share the PE's RAMP at one wavelet a cycle.
   const auto reduction = [&](std::uint64_t streams) {
     return op(Opcode::Fmov, sums) + std::max(op(Opcode::Fadd, sums), issue + streams * ms);
   };
-  // A meeting target also adds its own sums ('finish') on the main thread.
-  const std::uint64_t meet = std::max(fmacs + pe.taskStartCycles + op(Opcode::Fadd, sums), reduction(2));
-  const std::uint64_t folded = std::max(fmacs, reduction(1));
-  // Folded, a pass's last sums travel the whole row and back before the
-  // next pass can start, and each pass reprograms the rows' routes: worth it
-  // only when the n's it saves on outweigh that.
-  return meet > folded && (meet - folded) * nPerPass >
+  // A meeting target also adds its own sums ('finish') on its main thread.
+  const std::uint64_t target = fmacs(ks(this->target[p])) + pe.taskStartCycles + op(Opcode::Fadd, sums);
+  const std::uint64_t meet = std::max({row, target, reduction(2)}), folded = std::max(row, reduction(1));
+  // Folded, the pass's last sums travel the whole row and back before the
+  // next pass can start, and it reprograms the rows' routes: worth it only
+  // when its n's save more than that.
+  return meet > folded && (meet - folded) * ns(p) >
                               std::uint64_t(gridX) * arch.relayStageCycles() + arch.fabric.routeSwitchCycles;
 }
 
@@ -83,11 +86,12 @@ std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, std::u
   return cycles;
 }
 
-PhaseLikeness WeightStreamPlan::passLikeness(std::uint32_t ns, std::uint32_t target) const {
+PhaseLikeness WeightStreamPlan::passLikeness(std::uint32_t ns, std::uint32_t target, bool folded) const {
   const bool end = target == 0 || target + 1 == gridX;
   // Folded, the chain is the same for every target; only the way back differs.
-  return {"n" + std::to_string(ns) + "_k" + std::to_string(ks(target)) + (end ? "_end" : "_between"),
-          !end && fold ? gridX - 1 - target : std::max(target, gridX - 1 - target)};
+  return {"n" + std::to_string(ns) + "_k" + std::to_string(ks(target)) +
+              (end ? "_end" : folded ? "_folded" : "_between"),
+          folded ? gridX - 1 - target : std::max(target, gridX - 1 - target)};
 }
 
 std::string WeightStreamPlan::layout(const std::string& program) const {
@@ -109,11 +113,8 @@ std::string WeightStreamPlan::describe() const {
       << " on " << gridX << "x" << gridY << " PEs: " << range(ks(0), ks(gridX - 1)) << " k per column, "
       << range(ms(0), ms(gridY - 1)) << " m per row, " << passes() << (passes() == 1 ? " pass" : " passes") << " of "
       << range(ns(passes() - 1), ns(0)) << " n";
-  for (std::uint32_t p = 0; p < passes(); ++p)
-    if (folds(p)) {
-      out << ", sums folded back to the targets";
-      break;
-    }
+  const auto folded = std::uint32_t(std::count(foldedPass.begin(), foldedPass.end(), true));
+  if (folded) out << ", sums folded back to the targets of " << folded << (folded == 1 ? " pass" : " passes");
   return out.str();
 }
 
@@ -121,12 +122,14 @@ WeightStreamPlan WeightStreamPlan::cut(const std::vector<PhaseCut>& cuts) const 
   WeightStreamPlan p = *this;
   p.nBegin = {0};
   p.target.clear();
+  p.foldedPass.clear();
   for (const PhaseCut& c : cuts) {
     if (c.phase >= passes() || c.outputs == 0 || c.outputs > ns(c.phase))
       throw std::invalid_argument("cannot cut pass " + std::to_string(c.phase) + " to " + std::to_string(c.outputs) +
                                   " n's: " + describe());
     p.nBegin.push_back(p.nBegin.back() + c.outputs);
     p.target.push_back(target[c.phase]);
+    p.foldedPass.push_back(folds(c.phase));
   }
   p.shape.n = p.nBegin.back();
   p.indexTargets();
@@ -180,12 +183,12 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
     }
     return fit;
   };
-  std::uint64_t nPerPass = largestPass(true);
+  // A folded target takes one stream: one send buffer, so `fold` sizes the
+  // passes for it; `auto` sizes them for a target whose sums meet, then
+  // folds the passes where that pays.
   using Reduction = config::ArchConfig::Firmware::Reduction;
   const Reduction reduction = arch.firmware.weightStreamReduction;
-  p.fold = p.gridX > 2 &&
-           (reduction == Reduction::Fold || (reduction == Reduction::Auto && p.foldPays(arch, nPerPass)));
-  if (p.fold) nPerPass = largestPass(false);  // a folded target takes one stream: one send buffer
+  const std::uint64_t nPerPass = largestPass(reduction != Reduction::Fold);
   std::uint32_t passes = nPerPass == 0 ? 1 : std::uint32_t((shape.n + nPerPass - 1) / nPerPass);
   // More passes than columns: a whole number per column, so each keeps an equal share.
   if (passes > p.gridX) passes = (passes + p.gridX - 1) / p.gridX * p.gridX;
@@ -194,6 +197,10 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   for (std::uint32_t pass = 0; pass < passes; ++pass)
     p.target.push_back(passes <= p.gridX ? std::uint32_t((2ull * pass + 1) * p.gridX / (2ull * passes))
                                          : pass % p.gridX);
+  p.foldedPass.assign(passes, false);
+  for (std::uint32_t pass = 0; pass < passes; ++pass)
+    if (p.target[pass] > 0 && p.target[pass] + 1 < p.gridX)
+      p.foldedPass[pass] = reduction == Reduction::Fold || (reduction == Reduction::Auto && p.foldPays(arch, pass));
   p.indexTargets();
 
   std::uint64_t worst = 0;

@@ -14,7 +14,7 @@
 // Partial sums reach a target at an end of the row along the row. One with
 // columns on both sides either has them meet there (east from the PEs
 // west of it, west from the others: the target takes two streams per n
-// through its one RAMP) or, with `fold`, takes them from one chain that
+// through its one RAMP) or, folded (`foldedPass`), takes them from one chain that
 // runs east along the whole row past it (its router passing them on) and
 // whose last column sends the total back west to it: every PE takes one
 // stream, over a path about a row longer.
@@ -29,6 +29,7 @@
 // and are multicast along the row: even grid columns from the West, odd
 // ones from the East, so that both edges' channels carry weights.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -65,7 +66,7 @@ struct WeightStreamPlan {
   // it ends the row, its column's parity (which colors carry what: no
   // timing) and its reach, the farther end's distance: the relays its data
   // pass through.
-  PhaseLikeness passLikeness(std::uint32_t ns, std::uint32_t target) const;
+  PhaseLikeness passLikeness(std::uint32_t ns, std::uint32_t target, bool folded = false) const;
   // The grid and blocks every pass runs on, whatever N: `program` names the
   // mapping's program family (GemmOutline::phaseLayout).
   std::string layout(const std::string& program) const;
@@ -78,7 +79,7 @@ struct WeightStreamPlan {
   std::vector<std::uint32_t> nBegin;  // passes + 1 boundaries: pass p computes n in [nBegin[p], nBegin[p+1])
   std::vector<std::uint32_t> target;  // per pass: the column that reduces and keeps its n's
   std::uint32_t loopCycles = 0;  // the kernel's own, per op (arch.firmware.weight_stream_loop_cycles)
-  bool fold = false;             // targets between the ends take the sums folded back (above)
+  std::vector<bool> foldedPass;  // per pass: its target, between the ends, takes the sums folded back (above)
   unsigned weightColor = 0;
   unsigned eastColors[2] = {1, 2};  // partial sums flowing east: PE c sends on eastColors[c % 2]
   unsigned westColors[2] = {3, 4};  // and west: PE c sends on westColors[c % 2]
@@ -93,8 +94,9 @@ struct WeightStreamPlan {
   std::uint32_t ns(std::uint32_t p) const { return nBegin[p + 1] - nBegin[p]; }
   // Output elements PE column c keeps per row element: the n's of every pass targeting it.
   std::uint64_t outputColumns(std::uint32_t c) const { return outputColumns_[c]; }
-  // Whether pass p's sums fold back to its target (a target between the ends, `fold`).
-  bool folds(std::uint32_t p) const { return fold && target[p] > 0 && target[p] + 1 < gridX; }
+  // Whether pass p's sums fold back to its target, and whether any pass's do.
+  bool folds(std::uint32_t p) const { return foldedPass[p]; }
+  bool anyFolds() const { return std::find(foldedPass.begin(), foldedPass.end(), true) != foldedPass.end(); }
   // Whether column c is the target of a pass whose sums meet there from both of its sides.
   bool twoSidedTarget(std::uint32_t c) const { return twoSidedTarget_[c]; }
   // What the plan holds in the SRAM of PE (c, r): a SramDemand or SramBytes (SramBudget.h).
@@ -114,9 +116,9 @@ struct WeightStreamPlan {
  private:
   // Per column, from the targets (their scans would cost passes x columns).
   void indexTargets();
-  // Whether folding the sums past a target between the ends beats their
-  // meeting there, by the plan's estimate of each pass's cycles.
-  bool foldPays(const config::ArchConfig& arch, std::uint64_t nPerPass) const;
+  // Whether folding pass p's sums past its target (between the ends) beats
+  // their meeting there, by the plan's estimate of the pass's cycles.
+  bool foldPays(const config::ArchConfig& arch, std::uint32_t p) const;
   // What a PE holding ks x ms activations keeps beside them, with `outputs`
   // output columns (a target: twoSided when columns lie on both its sides).
   template <class Demand>
