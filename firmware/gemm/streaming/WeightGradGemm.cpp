@@ -19,9 +19,9 @@ namespace {
 constexpr unsigned kMIndex = 0;        // index register: the token m of the row being added
 constexpr unsigned kAheadIndex = 1;    // index register: wraps one token before the last
 constexpr unsigned kGoIndex = 2;       // index register: wraps at every token until 'stop'
-constexpr unsigned kLastIndex = 5;     // index register: wraps after the token before the last, once 'stop' set it
 constexpr unsigned kReceiveIndex = 3;  // index register: the half of 'dy_row' the next token's dY goes to
 constexpr unsigned kUseIndex = 4;      // index register: the half holding this token's
+constexpr unsigned kLastIndex = 5;     // index register: wraps after the token before the last, once 'stop' set it
 constexpr unsigned kReductionThread = 0;
 constexpr unsigned kBroadcastThread = 1;
 constexpr unsigned kReceiveThread = 2;
