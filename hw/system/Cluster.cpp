@@ -17,9 +17,11 @@ Cluster::Cluster(sc_core::sc_module_name name, const ClusterSpec& spec, ModelWei
       prepare_(std::move(prepare)) {
   memoryx.weights_out.bind(swarmx.from_memoryx);
   swarmx.to_memoryx.bind(memoryx.gradients_in);
+  swarmx.activations_to_memoryx.bind(memoryx.activations_in);
   for (CsSystem& s : systems) {
     swarmx.to_systems.bind(s.weights_in);
     s.gradients_out.bind(swarmx.from_systems);
+    s.activations.bind(swarmx.activations_from_systems);
   }
   SC_THREAD(run);
 }

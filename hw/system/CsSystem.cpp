@@ -5,12 +5,20 @@
 
 namespace wsesim::system {
 
-const char* taskBoundName(TaskBound bound) { return bound == TaskBound::Compute ? "compute" : "weight stream"; }
+const char* taskBoundName(TaskBound bound) {
+  switch (bound) {
+    case TaskBound::Compute: return "compute";
+    case TaskBound::WeightStream: return "weight stream";
+    case TaskBound::ActivationFetch: return "activation fetch";
+  }
+  return "?";
+}
 
 CsSystem::CsSystem(sc_core::sc_module_name name, const wafer::IoParams& io, std::uint32_t meshRows)
     : sc_core::sc_module(name),
       weights_in("weights_in"),
       gradients_out("gradients_out"),
+      activations("activations"),
       ring_("io_ring", io, meshRows),
       to_ring_("to_ring", ring_.channels()),
       wafer_out_("wafer_out", ring_.channels()),
@@ -29,6 +37,16 @@ void CsSystem::setWork(WaferWork work, const sc_core::sc_time& begin) {
   cursor_ = 0;
   waferFree_ = begin;
   records_.clear();
+  fetchesAt_.assign(work_.size(), {});
+  fetched_.assign(work_.size(), begin);
+  for (std::size_t i = 0; i < work_.size(); ++i) {
+    if (!work_[i].fetchBytes) continue;
+    if (work_[i].fetchFrom > i)
+      SC_REPORT_ERROR(name(), ("task '" + work_[i].name + "' fetches its activations from the start of a later task (" +
+                               std::to_string(work_[i].fetchFrom) + ")")
+                                  .c_str());
+    fetchesAt_[work_[i].fetchFrom].push_back(i);
+  }
   runUnstreamed();
 }
 
@@ -94,13 +112,16 @@ void CsSystem::takeWeights(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
   TaskRecord r;
   r.task = cursor_;
   r.start = std::max(waferFree_, atWafer.head);
+  const bool heldByFetch = startTask(r);
   r.end = std::max(r.start + task.duration, atWafer.tail + task.drain);
   r.waited = r.end - waferFree_ - task.duration;
-  r.bound = r.waited > sc_core::SC_ZERO_TIME ? TaskBound::WeightStream : TaskBound::Compute;
+  r.bound = r.waited == sc_core::SC_ZERO_TIME                          ? TaskBound::Compute
+            : heldByFetch && r.end == r.start + task.duration ? TaskBound::ActivationFetch
+                                                                       : TaskBound::WeightStream;
   records_.push_back(r);
   waferFree_ = r.end;
   ++cursor_;
-  if (task.gradients) sendGradients(task, r.start, r.end);
+  sendOutputs(task, r.start, r.end);
   // The write is done when the wafer has taken its last weight.
   delay = r.end - task.drain - sc_core::sc_time_stamp();
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -113,31 +134,74 @@ void CsSystem::runUnstreamed() {
     TaskRecord r;
     r.task = cursor_;
     r.start = waferFree_;
+    if (startTask(r)) {
+      r.waited = r.start - waferFree_;
+      r.bound = TaskBound::ActivationFetch;
+    }
     r.end = r.start + task.duration;
     records_.push_back(r);
     waferFree_ = r.end;
     ++cursor_;
-    if (task.gradients) sendGradients(task, r.start, r.end);
+    sendOutputs(task, r.start, r.end);
   }
 }
 
-void CsSystem::sendGradients(const WaferTask& task, const sc_core::sc_time& start, const sc_core::sc_time& end) {
-  tlm::tlm_generic_payload& payload = payloads_.allocate(task.gradientBytes, false);
+bool CsSystem::startTask(TaskRecord& r) {
+  const bool held = fetched_[r.task] > r.start;
+  if (held) r.start = fetched_[r.task];
+  for (std::size_t later : fetchesAt_[r.task]) fetch(later, r.start);
+  return held;
+}
+
+void CsSystem::fetch(std::size_t task, const sc_core::sc_time& at) {
+  const WaferTask& t = work_[task];
+  tlm::tlm_generic_payload& payload = payloads_.allocate(t.fetchBytes, false);
+  payload.set_command(tlm::TLM_READ_COMMAND);
+  payload.set_address(t.activationAddress);
+  StreamTiming atSystem;
+  {
+    // The read's bytes stream from MemoryX's storage down to the system.
+    const StreamTimingScope stream(payload, at, at);
+    sc_core::sc_time delay = at - sc_core::sc_time_stamp();
+    activations->b_transport(payload, delay);
+    if (payload.is_response_error())
+      SC_REPORT_ERROR(name(), ("the activations task '" + t.name + "' fetches were refused: " +
+                               payload.get_response_string())
+                                  .c_str());
+    atSystem = stream.timing();
+  }
+  // Into the wafer through the ring, beside the weights.
   payload.set_command(tlm::TLM_WRITE_COMMAND);
-  payload.set_address(task.gradientAddress);
-  // Gradients leave as the task computes them: through the ring's egress, then on to SwarmX.
+  fetched_[task] = spread(payload, to_ring_, atSystem.head, atSystem.tail).tail;
+  payload.release();
+}
+
+void CsSystem::sendOutputs(const WaferTask& task, const sc_core::sc_time& start, const sc_core::sc_time& end) {
+  if (task.gradients) sendOut(gradients_out, task.gradientAddress, task.gradientBytes, start, end, "gradients");
+  if (task.offloadBytes)
+    sendOut(activations, task.activationAddress, task.offloadBytes, start, end, "offloaded activations");
+}
+
+void CsSystem::sendOut(tlm_utils::simple_initiator_socket<CsSystem>& socket, std::uint64_t address,
+                       std::uint64_t bytes, const sc_core::sc_time& start, const sc_core::sc_time& end,
+                       const std::string& what) {
+  tlm::tlm_generic_payload& payload = payloads_.allocate(bytes, false);
+  payload.set_command(tlm::TLM_WRITE_COMMAND);
+  payload.set_address(address);
+  // They leave as the task computes them: through the ring's egress, then on to SwarmX.
   const StreamTiming out = spread(payload, wafer_out_, start, end);
   const StreamTimingScope stream(payload, out.head, out.tail);
   sc_core::sc_time delay = out.tail - sc_core::sc_time_stamp();
-  gradients_out->b_transport(payload, delay);
+  socket->b_transport(payload, delay);
   if (payload.is_response_error())
-    SC_REPORT_ERROR(name(), ("gradients of task '" + task.name + "' were refused: " + payload.get_response_string())
+    SC_REPORT_ERROR(name(), (what + " at address " + std::to_string(address) + " were refused: " +
+                             payload.get_response_string())
                                 .c_str());
   payload.release();
 }
 
 void CsSystem::leaveRing(int, tlm::tlm_generic_payload& payload, sc_core::sc_time&) {
-  // The network interface takes each channel's share; sendGradients writes the whole on.
+  // The network interface takes each channel's share; sendOut writes the whole on.
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -22,6 +22,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hw/wafer/IoParams.h"
@@ -32,15 +33,15 @@
 
 namespace wsesim::system {
 
-// What held a task back: nothing but the wafer (compute), or its weight
-// stream arriving late or slowly.
-enum class TaskBound { Compute, WeightStream };
+// What held a task back: nothing but the wafer (compute), its weight
+// stream arriving late or slowly, or its offloaded activations coming back.
+enum class TaskBound { Compute, WeightStream, ActivationFetch };
 const char* taskBoundName(TaskBound bound);
 
 struct TaskRecord {
   std::size_t task = 0;  // index into the work
   sc_core::sc_time start, end;
-  sc_core::sc_time waited;  // the wafer idle for weights: end - duration - when it was free
+  sc_core::sc_time waited;  // the wafer idle before it: end - duration - when it was free
   TaskBound bound = TaskBound::Compute;
 };
 
@@ -48,6 +49,8 @@ class CsSystem : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<CsSystem> weights_in;
   tlm_utils::simple_initiator_socket<CsSystem> gradients_out;
+  // Offloaded activations: written out and read back (WaferTask).
+  tlm_utils::simple_initiator_socket<CsSystem> activations;
 
   CsSystem(sc_core::sc_module_name name, const wafer::IoParams& io, std::uint32_t meshRows);
 
@@ -68,7 +71,16 @@ class CsSystem : public sc_core::sc_module {
   void leaveRing(int channel, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   // Runs the tasks from the cursor up to the next streamed one.
   void runUnstreamed();
-  void sendGradients(const WaferTask& task, const sc_core::sc_time& start, const sc_core::sc_time& end);
+  // The task's start, no earlier than its fetched activations are in; issues
+  // the fetches that begin with it. True when the fetch held it back.
+  bool startTask(TaskRecord& record);
+  void fetch(std::size_t task, const sc_core::sc_time& at);
+  // What the task sends out as it runs: gradients and offloaded activations.
+  void sendOutputs(const WaferTask& task, const sc_core::sc_time& start, const sc_core::sc_time& end);
+  // Writes `bytes` for `address`, computed from `start` to `end`, through
+  // the ring's egress and on through `socket`.
+  void sendOut(tlm_utils::simple_initiator_socket<CsSystem>& socket, std::uint64_t address, std::uint64_t bytes,
+               const sc_core::sc_time& start, const sc_core::sc_time& end, const std::string& what);
   // Writes `payload` through `channels`, a share per channel, each part
   // streaming from `head` to `tail`; returns when its bytes crossed (first
   // byte of any part, last of all).
@@ -85,6 +97,8 @@ class CsSystem : public sc_core::sc_module {
   std::size_t cursor_ = 0;  // the next task to run
   sc_core::sc_time waferFree_ = sc_core::SC_ZERO_TIME;
   std::vector<TaskRecord> records_;
+  std::vector<std::vector<std::size_t>> fetchesAt_;  // per task: the tasks whose fetch begins with it
+  std::vector<sc_core::sc_time> fetched_;            // per task: when its fetched activations are in
   PayloadPool payloads_;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hw/common/ConfigError.h"
+#include "hw/system/StreamTiming.h"
 
 namespace wsesim::system {
 namespace {
@@ -30,6 +31,7 @@ MemoryX::MemoryX(sc_core::sc_module_name name, const MemoryXParams& params, Mode
     : sc_core::sc_module(name),
       weights_out("weights_out"),
       gradients_in("gradients_in"),
+      activations_in("activations_in"),
       params_(params),
       model_(std::move(model)),
       optimizer_(optimizer),
@@ -52,6 +54,7 @@ MemoryX::MemoryX(sc_core::sc_module_name name, const MemoryXParams& params, Mode
   arrivals_.resize(model_.layers.size());
   accumulated_.assign(model_.layers.size(), 0);
   gradients_in.register_b_transport(this, &MemoryX::receiveGradients);
+  activations_in.register_b_transport(this, &MemoryX::serveActivations);
   SC_THREAD(streamWeights);
 }
 
@@ -164,6 +167,34 @@ void MemoryX::receiveGradients(tlm::tlm_generic_payload& payload, sc_core::sc_ti
   gradientsDue_[u.layer] = false;
   updates_.push_back(u);
   // A posted write: it completes on arrival; the update runs on inside MemoryX.
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void MemoryX::serveActivations(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  ActivationTransfer a;
+  a.address = payload.get_address();
+  a.bytes = payload.get_data_length();
+  a.write = payload.get_command() == tlm::TLM_WRITE_COMMAND;
+  if (!a.write && payload.get_command() != tlm::TLM_READ_COMMAND) {
+    payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  LinkTransfer t;
+  if (a.write) {
+    // Stored as it streams in.
+    t = forwardOver(storage_, payload, now + delay);
+  } else {
+    t = storage_.send(now + delay, a.bytes);
+    if (StreamTiming* timing = payload.get_extension<StreamTiming>()) {
+      timing->head = t.head;
+      timing->tail = t.tail;
+    }
+  }
+  a.offered = t.start;
+  a.end = t.tail;
+  activationTransfers_.push_back(a);
+  delay = t.tail - now;
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

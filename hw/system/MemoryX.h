@@ -22,6 +22,10 @@
 // micro-batches sends a layer's gradients once per micro-batch: all but the
 // last are added into an accumulator in storage (written, then read and
 // written again), and the last one's update reads the sum.
+//
+// Activation offload: a system writes the activations its backward pass
+// will need to `activations_in` and reads them back from there, through
+// SwarmX (its own, neither broadcast nor summed); both go through storage.
 
 #include <systemc>
 #include <tlm>
@@ -83,6 +87,14 @@ struct GradientAccumulation {
   std::uint64_t bytesTouched = 0;
 };
 
+// One system's offloaded activations into storage (a write) or out of it
+// (a read), in absolute simulated time.
+struct ActivationTransfer {
+  std::uint64_t address = 0, bytes = 0;
+  bool write = true;
+  sc_core::sc_time offered, end;  // storage's transfer: its first byte offered, its last byte done
+};
+
 class MemoryX : public sc_core::sc_module {
  public:
   // Writes of layer weights, in schedule order, towards SwarmX. Address: the
@@ -90,6 +102,10 @@ class MemoryX : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<MemoryX> weights_out;
   // Writes of a layer's summed gradients from SwarmX, at the layer's base address.
   tlm_utils::simple_target_socket<MemoryX> gradients_in;
+  // Writes and reads of one system's offloaded activations, from SwarmX.
+  // A read's StreamTiming, if it carries one, is set to when its bytes
+  // leave storage.
+  tlm_utils::simple_target_socket<MemoryX> activations_in;
 
   SC_HAS_PROCESS(MemoryX);
   // Throws config::ConfigError naming the model's size and
@@ -111,11 +127,13 @@ class MemoryX : public sc_core::sc_module {
   const std::vector<LayerStream>& streams() const { return streams_; }
   const std::vector<OptimizerUpdate>& updates() const { return updates_; }
   const std::vector<GradientAccumulation>& accumulations() const { return accumulations_; }
+  const std::vector<ActivationTransfer>& activationTransfers() const { return activationTransfers_; }
   const LinkStats& storageStats() const { return storage_.stats(); }
 
  private:
   void streamWeights();
   void receiveGradients(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void serveActivations(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
 
   MemoryXParams params_;
   ModelWeights model_;
@@ -136,6 +154,7 @@ class MemoryX : public sc_core::sc_module {
   std::vector<LayerStream> streams_;
   std::vector<OptimizerUpdate> updates_;
   std::vector<GradientAccumulation> accumulations_;
+  std::vector<ActivationTransfer> activationTransfers_;
 };
 
 }  // namespace wsesim::system

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "hw/system/StreamTiming.h"
@@ -36,6 +37,8 @@ SwarmX::SwarmX(sc_core::sc_module_name name, const SwarmXParams& params, unsigne
       to_memoryx("to_memoryx"),
       to_systems("to_systems"),
       from_systems("from_systems"),
+      activations_from_systems("activations_from_systems"),
+      activations_to_memoryx("activations_to_memoryx"),
       tree_(systems, params.fanOut),
       nodeLatency_(params.nodeLatencyS, sc_core::SC_SEC),
       functional_(functional) {
@@ -46,13 +49,16 @@ SwarmX::SwarmX(sc_core::sc_module_name name, const SwarmXParams& params, unsigne
   }
   from_memoryx.register_b_transport(this, &SwarmX::broadcast);
   from_systems.register_b_transport(this, &SwarmX::reduce);
+  activations_from_systems.register_b_transport(this, &SwarmX::unicast);
 }
 
 void SwarmX::end_of_elaboration() {
-  if (to_systems.size() != tree_.systems() || from_systems.size() != tree_.systems())
-    SC_REPORT_ERROR(name(), ("to_systems and from_systems need one binding per system (" +
+  if (to_systems.size() != tree_.systems() || from_systems.size() != tree_.systems() ||
+      activations_from_systems.size() != tree_.systems())
+    SC_REPORT_ERROR(name(), ("to_systems, from_systems and activations_from_systems need one binding per system (" +
                              std::to_string(tree_.systems()) + "), have " + std::to_string(to_systems.size()) +
-                             " and " + std::to_string(from_systems.size()))
+                             ", " + std::to_string(from_systems.size()) + " and " +
+                             std::to_string(activations_from_systems.size()))
                                 .c_str());
 }
 
@@ -124,6 +130,52 @@ void SwarmX::reduce(int system, tlm::tlm_generic_payload& payload, sc_core::sc_t
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   passUp(r, tree_.depth(), unsigned(system), uplink, payload);
   if (std::count(r.contributed.begin(), r.contributed.end(), true) == tree_.systems()) pending_.erase(it);
+}
+
+std::vector<unsigned> SwarmX::pathTo(unsigned system) const {
+  std::vector<unsigned> path(tree_.depth() + 1);
+  path[tree_.depth()] = system;
+  for (unsigned level = tree_.depth(); level > 0; --level) path[level - 1] = tree_.parent(path[level]);
+  return path;
+}
+
+void SwarmX::unicast(int system, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const bool write = payload.get_command() == tlm::TLM_WRITE_COMMAND;
+  if (!write && payload.get_command() != tlm::TLM_READ_COMMAND) {
+    payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  const std::uint64_t bytes = payload.get_data_length();
+  const sc_core::sc_time now = sc_core::sc_time_stamp(), offered = now + delay;
+  const std::vector<unsigned> path = pathTo(unsigned(system));
+  const unsigned depth = tree_.depth();
+  // The stream's timing as it crosses the tree: the system's, or one of our own.
+  std::optional<StreamTimingScope> own;
+  if (!payload.get_extension<StreamTiming>()) own.emplace(payload, offered, offered);
+  StreamTiming& stream = *payload.get_extension<StreamTiming>();
+  // Over one edge, a node latency after the node it leaves had the bytes
+  // (the edges at the system's and at MemoryX's end leave no node).
+  const auto cross = [&](Link& link, bool fromNode) {
+    const sc_core::sc_time wait = fromNode ? nodeLatency_ : sc_core::SC_ZERO_TIME;
+    const LinkTransfer t = link.forward(stream.head + wait, stream.tail + wait, bytes);
+    stream.head = t.head;
+    stream.tail = t.tail;
+  };
+  if (write) {
+    cross(up_[depth][path[depth]], false);
+    const sc_core::sc_time inTree = stream.tail;  // the system's write is done when its last byte is in the tree
+    for (unsigned level = depth; level-- > 0;) cross(up_[level][path[level]], true);
+    sc_core::sc_time toMemoryx = stream.tail - now;
+    activations_to_memoryx->b_transport(payload, toMemoryx);
+    delay = inTree - now;
+    return;
+  }
+  // A read: MemoryX sets when the bytes leave its storage; they stream down from there.
+  sc_core::sc_time atMemoryx = delay;
+  activations_to_memoryx->b_transport(payload, atMemoryx);
+  if (payload.is_response_error()) return;
+  for (unsigned level = 0; level <= depth; ++level) cross(down_[level][path[level]], level > 0);
+  delay = stream.tail - now;
 }
 
 void SwarmX::passUp(PendingReduction& r, unsigned level, unsigned index, const LinkTransfer& sent,

@@ -15,6 +15,11 @@
 // `to_memoryx`. In functional mode payloads are fp32 arrays and really
 // summed; in timing mode they carry no data (PayloadPool.h).
 //
+// Unicast: a system's offloaded activations (written to MemoryX and read
+// back, `activations_from_systems`, the i-th binding system i) cross only
+// the edges between that system and MemoryX, neither copied nor summed, and
+// reach MemoryX through `activations_to_memoryx`.
+//
 // Timing: every tree edge is a Link per direction at the link bandwidth
 // (NIC bandwidth x NICs per link); each node adds the node latency and
 // forwards as the bytes arrive, so a payload of B bytes crosses the tree in
@@ -57,11 +62,15 @@ class SwarmX : public sc_core::sc_module {
   tlm_utils::multi_passthrough_initiator_socket<SwarmX> to_systems;
   // Gradient payloads from the systems; the i-th binding is system i.
   tlm_utils::multi_passthrough_target_socket<SwarmX> from_systems;
+  // Each system's activation writes and reads; the i-th binding is system i.
+  tlm_utils::multi_passthrough_target_socket<SwarmX> activations_from_systems;
+  tlm_utils::simple_initiator_socket<SwarmX> activations_to_memoryx;
 
   SwarmX(sc_core::sc_module_name name, const SwarmXParams& params, unsigned systems, bool functional);
 
   const SwarmXTree& tree() const { return tree_; }
-  // Over every tree edge, towards the systems (broadcast) and towards MemoryX (reduce).
+  // Over every tree edge, towards the systems (broadcast, and activations
+  // read back) and towards MemoryX (reduce, and activations offloaded).
   LinkStats broadcastStats() const;
   LinkStats reduceStats() const;
   const std::vector<Reduction>& reductions() const { return reductions_; }
@@ -83,6 +92,9 @@ class SwarmX : public sc_core::sc_module {
   void end_of_elaboration() override;
   void broadcast(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   void reduce(int system, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void unicast(int system, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  // The tree's entries from the root (level 0) down to `system` (level depth).
+  std::vector<unsigned> pathTo(unsigned system) const;
   // Entry (level, index) has sent `carrying` over its link to its parent as
   // `sent`; the parent adds it in, and forwards when complete (the root to MemoryX).
   void passUp(PendingReduction& r, unsigned level, unsigned index, const LinkTransfer& sent,

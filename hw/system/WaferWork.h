@@ -8,6 +8,7 @@
 
 #include <systemc>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ struct WaferTask {
   // gradients for the MemoryX layer at `gradientAddress`.
   bool gradients = false;
   std::uint64_t gradientAddress = 0, gradientBytes = 0;
+  // Activation offload (docs/training.md): `offloadBytes` of the
+  // activations it reads leave the wafer as it runs, for MemoryX to keep at
+  // `activationAddress`; or `fetchBytes` from there must be back on the
+  // wafer before it starts, fetched from the start of the earlier task
+  // `fetchFrom` on. The system's own data: SwarmX neither copies nor sums it.
+  std::uint64_t activationAddress = 0, offloadBytes = 0, fetchBytes = 0;
+  std::size_t fetchFrom = 0;
 };
 
 using WaferWork = std::vector<WaferTask>;

@@ -12,6 +12,7 @@ nlohmann::json linkJson(const system::LinkStats& s) {
 std::string streamBound(const system::TaskRecord& record, const system::LayerStream& stream,
                         const config::ArchConfig& arch) {
   if (record.bound == system::TaskBound::Compute) return "compute";
+  if (record.bound == system::TaskBound::ActivationFetch) return "activation_fetch";
   if (stream.exposed > sc_core::SC_ZERO_TIME) return "memoryx";
   return arch.swarmx.linkBandwidthBytesPerS() < arch.io.bandwidthBytesPerS ? "swarmx" : "io_ring";
 }
@@ -44,24 +45,31 @@ nlohmann::json memoryxFigures(const system::Cluster& cluster) {
   double exposed = 0, optimizerBusy = 0;
   for (const system::LayerStream& l : cluster.memoryx.streams()) exposed += l.exposed.to_seconds();
   for (const system::OptimizerUpdate& u : cluster.memoryx.updates()) optimizerBusy += (u.end - u.start).to_seconds();
-  std::uint64_t accumulatedBytes = 0;
+  std::uint64_t accumulatedBytes = 0, offloaded = 0, fetched = 0;
   for (const system::GradientAccumulation& a : cluster.memoryx.accumulations()) accumulatedBytes += a.bytesTouched;
+  for (const system::ActivationTransfer& a : cluster.memoryx.activationTransfers()) (a.write ? offloaded : fetched) += a.bytes;
   return {{"exposed_fetch_seconds", exposed},
           {"optimizer_busy_seconds", optimizerBusy},
           {"updates", cluster.memoryx.updates().size()},
           {"gradient_accumulations", cluster.memoryx.accumulations().size()},
-          {"accumulation_bytes", accumulatedBytes}};
+          {"accumulation_bytes", accumulatedBytes},
+          {"activations_offloaded_bytes", offloaded},
+          {"activations_fetched_bytes", fetched}};
 }
 
 nlohmann::json perSystemTiming(const system::Cluster& cluster) {
   nlohmann::json perSystem = nlohmann::json::array();
   for (std::size_t i = 0; i < cluster.systems.size(); ++i) {
     const system::CsSystem& cs = cluster.systems[i];
-    sc_core::sc_time busy = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time busy = sc_core::SC_ZERO_TIME, forActivations = sc_core::SC_ZERO_TIME;
     for (const system::WaferTask& t : cs.work()) busy += t.duration;
+    for (const system::TaskRecord& r : cs.records())
+      if (r.bound == system::TaskBound::ActivationFetch) forActivations += r.waited;
     const double active = (cs.waferFree() - cluster.began()).to_seconds();
     perSystem.push_back({{"system", i}, {"wafer_busy_seconds", busy.to_seconds()},
-                         {"wafer_idle_seconds", active - busy.to_seconds()}, {"wafer_end_seconds", active}});
+                         {"wafer_idle_seconds", active - busy.to_seconds()},
+                         {"wafer_activation_wait_seconds", forActivations.to_seconds()},
+                         {"wafer_end_seconds", active}});
   }
   return perSystem;
 }

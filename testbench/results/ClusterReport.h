@@ -14,7 +14,8 @@
 
 namespace wsesim::results {
 
-// What held a streamed task back: `compute` (the wafer itself), or the
+// What held a streamed task back: `compute` (the wafer itself),
+// `activation_fetch` (its offloaded activations coming back), or the
 // slowest part of the weights' way in: `memoryx` when its fetch was
 // exposed, else the slower of SwarmX's links (`swarmx`) and the I/O ring
 // (`io_ring`).
@@ -30,10 +31,12 @@ nlohmann::json clusterTraffic(const system::Cluster& cluster);
 // (broadcast and reduce), and the I/O rings' bytes (every system's).
 energy::ActionCounts clusterActions(const system::Cluster& cluster);
 
-// exposed_fetch_seconds, optimizer_busy_seconds, updates.
+// exposed_fetch_seconds, optimizer_busy_seconds, updates, gradient
+// accumulations and their bytes, activations offloaded and fetched (bytes).
 nlohmann::json memoryxFigures(const system::Cluster& cluster);
 
-// Per system: wafer_busy_seconds, wafer_idle_seconds (waiting for weights),
+// Per system: wafer_busy_seconds, wafer_idle_seconds (waiting for weights
+// or activations), wafer_activation_wait_seconds (of it, for activations),
 // wafer_end_seconds, from the cluster's start.
 nlohmann::json perSystemTiming(const system::Cluster& cluster);
 

@@ -17,9 +17,10 @@ std::string matrixName(const models::StreamedGemm& g) {
 }  // namespace
 
 StepOnCluster::StepOnCluster(const models::TransformerModel& model, const models::TrainingStep& step,
-                             pe::Precision precision)
-    : step_(step) {
+                             pe::Precision precision, std::uint32_t offloadedLayers)
+    : step_(step), offloadedLayers_(offloadedLayers) {
   const unsigned weightBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
+  activationBytes_ = weightBytes;  // the GEMMs' inputs are all of one type
   gradientBytes_ = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, -1));
   weights_.name = model.name;
   std::map<std::pair<std::uint32_t, std::string>, std::size_t> entry;
@@ -60,8 +61,23 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
                                            const std::vector<std::uint64_t>& opCycles, std::uint32_t steps,
                                            const system::MemoryX& memoryx, const config::ArchConfig& arch) const {
   system::WaferWork work;
+  // Offloaded activations by (layer, input): their address in MemoryX and bytes.
+  std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint64_t, std::uint64_t>> away;
+  std::uint64_t nextAddress = 0;
+  // The backward pass by layer: the first task of the layer's and of the one before it in the pass.
+  bool inBackward = false;
+  std::uint32_t backwardLayer = 0;
+  std::size_t layerStart = 0, previousLayerStart = 0;
   for (std::uint32_t s = 0; s < steps; ++s) {
     for (const models::StepItem& item : step_.order) {
+      const bool backward = item.isGemm ? step_.gemms[item.index].pass != GemmPass::Forward : step_.ops[item.index].backward;
+      const std::uint32_t layer = item.isGemm ? step_.gemms[item.index].layer : step_.ops[item.index].layer;
+      if (backward && (!inBackward || backwardLayer != layer)) {
+        previousLayerStart = inBackward ? layerStart : work.size();
+        layerStart = work.size();
+        backwardLayer = layer;
+      }
+      inBackward = backward;
       system::WaferTask t;
       if (!item.isGemm) {
         const models::WaferOp& op = step_.ops[item.index];
@@ -72,6 +88,21 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
         continue;
       }
       const models::StreamedGemm& g = step_.gemms[item.index];
+      if (g.layer != models::kHeadLayer && g.layer < offloadedLayers_) {
+        const std::pair<std::uint32_t, std::string> input{g.layer, g.input};
+        const auto there = away.find(input);
+        if (g.pass == GemmPass::Forward && there == away.end()) {
+          t.activationAddress = nextAddress;
+          t.offloadBytes = g.m * g.k * activationBytes_;
+          away.emplace(input, std::make_pair(nextAddress, t.offloadBytes));
+          nextAddress += t.offloadBytes;
+        } else if (g.pass == GemmPass::WeightGrad && there != away.end()) {
+          t.activationAddress = there->second.first;
+          t.fetchBytes = there->second.second;
+          t.fetchFrom = previousLayerStart;
+          away.erase(there);
+        }
+      }
       const GemmTiming& timing = gemms[item.index];
       const std::size_t matrix = matrixOf_[item.index];
       t.name = weights_.layers[matrix].name + " " + gemmPassName(g.pass);

@@ -4,6 +4,12 @@
 // one for the parameters no GEMM streams: embeddings, norms, biases), the
 // order MemoryX streams them in (forward through the layers, backward in
 // reverse), and each wafer's tasks, timed by the cycle-level run.
+//
+// Activation offload (docs/training.md): the activations the first
+// `offloadedLayers` layers keep for the backward pass leave the wafer as the
+// first forward GEMM reading each runs, and come back for the first weight
+// gradient reading it, fetched from the start of the backward pass of the
+// layer above (so one layer's fetch overlaps the layer before it).
 
 #include <cstdint>
 #include <vector>
@@ -28,7 +34,8 @@ struct GemmTiming {
 
 class StepOnCluster {
  public:
-  StepOnCluster(const models::TransformerModel& model, const models::TrainingStep& step, pe::Precision precision);
+  StepOnCluster(const models::TransformerModel& model, const models::TrainingStep& step, pe::Precision precision,
+                std::uint32_t offloadedLayers = 0);
 
   const system::ModelWeights& weights() const { return weights_; }
 
@@ -47,6 +54,8 @@ class StepOnCluster {
   std::vector<std::size_t> matrixOf_;  // per GEMM of the step: its entry in weights_
   std::size_t unstreamed_ = 0;         // the entry of the parameters no GEMM streams, if any (else == size)
   unsigned gradientBytes_ = 0;         // per parameter, as the wafer's outputs leave it
+  unsigned activationBytes_ = 0;       // per element of an activation a GEMM reads
+  std::uint32_t offloadedLayers_ = 0;
 };
 
 }  // namespace wsesim::train

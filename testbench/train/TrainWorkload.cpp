@@ -41,6 +41,7 @@ struct TrainConfig {
   models::TransformerModel model;
   std::uint32_t batch = 0, seq = 0, steps = 1;
   std::optional<std::uint32_t> microBatch;  // workload.micro_batch; nullopt: auto
+  bool activationOffload = false;           // workload.activation_offload: on
   std::string optimizer;
   bool everyLayer = false;          // simulate every layer's GEMMs, not each distinct GEMM once
   bool everyWafer = false;          // simulate every system's wafer, not one for all
@@ -96,83 +97,143 @@ struct Misfit {
   bool lmHead = false;
 };
 
-// What keeps `micro`, a micro-batch's step, from fitting: the inputs of its
-// forward GEMMs, kept for the backward pass where each GEMM's layout put
-// them (its fullest PE's block), beside the buffers of each of its GEMMs.
-std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::ArchConfig& arch,
-                               const std::string& algorithm, pe::Precision precision) {
-  const auto mapping = [&](const models::StreamedGemm& g, const config::ArchConfig& a) {
-    return firmware::makeGemmMapping(
-        algorithm, runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precision, g.pass),
-        a, 0, 0, firmware::Buffering::Auto);
-  };
-  const auto isLmHead = [](const models::StreamedGemm& g) { return g.layer == models::kHeadLayer; };
-  const std::uint64_t inputBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
-  // Per distinct forward GEMM: its block of X on its fullest PE, and how
-  // many inputs of that shape are kept: one per layer and input read (the
-  // GEMMs reading one activation share its copy: the LM head's chunks,
-  // SwiGLU's gate and up, a parallel block's QKV and FFN; all place X by
-  // its m and k alone, so a shared input lies where each of them reads it).
-  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::pair<const models::StreamedGemm*, unsigned>> inputs;
-  std::set<std::pair<std::uint32_t, std::string>> keptInputs;  // (layer, input)
-  for (const models::StreamedGemm& g : micro.gemms) {
-    if (g.pass != GemmPass::Forward) continue;
-    auto& [gemm, count] = inputs[{g.m, g.k, g.n}];
-    gemm = &g;
-    if (keptInputs.insert({g.layer, g.input}).second) ++count;
-  }
-  std::uint64_t kept = 0;
-  for (const auto& [shape, input] : inputs) {
-    const models::StreamedGemm& g = *input.first;
-    try {
-      const std::unique_ptr<firmware::GemmMapping> m = mapping(g, arch);
-      kept += input.second * pe::SramAllocator::aligned(((g.k + m->gridX() - 1) / m->gridX()) *
-                                                        ((g.m + m->gridY() - 1) / m->gridY()) * inputBytes);
-    } catch (const firmware::PlanError& e) {
-      return Misfit{g.name + " forward: " + e.what(), isLmHead(g)};
+// The mapping a GEMM of the step gets on `arch` (its SRAM what is left to it).
+std::unique_ptr<firmware::GemmMapping> stepGemmMapping(const std::string& algorithm, const models::StreamedGemm& g,
+                                                       pe::Precision precision, const config::ArchConfig& arch) {
+  return firmware::makeGemmMapping(
+      algorithm, runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precision, g.pass),
+      arch, 0, 0, firmware::Buffering::Auto);
+}
+
+// The activations a micro-batch keeps for its backward pass, per PE: the
+// input of every forward GEMM, where that GEMM's layout put it (its fullest
+// PE's block), by layer. The GEMMs of a layer reading one activation share
+// its copy (the LM head's chunks, SwiGLU's gate and up, a parallel block's
+// QKV and FFN): all place X by its m and k alone, so a shared input lies
+// where each of them reads it.
+struct KeptActivations {
+  std::map<std::uint32_t, std::uint64_t> bytesByLayer;  // ascending: the transformer layers, then the head's
+  // On the wafer with the first `offloaded` layers' offloaded: the others'
+  // in full, and room for two of the offloaded ones (one in use while the
+  // one before it leaves, or the next comes back: StepOnCluster).
+  std::uint64_t onWafer(std::uint32_t offloaded) const {
+    std::uint64_t total = 0, largest[2] = {0, 0};
+    std::uint32_t layer = 0;
+    for (const auto& [index, bytes] : bytesByLayer) {
+      if (index == models::kHeadLayer || layer++ >= offloaded) {
+        total += bytes;
+      } else if (bytes > largest[1]) {
+        largest[1] = bytes;
+        if (largest[1] > largest[0]) std::swap(largest[0], largest[1]);
+      }
     }
+    return total + largest[0] + largest[1];
   }
-  const std::string keptText = std::to_string(kept) + " B a PE of activations kept for the backward pass";
-  if (kept >= arch.pe.sramBytes)
+  std::uint32_t layers() const {
+    return std::uint32_t(bytesByLayer.size() - bytesByLayer.count(models::kHeadLayer));
+  }
+};
+
+// What keeps `micro`, a micro-batch's step, from fitting with the
+// activations of its first `offloaded` layers offloaded: its kept
+// activations, beside the buffers of each of its GEMMs.
+std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::ArchConfig& arch,
+                               const std::string& algorithm, pe::Precision precision, const KeptActivations& kept,
+                               std::uint32_t offloaded) {
+  const std::uint64_t onWafer = kept.onWafer(offloaded);
+  const std::string keptText = std::to_string(onWafer) + " B a PE of activations kept for the backward pass" +
+                               (offloaded ? " (" + std::to_string(offloaded) + " layers' offloaded)" : "");
+  if (onWafer >= arch.pe.sramBytes)
     return Misfit{keptText + " exceed arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes), false};
   config::ArchConfig beside = arch;
-  beside.pe.sramBytes -= kept;
+  beside.pe.sramBytes -= onWafer;
   std::set<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>> tried;
   for (const models::StreamedGemm& g : micro.gemms) {
     if (!tried.insert({g.pass, g.m, g.k, g.n}).second) continue;
     try {
-      mapping(g, beside);
+      stepGemmMapping(algorithm, g, precision, beside);
     } catch (const firmware::PlanError& e) {
       return Misfit{g.name + " " + gemmPassName(g.pass) + ": " + e.what() + " (what is left beside " + keptText +
-                        " of arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) + ")", isLmHead(g)};
+                        " of arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) + ")",
+                    g.layer == models::kHeadLayer};
     }
   }
   return std::nullopt;
 }
 
+// A micro-batch that fits, and how: its activations offloaded from its
+// first `offloadedLayers` layers (with offload on, the fewest that let it fit).
+struct MicroBatchFit {
+  std::uint32_t offloadedLayers = 0;
+  std::optional<Misfit> misfit;
+};
+
+MicroBatchFit fitOf(const models::TrainingStep& micro, const config::ArchConfig& arch, const std::string& algorithm,
+                    pe::Precision precision, bool offload) {
+  KeptActivations kept;
+  std::set<std::pair<std::uint32_t, std::string>> keptInputs;                 // (layer, input)
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::uint64_t> blockOf;  // by shape
+  const std::uint64_t inputBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
+  for (const models::StreamedGemm& g : micro.gemms) {
+    if (g.pass != GemmPass::Forward || !keptInputs.insert({g.layer, g.input}).second) continue;
+    auto block = blockOf.find({g.m, g.k, g.n});
+    if (block == blockOf.end()) {
+      try {
+        const std::unique_ptr<firmware::GemmMapping> m = stepGemmMapping(algorithm, g, precision, arch);
+        const std::uint64_t bytes = pe::SramAllocator::aligned(((g.k + m->gridX() - 1) / m->gridX()) *
+                                                               ((g.m + m->gridY() - 1) / m->gridY()) * inputBytes);
+        block = blockOf.emplace(std::make_tuple(g.m, g.k, g.n), bytes).first;
+      } catch (const firmware::PlanError& e) {
+        return {0, Misfit{g.name + " forward: " + e.what(), g.layer == models::kHeadLayer}};
+      }
+    }
+    kept.bytesByLayer[g.layer] += block->second;
+  }
+  const auto misfit = [&](std::uint32_t offloaded) {
+    return misfitOf(micro, arch, algorithm, precision, kept, offloaded);
+  };
+  std::optional<Misfit> none = misfit(0);
+  if (!none || !offload || kept.layers() == 0) return {0, none};
+  // More layers offloaded leave more room: the fewest that fit.
+  std::optional<Misfit> all = misfit(kept.layers());
+  if (all) return {kept.layers(), all};
+  std::uint32_t fails = 0, fits = kept.layers();
+  while (fits - fails > 1) {
+    const std::uint32_t mid = fails + (fits - fails) / 2;
+    (misfit(mid) ? fails : fits) = mid;
+  }
+  return {fits, std::nullopt};
+}
+
 // A micro-batch of `sequences` as the step runs it: its LM head in as few
-// chunks of the vocabulary as fit, or why it does not fit.
+// chunks of the vocabulary as fit, the layers whose activations it
+// offloads, or why it does not fit.
 struct MicroBatchLayout {
   std::uint32_t lmHeadChunks = 1;
+  std::uint32_t offloadedLayers = 0;
   std::optional<std::string> misfit;
 };
 
 MicroBatchLayout layOut(const models::TransformerModel& model, std::uint32_t sequences, std::uint32_t seq,
-                        const config::ArchConfig& arch, const std::string& algorithm, pe::Precision precision) {
-  const auto misfit = [&](std::uint32_t chunks) {
-    return misfitOf(models::lowerTrainingStep(model, sequences, seq, chunks), arch, algorithm, precision);
+                        const config::ArchConfig& arch, const std::string& algorithm, pe::Precision precision,
+                        bool offload) {
+  const auto fit = [&](std::uint32_t chunks) {
+    return fitOf(models::lowerTrainingStep(model, sequences, seq, chunks), arch, algorithm, precision, offload);
   };
-  std::optional<Misfit> whole = misfit(1);
-  if (!whole || !whole->lmHead) return {1, whole ? std::optional<std::string>(whole->why) : std::nullopt};
+  const auto layout = [](std::uint32_t chunks, const MicroBatchFit& f) {
+    return MicroBatchLayout{chunks, f.offloadedLayers,
+                            f.misfit ? std::optional<std::string>(f.misfit->why) : std::nullopt};
+  };
+  const MicroBatchFit whole = fit(1);
+  if (!whole.misfit || !whole.misfit->lmHead) return layout(1, whole);
   // More chunks shrink the forward's logits but narrow the backward-data
   // grid (the chunk's vocabulary lies along x), so the need is not
   // monotone: the first of a geometric series of counts that fits.
   const std::uint32_t most = std::min<std::uint32_t>(model.vocab, 4096);
   for (std::uint32_t chunks = 2;; chunks = std::min(most, chunks + (chunks + 3) / 4)) {
-    const std::optional<Misfit> m = misfit(chunks);
-    if (!m) return {chunks, std::nullopt};
-    if (!m->lmHead) return {chunks, m->why};  // chunks mend the LM head; something else does not fit
-    if (chunks == most) return {1, whole->why};
+    const MicroBatchFit f = fit(chunks);
+    if (!f.misfit || !f.misfit->lmHead) return layout(chunks, f);  // chunks mend the LM head; something else may not fit
+    if (chunks == most) return layout(1, whole);
   }
 }
 
@@ -192,6 +253,7 @@ struct StepGemm {
 struct StepResults {
   double stepSeconds = 0, oneSystemStepSeconds = 0;
   std::uint64_t gemmCycles = 0, opCycles = 0, waferIdleCycles = 0, optimizerTailCycles = 0;  // per step
+  std::uint64_t activationWaitCycles = 0, offloadedBytes = 0;  // per step, of one system
   std::map<std::string, std::uint64_t> gemmCyclesByPass, opCyclesByKind;
   unsigned swarmxDepth = 0;
   // From the cluster (results/ClusterReport.h) and per distinct GEMM.
@@ -251,6 +313,7 @@ class TrainWorkload : public workload::Workload {
   std::uint32_t meshColumns_ = 1;  // of the mesh simulated: as wide as the widest GEMM simulated needs
   MicroBatches microBatches_;
   std::uint32_t lmHeadChunks_ = 1;  // of the vocabulary, so that the LM head's logits fit
+  std::uint32_t offloadedLayers_ = 0;  // whose kept activations go to MemoryX and back (StepOnCluster)
   models::TrainingStep step_;  // every micro-batch's, in order
   std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
@@ -263,11 +326,15 @@ class TrainWorkload : public workload::Workload {
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
     : config_(std::move(config)), arch_(arch), run_(run) {
   algorithm_ = stepAlgorithm(config_.precision, config_.sampling);
-  microBatches_ = chooseMicroBatches(config_.batch, config_.microBatch, [&](std::uint32_t sequences) {
-    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, config_.precision).misfit;
-  });
-  // The larger micro-batch's chunks serve the last one too.
-  lmHeadChunks_ = layOut(config_.model, microBatches_.size, config_.seq, arch_, algorithm_, config_.precision).lmHeadChunks;
+  const auto layOutMicroBatch = [&](std::uint32_t sequences) {
+    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, config_.precision, config_.activationOffload);
+  };
+  microBatches_ = chooseMicroBatches(config_.batch, config_.microBatch,
+                                     [&](std::uint32_t sequences) { return layOutMicroBatch(sequences).misfit; });
+  // The larger micro-batch's chunks and offload serve the last one too.
+  const MicroBatchLayout layout = layOutMicroBatch(microBatches_.size);
+  lmHeadChunks_ = layout.lmHeadChunks;
+  offloadedLayers_ = layout.offloadedLayers;
   step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_);
   // A GEMM is distinct by the product it computes: the forward and
   // backward-data passes stream their weights through one dataflow, so a
@@ -300,7 +367,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::uint64_t> opCycles;
   for (const models::WaferOp& op : step_.ops) opCycles.push_back(waferOpCycles(op, arch_, config_.precision));
-  const StepOnCluster onCluster(config_.model, step_, config_.precision);
+  const StepOnCluster onCluster(config_.model, step_, config_.precision, offloadedLayers_);
   const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
   // Builds the cluster's work from each simulated wafer's timing (per distinct GEMM).
   const auto clusterWork = [&](const std::vector<std::vector<GemmTiming>>& wafers, const system::MemoryX& memoryx) {
@@ -474,6 +541,7 @@ void TrainWorkload::report(const workload::ClusterModel& clusters, const std::ve
   sc_core::sc_time lastWafer = cluster.began();
   for (const system::CsSystem& cs : cluster.systems) lastWafer = std::max(lastWafer, cs.waferFree());
   const double idle = perSystem[0]["wafer_idle_seconds"].get<double>();
+  const double forActivations = perSystem[0]["wafer_activation_wait_seconds"].get<double>();
   const double optimizerTail = (cluster.finished() - lastWafer).to_seconds();
 
   StepResults& r = found_;
@@ -496,7 +564,10 @@ void TrainWorkload::report(const workload::ClusterModel& clusters, const std::ve
   r.opCycles = opTotal;
   // Per step (the run's totals over its steps): the wafer's wait for weights,
   // and the optimizer update still running after the wafer is done.
-  r.waferIdleCycles = toCycles(idle / config_.steps);
+  r.waferIdleCycles = toCycles((idle - forActivations) / config_.steps);
+  r.activationWaitCycles = toCycles(forActivations / config_.steps);
+  for (const system::WaferTask& t : cluster.systems[0].work()) r.offloadedBytes += t.offloadBytes;
+  r.offloadedBytes /= config_.steps;
   r.optimizerTailCycles = toCycles(optimizerTail / config_.steps);
   r.gemmCyclesByPass = byPass;
   r.opCyclesByKind = byOpKind;
@@ -573,6 +644,10 @@ nlohmann::json TrainWorkload::typeResults() const {
                       {"chosen_by", microBatches_.automatic ? "auto" : "workload.micro_batch"},
                       {"lm_head_chunks", lmHeadChunks_},
                       {"why", describe(microBatches_)}};
+  r["activation_offload"] = {{"enabled", config_.activationOffload},
+                             {"layers_offloaded", offloadedLayers_},
+                             {"layers", config_.model.layers},
+                             {"bytes_each_way_per_system", f.offloadedBytes}};
   r["tokens_per_step"] = step_.tokens * systems;
   r["steps"] = config_.steps;
   r["dtype"] = pe::precisionName(config_.precision);
@@ -585,7 +660,8 @@ nlohmann::json TrainWorkload::typeResults() const {
   r["achieved_flops_per_second"] = achievedFlopsPerSecond();
   r["utilisation"] = utilisation();
   r["breakdown_cycles"] = {{"gemms", f.gemmCycles}, {"ops", f.opCycles},
-                           {"wafer_idle", f.waferIdleCycles}, {"optimizer_tail", f.optimizerTailCycles},
+                           {"wafer_idle", f.waferIdleCycles}, {"activation_wait", f.activationWaitCycles},
+                           {"optimizer_tail", f.optimizerTailCycles},
                            {"gemms_by_pass", f.gemmCyclesByPass}, {"ops_by_kind", f.opCyclesByKind}};
   r["phase_bounds"] = f.phaseBounds;
   r["traffic"] = f.traffic;
@@ -615,6 +691,12 @@ std::string TrainWorkload::typeSummary() const {
   out << line;
   out << "  micro     " << describe(microBatches_) << "; the LM head in " << lmHeadChunks_
       << (lmHeadChunks_ == 1 ? " chunk" : " chunks") << " of the vocabulary\n";
+  if (config_.activationOffload) {
+    std::snprintf(line, sizeof line,
+                  "  offload   the kept activations of %u of %u layers, %.4g GB out and back per system and step\n",
+                  offloadedLayers_, config_.model.layers, double(f.offloadedBytes) / 1e9);
+    out << line;
+  }
   std::snprintf(line, sizeof line, "  step      %llu cycles = %.6g s: %.4g samples/s, %.4g tokens/s, %.3g FLOP/s, %.1f%% of peak\n",
                 (unsigned long long)stepCycles_, f.stepSeconds, samplesPerSecond(), tokensPerSecond(),
                 achievedFlopsPerSecond(), 100 * utilisation());
@@ -628,6 +710,7 @@ std::string TrainWorkload::typeSummary() const {
   for (const auto& [pass, cycles] : f.gemmCyclesByPass) row("GEMMs " + pass, cycles);
   row("ops (cost model)", f.opCycles);
   row("wafer waits for weights", f.waferIdleCycles);
+  if (config_.activationOffload) row("wafer waits for activations", f.activationWaitCycles);
   row("optimizer after the wafer", f.optimizerTailCycles);
   if (systems > 1) {
     std::snprintf(line, sizeof line, "  scaling   %.1f%% of one system's step (%.4g s), SwarmX depth %u\n",
@@ -671,6 +754,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
                                 "a number of sequences from 1 to workload.batch = " + std::to_string(c.batch));
     c.microBatch = std::uint32_t(sequences);
   }
+  c.activationOffload = p.choice("workload.activation_offload", {"off", "on"}, std::string("off")) == "on";
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";

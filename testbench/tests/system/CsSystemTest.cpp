@@ -37,11 +37,21 @@ WaferTask onWafer(const std::string& name, double durationUs) {
   return t;
 }
 
+// The `i`-th transfer `target` took: its address, bytes and when its last byte was there.
+void expectTransfer(const testing::StubTarget& target, std::size_t i, std::uint64_t address, std::uint64_t bytes,
+                    double atUs) {
+  ASSERT_LT(i, target.received.size());
+  EXPECT_EQ(target.received[i].address, address) << i;
+  EXPECT_EQ(target.received[i].bytes, bytes) << i;
+  EXPECT_EQ(target.received[i].at, us(atUs)) << i;
+}
+
 // A system with a stub network on both sides.
 struct Bench {
-  Bench() : system("system", ringOf1GBps(), 8), network("network"), gradients("gradients") {
+  Bench() : system("system", ringOf1GBps(), 8), network("network"), gradients("gradients"), store("store") {
     network.out.bind(system.weights_in);
     system.gradients_out.bind(gradients.in);
+    system.activations.bind(store.in);
   }
   // Writes `bytes` of weights from inside a thread, streaming in from
   // `headUs` to `tailUs` (all there at `tailUs` when they are equal, no
@@ -64,6 +74,7 @@ struct Bench {
   CsSystem system;
   testing::StubInitiator network;
   testing::StubTarget gradients;
+  testing::StubTarget store;  // where offloaded activations go and come back from
 };
 
 // Weights streaming in from 0 to 1 us at the ring's rate; the task takes
@@ -132,12 +143,54 @@ TEST(CsSystem, TasksRunInOrderAndGradientsLeaveAsTheyAreComputed) {
   }
   EXPECT_EQ(r[1].bound, TaskBound::Compute);
   ASSERT_EQ(b.gradients.received.size(), 1u);
-  EXPECT_EQ(b.gradients.received[0].address, 64u);
-  EXPECT_EQ(b.gradients.received[0].bytes, 2000u);
+  expectTransfer(b.gradients, 0, 64, 2000, 9);
   EXPECT_EQ(b.gradients.heads[0], us(5));
-  EXPECT_EQ(b.gradients.received[0].at, us(9));
   EXPECT_EQ(b.system.ioRing().egressStats().bytes, 2000u);
   EXPECT_EQ(b.system.ioRing().ingressStats().bytes, 2000u);
+}
+
+// Activation offload. The forward GEMM (0-2 us, weights in by 1 us) sends
+// its 1000 B of activations out as it runs: through the egress from 0 to
+// 2 us (1 us of bytes, no faster than computed), written at address 64. The
+// op above (2-3 us) starts the fetch of 3000 B back for the weight gradient:
+// the store answers at once, and the bytes cross the ring's ingress in
+// 3 us, in by 5 us; the gradient waits 2 us for them (5-9 us). The next op
+// (9-13 us) fetches 1000 B for the last gradient, in by 10 us: no wait
+// (13-14 us).
+TEST(CsSystem, OffloadedActivationsLeaveAsComputedAndComeBackBeforeTheirTask) {
+  Bench b;
+  WaferTask forward = streamed("forward", 2, 0, 1000);
+  forward.activationAddress = 64;
+  forward.offloadBytes = 1000;
+  WaferTask grad = onWafer("weight_grad", 4);
+  grad.activationAddress = 64;
+  grad.fetchBytes = 3000;
+  grad.fetchFrom = 1;
+  WaferTask lastGrad = onWafer("last_weight_grad", 1);
+  lastGrad.activationAddress = 4096;
+  lastGrad.fetchBytes = 1000;
+  lastGrad.fetchFrom = 3;
+  b.system.setWork({forward, onWafer("above", 1), grad, onWafer("above_again", 4), lastGrad}, sc_core::SC_ZERO_TIME);
+  testing::Stimulus s("s", [&] { b.write(1000, 0, 0); });
+  sc_core::sc_start();
+  const std::vector<TaskRecord>& r = b.system.records();
+  ASSERT_EQ(r.size(), 5u);
+  const std::vector<double> starts{0, 2, 5, 9, 13}, ends{2, 3, 9, 13, 14};
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ(r[i].start, us(starts[i])) << i;
+    EXPECT_EQ(r[i].end, us(ends[i])) << i;
+  }
+  EXPECT_EQ(r[2].bound, TaskBound::ActivationFetch);
+  EXPECT_EQ(r[2].waited, us(2));
+  EXPECT_EQ(r[4].bound, TaskBound::Compute);
+  ASSERT_EQ(b.store.received.size(), 3u);
+  expectTransfer(b.store, 0, 64, 1000, 2);  // the offload, from 0 us
+  EXPECT_EQ(b.store.heads[0], us(0));
+  expectTransfer(b.store, 1, 64, 3000, 2);  // the fetches
+  expectTransfer(b.store, 2, 4096, 1000, 9);
+  EXPECT_EQ(b.system.ioRing().egressStats().bytes, 1000u);
+  EXPECT_EQ(b.system.ioRing().ingressStats().bytes, 5000u);
+  EXPECT_TRUE(b.gradients.received.empty());
 }
 
 TEST(CsSystem, AWriteOfTheWrongSizeNamesTheTaskAndBothSizes) {

@@ -42,8 +42,10 @@ struct OneSystemCluster {
         swarmx("swarmx", testing::swarmx(4, 1.0), 1, false) {
     memoryx.weights_out.bind(swarmx.from_memoryx);
     swarmx.to_memoryx.bind(memoryx.gradients_in);
+    swarmx.activations_to_memoryx.bind(memoryx.activations_in);
     swarmx.to_systems.bind(system.weights_in);
     system.gradients_out.bind(swarmx.from_systems);
+    system.activations.bind(swarmx.activations_from_systems);
   }
 };
 

@@ -25,10 +25,12 @@ struct Cluster {
       : swarmx("swarmx", testing::swarmx(fanOut, 1.0), n, functional) {
     memoryx.weights_out.bind(swarmx.from_memoryx);
     swarmx.to_memoryx.bind(memoryx.gradients_in);
+    swarmx.activations_to_memoryx.bind(memoryx.activations_in);
     for (unsigned i = 0; i < n; ++i) {
       systems.push_back(std::make_unique<testing::StubSystem>(("system" + std::to_string(i)).c_str()));
       swarmx.to_systems.bind(systems.back()->weights_in);
       systems.back()->gradients_out.bind(swarmx.from_systems);
+      systems.back()->activations.bind(swarmx.activations_from_systems);
     }
   }
 };
@@ -136,6 +138,41 @@ TEST(SwarmXReduce, TheSumWaitsForTheLastSystemInAnUnevenTree) {
   EXPECT_EQ(c.memoryx.received[0].at, us(6));
   EXPECT_EQ(c.memoryx.received[0].bytes, 150000u);
   EXPECT_TRUE(c.memoryx.received[0].values.empty());  // timing mode: no data
+}
+
+// Offloaded activations are one system's own: 4 systems, fan-out 2, depth
+// 2. System 2 writes 150,000 B at 2 us: over its own edge (1 us of bytes),
+// then two nodes (1 us each) forwarding as the bytes arrive, at MemoryX at
+// 5 us; its write is done when its last byte is in the tree, 3 us. It reads
+// them back at 10 us: the stub MemoryX answers at once, and they stream
+// down its path, at the system at 10 + 1 + 2 = 13 us. Only the 3 edges of
+// that path carry them, each way.
+TEST(SwarmXUnicast, ActivationsCrossOnlyTheirSystemsPath) {
+  Cluster c(4, 2, false);
+  ASSERT_EQ(c.swarmx.tree().depth(), 2u);
+  sc_core::sc_time written, read;
+  testing::Stimulus stimulus("stimulus", [&] {
+    written = testing::writeBytes(c.systems[2]->activations, 64, 150000, us(2));
+    tlm::tlm_generic_payload p;
+    p.set_command(tlm::TLM_READ_COMMAND);
+    p.set_address(64);
+    p.set_data_length(150000);
+    sc_core::sc_time delay = us(10) - sc_core::sc_time_stamp();
+    c.systems[2]->activations->b_transport(p, delay);
+    EXPECT_TRUE(p.is_response_ok());
+    read = sc_core::sc_time_stamp() + delay;
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(written, us(3));
+  ASSERT_EQ(c.memoryx.received.size(), 2u);
+  EXPECT_EQ(c.memoryx.received[0].address, 64u);
+  EXPECT_EQ(c.memoryx.received[0].at, us(5));
+  EXPECT_EQ(c.memoryx.received[1].at, us(10));
+  EXPECT_EQ(read, us(13));
+  EXPECT_EQ(c.swarmx.reduceStats().bytes, 3u * 150000);
+  EXPECT_EQ(c.swarmx.broadcastStats().bytes, 3u * 150000);
+  EXPECT_TRUE(c.swarmx.reductions().empty());
+  for (const auto& system : c.systems) EXPECT_TRUE(system->received.empty());
 }
 
 }  // namespace

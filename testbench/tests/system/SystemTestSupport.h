@@ -82,6 +82,7 @@ struct StubTarget : sc_core::sc_module {
 struct StubSystem : sc_core::sc_module {
   tlm_utils::simple_target_socket<StubSystem> weights_in{"weights_in"};
   tlm_utils::simple_initiator_socket<StubSystem> gradients_out{"gradients_out"};
+  tlm_utils::simple_initiator_socket<StubSystem> activations{"activations"};
   sc_core::sc_time computeTime = sc_core::SC_ZERO_TIME;
   // When non-zero: after computing on a layer, send that many bytes of
   // gradients (no data) for its address, as a backward pass does.
@@ -115,10 +116,12 @@ struct StubSystem : sc_core::sc_module {
 struct StubMemoryX : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<StubMemoryX> weights_out{"weights_out"};
   tlm_utils::simple_target_socket<StubMemoryX> gradients_in{"gradients_in"};
+  tlm_utils::simple_target_socket<StubMemoryX> activations_in{"activations_in"};
   std::vector<Received> received;
 
   explicit StubMemoryX(sc_core::sc_module_name name) : sc_core::sc_module(name) {
     gradients_in.register_b_transport(this, &StubMemoryX::take);
+    activations_in.register_b_transport(this, &StubMemoryX::take);
   }
   void take(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     received.push_back(record(p, delay));

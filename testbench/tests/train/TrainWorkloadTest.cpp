@@ -464,6 +464,40 @@ TEST(TrainMicroBatches, AParallelBlockKeepsItsSharedInputOnce) {
   }
 }
 
+// Activation offload, on a 6-layer tiny model at 4 sequences a system, 2
+// systems, 500 B of SRAM. A layer keeps 80 B a PE of activations and the
+// head 16 B (as in the test above), and the most any GEMM of the step needs
+// beside them is the QKV forward's 176 B (4 sequences fit 352 B with the
+// 176 B the 2-layer model keeps, not 348 B). Without offload 4 sequences
+// keep 6 x 80 + 16 = 496 B: two micro-batches of 2. With it the first f
+// layers' go to MemoryX, room for two of them staying: (6 - f) x 80 +
+// 2 x 80 + 16 <= 500 - 176 takes f = 5, one micro-batch of 4. Each
+// offloaded layer's inputs, 80 elements a token of 2 bytes (fp16) for 32
+// tokens, leave and come back: 5 x 32 x 160 = 25,600 B each way a system.
+TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
+  const std::string file = ::testing::TempDir() + "tiny6.yaml";
+  std::ofstream(file) << "name: tiny6\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\nd_ff: 32\n"
+                         "vocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\nparameters: 13888\n";
+  const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 "
+                            "--set arch.pe.sram_bytes=500 --set arch.cluster.systems=2 ";
+  const nlohmann::json kept = runCli("offload_off", shape);
+  const nlohmann::json offloaded = runCli("offload_on", shape + "--set workload.activation_offload=on");
+  ASSERT_FALSE(kept.empty() || offloaded.empty());
+  EXPECT_EQ(kept["workload"]["micro_batch"]["largest_fitting"], 2u);
+  EXPECT_EQ(kept["workload"]["activation_offload"]["layers_offloaded"], 0u);
+  EXPECT_EQ(kept["workload"]["memoryx"]["activations_offloaded_bytes"], 0u);
+  const nlohmann::json& r = offloaded["workload"];
+  EXPECT_EQ(r["micro_batch"]["count"], 1u);
+  EXPECT_EQ(r["micro_batch"]["size"], 4u);
+  EXPECT_EQ(r["activation_offload"]["enabled"], true);
+  EXPECT_EQ(r["activation_offload"]["layers_offloaded"], 5u);
+  EXPECT_EQ(r["activation_offload"]["layers"], 6u);
+  EXPECT_EQ(r["activation_offload"]["bytes_each_way_per_system"], 25600u);
+  EXPECT_EQ(r["memoryx"]["activations_offloaded_bytes"], 2u * 25600);
+  EXPECT_EQ(r["memoryx"]["activations_fetched_bytes"], 2u * 25600);
+  EXPECT_TRUE(r["breakdown_cycles"].contains("activation_wait"));
+}
+
 TEST(TrainStep, BadSettingsNameTheKey) {
   const auto message = [](const std::string& workload, const std::string& run) {
     try {
@@ -482,6 +516,9 @@ TEST(TrainStep, BadSettingsNameTheKey) {
   EXPECT_EQ(message("  model: tiny\n  batch: 2\n  micro_batch: 3\n", "  mode: timing\n"),
             "workload.micro_batch: '3' is neither auto nor a number of sequences from 1 to workload.batch = 2");
   EXPECT_NE(message("  model: tiny\n  batch: 2\n  micro_batch: half\n", "  mode: timing\n").find("workload.micro_batch"),
+            std::string::npos);
+  EXPECT_NE(message("  model: tiny\n  batch: 2\n  activation_offload: yes\n", "  mode: timing\n")
+                .find("workload.activation_offload"),
             std::string::npos);
   try {
     runTrain("  model: tiny\n  batch: 2\n", "  mode: timing\n", "  memoryx:\n    capacity_bytes: 1000\n");
