@@ -9,7 +9,7 @@ const char* taskBoundName(TaskBound bound) {
   switch (bound) {
     case TaskBound::Compute: return "compute";
     case TaskBound::WeightStream: return "weight stream";
-    case TaskBound::ActivationFetch: return "activation fetch";
+    case TaskBound::Activations: return "activations";
   }
   return "?";
 }
@@ -39,13 +39,12 @@ void CsSystem::setWork(WaferWork work, const sc_core::sc_time& begin) {
   records_.clear();
   fetchesAt_.assign(work_.size(), {});
   fetched_.assign(work_.size(), begin);
+  offloaded_.assign(work_.size(), begin);
   for (std::size_t i = 0; i < work_.size(); ++i) {
-    if (!work_[i].fetchBytes) continue;
-    if (work_[i].fetchFrom > i)
-      SC_REPORT_ERROR(name(), ("task '" + work_[i].name + "' fetches its activations from the start of a later task (" +
-                               std::to_string(work_[i].fetchFrom) + ")")
-                                  .c_str());
-    fetchesAt_[work_[i].fetchFrom].push_back(i);
+    const WaferTask& t = work_[i];
+    if ((t.fetchBytes && t.fetchFrom > i) || (t.afterOffloadOf && *t.afterOffloadOf >= i))
+      SC_REPORT_ERROR(name(), ("task '" + t.name + "' waits for activations of a later task").c_str());
+    if (t.fetchBytes) fetchesAt_[t.fetchFrom].push_back(i);
   }
   runUnstreamed();
 }
@@ -116,12 +115,12 @@ void CsSystem::takeWeights(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
   r.end = std::max(r.start + task.duration, atWafer.tail + task.drain);
   r.waited = r.end - waferFree_ - task.duration;
   r.bound = r.waited == sc_core::SC_ZERO_TIME                          ? TaskBound::Compute
-            : heldByFetch && r.end == r.start + task.duration ? TaskBound::ActivationFetch
+            : heldByFetch && r.end == r.start + task.duration ? TaskBound::Activations
                                                                        : TaskBound::WeightStream;
   records_.push_back(r);
   waferFree_ = r.end;
   ++cursor_;
-  sendOutputs(task, r.start, r.end);
+  sendOutputs(r.task, r.start, r.end);
   // The write is done when the wafer has taken its last weight.
   delay = r.end - task.drain - sc_core::sc_time_stamp();
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -136,19 +135,22 @@ void CsSystem::runUnstreamed() {
     r.start = waferFree_;
     if (startTask(r)) {
       r.waited = r.start - waferFree_;
-      r.bound = TaskBound::ActivationFetch;
+      r.bound = TaskBound::Activations;
     }
     r.end = r.start + task.duration;
     records_.push_back(r);
     waferFree_ = r.end;
     ++cursor_;
-    sendOutputs(task, r.start, r.end);
+    sendOutputs(r.task, r.start, r.end);
   }
 }
 
 bool CsSystem::startTask(TaskRecord& r) {
-  const bool held = fetched_[r.task] > r.start;
-  if (held) r.start = fetched_[r.task];
+  const WaferTask& task = work_[r.task];
+  const sc_core::sc_time ready =
+      std::max(fetched_[r.task], task.afterOffloadOf ? offloaded_[*task.afterOffloadOf] : sc_core::SC_ZERO_TIME);
+  const bool held = ready > r.start;
+  if (held) r.start = ready;
   for (std::size_t later : fetchesAt_[r.task]) fetch(later, r.start);
   return held;
 }
@@ -176,13 +178,14 @@ void CsSystem::fetch(std::size_t task, const sc_core::sc_time& at) {
   payload.release();
 }
 
-void CsSystem::sendOutputs(const WaferTask& task, const sc_core::sc_time& start, const sc_core::sc_time& end) {
+void CsSystem::sendOutputs(std::size_t i, const sc_core::sc_time& start, const sc_core::sc_time& end) {
+  const WaferTask& task = work_[i];
   if (task.gradients) sendOut(gradients_out, task.gradientAddress, task.gradientBytes, start, end, "gradients");
   if (task.offloadBytes)
-    sendOut(activations, task.activationAddress, task.offloadBytes, start, end, "offloaded activations");
+    offloaded_[i] = sendOut(activations, task.activationAddress, task.offloadBytes, start, end, "offloaded activations");
 }
 
-void CsSystem::sendOut(tlm_utils::simple_initiator_socket<CsSystem>& socket, std::uint64_t address,
+sc_core::sc_time CsSystem::sendOut(tlm_utils::simple_initiator_socket<CsSystem>& socket, std::uint64_t address,
                        std::uint64_t bytes, const sc_core::sc_time& start, const sc_core::sc_time& end,
                        const std::string& what) {
   tlm::tlm_generic_payload& payload = payloads_.allocate(bytes, false);
@@ -198,6 +201,7 @@ void CsSystem::sendOut(tlm_utils::simple_initiator_socket<CsSystem>& socket, std
                              payload.get_response_string())
                                 .c_str());
   payload.release();
+  return sc_core::sc_time_stamp() + delay;
 }
 
 void CsSystem::leaveRing(int, tlm::tlm_generic_payload& payload, sc_core::sc_time&) {

@@ -35,7 +35,7 @@ namespace wsesim::system {
 
 // What held a task back: nothing but the wafer (compute), its weight
 // stream arriving late or slowly, or its offloaded activations coming back.
-enum class TaskBound { Compute, WeightStream, ActivationFetch };
+enum class TaskBound { Compute, WeightStream, Activations };
 const char* taskBoundName(TaskBound bound);
 
 struct TaskRecord {
@@ -71,15 +71,16 @@ class CsSystem : public sc_core::sc_module {
   void leaveRing(int channel, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   // Runs the tasks from the cursor up to the next streamed one.
   void runUnstreamed();
-  // The task's start, no earlier than its fetched activations are in; issues
-  // the fetches that begin with it. True when the fetch held it back.
+  // The task's start, no earlier than its fetched activations are in and
+  // the offload it waits for has left; issues the fetches that begin with
+  // it. True when activations held it back.
   bool startTask(TaskRecord& record);
   void fetch(std::size_t task, const sc_core::sc_time& at);
   // What the task sends out as it runs: gradients and offloaded activations.
-  void sendOutputs(const WaferTask& task, const sc_core::sc_time& start, const sc_core::sc_time& end);
+  void sendOutputs(std::size_t task, const sc_core::sc_time& start, const sc_core::sc_time& end);
   // Writes `bytes` for `address`, computed from `start` to `end`, through
-  // the ring's egress and on through `socket`.
-  void sendOut(tlm_utils::simple_initiator_socket<CsSystem>& socket, std::uint64_t address, std::uint64_t bytes,
+  // the ring's egress and on through `socket`; returns when the write is done.
+  sc_core::sc_time sendOut(tlm_utils::simple_initiator_socket<CsSystem>& socket, std::uint64_t address, std::uint64_t bytes,
                const sc_core::sc_time& start, const sc_core::sc_time& end, const std::string& what);
   // Writes `payload` through `channels`, a share per channel, each part
   // streaming from `head` to `tail`; returns when its bytes crossed (first
@@ -99,6 +100,7 @@ class CsSystem : public sc_core::sc_module {
   std::vector<TaskRecord> records_;
   std::vector<std::vector<std::size_t>> fetchesAt_;  // per task: the tasks whose fetch begins with it
   std::vector<sc_core::sc_time> fetched_;            // per task: when its fetched activations are in
+  std::vector<sc_core::sc_time> offloaded_;          // per task: when its offloaded activations have left
   PayloadPool payloads_;
 };
 

@@ -182,8 +182,8 @@ void MemoryX::serveActivations(tlm::tlm_generic_payload& payload, sc_core::sc_ti
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   LinkTransfer t;
   if (a.write) {
-    // Stored as it streams in.
-    t = forwardOver(storage_, payload, now + delay);
+    // Buffered as it streams in, stored once all of it is there, as gradients are.
+    t = storage_.send(now + delay, a.bytes);
   } else {
     t = storage_.send(now + delay, a.bytes);
     if (StreamTiming* timing = payload.get_extension<StreamTiming>()) {

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct WaferTask {
   // `fetchFrom` on. The system's own data: SwarmX neither copies nor sums it.
   std::uint64_t activationAddress = 0, offloadBytes = 0, fetchBytes = 0;
   std::size_t fetchFrom = 0;
+  // Nor does it start before the offload of the earlier task
+  // `afterOffloadOf` has left the wafer (the SRAM it frees is this one's).
+  std::optional<std::size_t> afterOffloadOf;
 };
 
 using WaferWork = std::vector<WaferTask>;

@@ -12,7 +12,7 @@ nlohmann::json linkJson(const system::LinkStats& s) {
 std::string streamBound(const system::TaskRecord& record, const system::LayerStream& stream,
                         const config::ArchConfig& arch) {
   if (record.bound == system::TaskBound::Compute) return "compute";
-  if (record.bound == system::TaskBound::ActivationFetch) return "activation_fetch";
+  if (record.bound == system::TaskBound::Activations) return "activations";
   if (stream.exposed > sc_core::SC_ZERO_TIME) return "memoryx";
   return arch.swarmx.linkBandwidthBytesPerS() < arch.io.bandwidthBytesPerS ? "swarmx" : "io_ring";
 }
@@ -64,7 +64,7 @@ nlohmann::json perSystemTiming(const system::Cluster& cluster) {
     sc_core::sc_time busy = sc_core::SC_ZERO_TIME, forActivations = sc_core::SC_ZERO_TIME;
     for (const system::WaferTask& t : cs.work()) busy += t.duration;
     for (const system::TaskRecord& r : cs.records())
-      if (r.bound == system::TaskBound::ActivationFetch) forActivations += r.waited;
+      if (r.bound == system::TaskBound::Activations) forActivations += r.waited;
     const double active = (cs.waferFree() - cluster.began()).to_seconds();
     perSystem.push_back({{"system", i}, {"wafer_busy_seconds", busy.to_seconds()},
                          {"wafer_idle_seconds", active - busy.to_seconds()},

@@ -15,10 +15,10 @@
 namespace wsesim::results {
 
 // What held a streamed task back: `compute` (the wafer itself),
-// `activation_fetch` (its offloaded activations coming back), or the
-// slowest part of the weights' way in: `memoryx` when its fetch was
-// exposed, else the slower of SwarmX's links (`swarmx`) and the I/O ring
-// (`io_ring`).
+// `activations` (its offloaded activations coming back, or earlier ones
+// still leaving), or the slowest part of the weights' way in: `memoryx`
+// when its fetch was exposed, else the slower of SwarmX's links (`swarmx`)
+// and the I/O ring (`io_ring`).
 std::string streamBound(const system::TaskRecord& record, const system::LayerStream& stream,
                         const config::ArchConfig& arch);
 

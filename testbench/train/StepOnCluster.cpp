@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -68,17 +69,24 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
   bool inBackward = false;
   std::uint32_t backwardLayer = 0;
   std::size_t layerStart = 0, previousLayerStart = 0;
+  // The forward pass by layer: each layer's last task that offloads, if any.
+  std::vector<std::pair<std::uint32_t, std::optional<std::size_t>>> forwardLayers;
   for (std::uint32_t s = 0; s < steps; ++s) {
     for (const models::StepItem& item : step_.order) {
       const bool backward = item.isGemm ? step_.gemms[item.index].pass != GemmPass::Forward : step_.ops[item.index].backward;
       const std::uint32_t layer = item.isGemm ? step_.gemms[item.index].layer : step_.ops[item.index].layer;
+      system::WaferTask t;
       if (backward && (!inBackward || backwardLayer != layer)) {
         previousLayerStart = inBackward ? layerStart : work.size();
         layerStart = work.size();
         backwardLayer = layer;
+        forwardLayers.clear();
+      } else if (!backward && (forwardLayers.empty() || forwardLayers.back().first != layer)) {
+        // A layer's activations take the SRAM of the one two before it, once that one's have left.
+        if (forwardLayers.size() >= 2) t.afterOffloadOf = forwardLayers[forwardLayers.size() - 2].second;
+        forwardLayers.emplace_back(layer, std::nullopt);
       }
       inBackward = backward;
-      system::WaferTask t;
       if (!item.isGemm) {
         const models::WaferOp& op = step_.ops[item.index];
         t.name = op.name + (op.backward ? " backward" : "");
@@ -96,6 +104,7 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
           t.offloadBytes = g.m * g.k * activationBytes_;
           away.emplace(input, std::make_pair(nextAddress, t.offloadBytes));
           nextAddress += t.offloadBytes;
+          forwardLayers.back().second = work.size();
         } else if (g.pass == GemmPass::WeightGrad && there != away.end()) {
           t.activationAddress = there->second.first;
           t.fetchBytes = there->second.second;

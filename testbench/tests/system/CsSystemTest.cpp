@@ -150,45 +150,50 @@ TEST(CsSystem, TasksRunInOrderAndGradientsLeaveAsTheyAreComputed) {
 }
 
 // Activation offload. The forward GEMM (0-2 us, weights in by 1 us) sends
-// its 1000 B of activations out as it runs: through the egress from 0 to
-// 2 us (1 us of bytes, no faster than computed), written at address 64. The
-// op above (2-3 us) starts the fetch of 3000 B back for the weight gradient:
-// the store answers at once, and the bytes cross the ring's ingress in
-// 3 us, in by 5 us; the gradient waits 2 us for them (5-9 us). The next op
-// (9-13 us) fetches 1000 B for the last gradient, in by 10 us: no wait
-// (13-14 us).
+// its 4000 B of activations out as it runs: through the egress from 0 to
+// 4 us (the ring's rate), written at address 64. The next layer takes the
+// SRAM they leave: it waits for them, 4-5 us. The op above (5-6 us)
+// starts the fetch of 3000 B back for the weight gradient: the store
+// answers at once, and the bytes cross the ring's ingress in 3 us, in by
+// 8 us; the gradient waits 2 us for them (8-12 us). The next op (12-16 us)
+// fetches 1000 B for the last gradient, in by 13 us: no wait (16-17 us).
 TEST(CsSystem, OffloadedActivationsLeaveAsComputedAndComeBackBeforeTheirTask) {
   Bench b;
   WaferTask forward = streamed("forward", 2, 0, 1000);
   forward.activationAddress = 64;
-  forward.offloadBytes = 1000;
+  forward.offloadBytes = 4000;
+  WaferTask nextLayer = onWafer("next_layer", 1);
+  nextLayer.afterOffloadOf = 0;
   WaferTask grad = onWafer("weight_grad", 4);
   grad.activationAddress = 64;
   grad.fetchBytes = 3000;
-  grad.fetchFrom = 1;
+  grad.fetchFrom = 2;
   WaferTask lastGrad = onWafer("last_weight_grad", 1);
   lastGrad.activationAddress = 4096;
   lastGrad.fetchBytes = 1000;
-  lastGrad.fetchFrom = 3;
-  b.system.setWork({forward, onWafer("above", 1), grad, onWafer("above_again", 4), lastGrad}, sc_core::SC_ZERO_TIME);
+  lastGrad.fetchFrom = 4;
+  b.system.setWork({forward, nextLayer, onWafer("above", 1), grad, onWafer("above_again", 4), lastGrad},
+                   sc_core::SC_ZERO_TIME);
   testing::Stimulus s("s", [&] { b.write(1000, 0, 0); });
   sc_core::sc_start();
   const std::vector<TaskRecord>& r = b.system.records();
-  ASSERT_EQ(r.size(), 5u);
-  const std::vector<double> starts{0, 2, 5, 9, 13}, ends{2, 3, 9, 13, 14};
+  ASSERT_EQ(r.size(), 6u);
+  const std::vector<double> starts{0, 4, 5, 8, 12, 16}, ends{2, 5, 6, 12, 16, 17};
   for (std::size_t i = 0; i < r.size(); ++i) {
     EXPECT_EQ(r[i].start, us(starts[i])) << i;
     EXPECT_EQ(r[i].end, us(ends[i])) << i;
   }
-  EXPECT_EQ(r[2].bound, TaskBound::ActivationFetch);
-  EXPECT_EQ(r[2].waited, us(2));
-  EXPECT_EQ(r[4].bound, TaskBound::Compute);
+  for (std::size_t i : {1, 3}) {
+    EXPECT_EQ(r[i].bound, TaskBound::Activations) << i;
+    EXPECT_EQ(r[i].waited, us(2)) << i;
+  }
+  EXPECT_EQ(r[5].bound, TaskBound::Compute);
   ASSERT_EQ(b.store.received.size(), 3u);
-  expectTransfer(b.store, 0, 64, 1000, 2);  // the offload, from 0 us
+  expectTransfer(b.store, 0, 64, 4000, 4);  // the offload, from 0 us
   EXPECT_EQ(b.store.heads[0], us(0));
-  expectTransfer(b.store, 1, 64, 3000, 2);  // the fetches
-  expectTransfer(b.store, 2, 4096, 1000, 9);
-  EXPECT_EQ(b.system.ioRing().egressStats().bytes, 1000u);
+  expectTransfer(b.store, 1, 64, 3000, 5);  // the fetches
+  expectTransfer(b.store, 2, 4096, 1000, 12);
+  EXPECT_EQ(b.system.ioRing().egressStats().bytes, 4000u);
   EXPECT_EQ(b.system.ioRing().ingressStats().bytes, 5000u);
   EXPECT_TRUE(b.gradients.received.empty());
 }
