@@ -35,7 +35,7 @@ MemoryX::MemoryX(sc_core::sc_module_name name, const MemoryXParams& params, Mode
       params_(params),
       model_(std::move(model)),
       optimizer_(optimizer),
-      storage_(params.bandwidthBytesPerS, seconds(params.latencyS)) {
+      storage_(params.bandwidthBytesPerS, seconds(params.latencyS), LinkOrder::EarliestGap) {
   const double stored = double(storedBytes());
   if (stored > double(params_.capacityBytes))
     throw config::ConfigError("MemoryX: model '" + model_.name + "' needs " + bytesText(stored) + " (" +

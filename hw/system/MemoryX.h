@@ -148,7 +148,7 @@ class MemoryX : public sc_core::sc_module {
   // asked for is accumulated; and how many have been since the last update.
   std::vector<std::deque<bool>> arrivals_;
   std::vector<unsigned> accumulated_;
-  Link storage_;  // fetches, optimizer traffic and activations share it
+  Link storage_;  // fetches, optimizer traffic and activations share it, each in the earliest idle time
   sc_core::sc_time optimizerFreeAt_ = sc_core::SC_ZERO_TIME;
   PayloadPool payloads_;
   std::vector<LayerStream> streams_;

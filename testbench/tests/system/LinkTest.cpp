@@ -45,6 +45,23 @@ TEST(Link, ASecondTransferWaitsForTheFirst) {
   EXPECT_EQ(link.stats().transfers, 3u);
 }
 
+// In the earliest idle time (a store's order), 2 us transfers: offered at
+// 10 us, [10, 12]; at 0 us, [0, 2]; at 1 us, [2, 4], before the one at 10
+// (offered in order it would have waited for it: [12, 14]); at 9 us it
+// would end at 11, past 10: [12, 14]. A cut-through stream from 4 us that
+// the link must wait for until 9 us fits the idle time before 10: [4, 9].
+TEST(Link, EarliestGapTakesTheIdleTimeFromItsOffer) {
+  Link link(150e9, us(3), LinkOrder::EarliestGap);
+  EXPECT_EQ(link.send(us(10), 300000).start, us(10));
+  EXPECT_EQ(link.send(us(0), 300000).start, us(0));
+  EXPECT_EQ(link.send(us(1), 300000).start, us(2));
+  const LinkTransfer late = link.send(us(9), 300000);
+  EXPECT_EQ(late.start, us(12));
+  EXPECT_EQ(late.tail, us(17));
+  EXPECT_EQ(link.forward(us(4), us(9), 300000).start, us(4));
+  EXPECT_EQ(link.stats().transfers, 5u);
+}
+
 // Cut-through from a slower stream: the bytes arrive at the sender between
 // 1 us and 6 us; the link could send them in 2 us but must wait for the
 // last: it finishes at 6 us, the last byte arrives at 6 + 3 = 9 us.

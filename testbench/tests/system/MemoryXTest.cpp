@@ -107,18 +107,23 @@ TEST(MemoryXPrefetch, WithoutPrefetchEveryFetchIsExposed) {
 // 900,000 B of storage traffic (12 us). Prefetch puts layer 1's fetch to
 // storage before layer 0 streams out, ahead of layer 0's update:
 //   fetch0 [0, 2]  fetch1 [2, 4]  stream0 [2, 8]  update0 [10, 22]
-//   stream1 [8, 14] exposed 0;  fetch2 (asked at 8) [22, 24], stream2 exposed 24 - 14 = 10
+//   stream1 [8, 14] exposed 0
+// and layer 2's, asked at 8 when stream0's buffer frees, takes storage's
+// idle time before the update that was offered first: fetch2 [8, 10],
+// stream2 [14, 20] exposed 0.
 TEST(MemoryXPrefetch, PrefetchGoesAheadOfTheUpdatesTheStreamBrings) {
   OneSystemCluster c(memoryxParams(75e9, 0, 1), equalLayers(3), "sgd");
   c.system.computeTime = us(5);
   c.system.echoGradientBytes = 300000;
   c.memoryx.setSchedule({{0, 1, true}, {1, 1, true}, {2, 1, true}});
   sc_core::sc_start();
-  EXPECT_EQ(exposed(c.memoryx), (std::vector<sc_core::sc_time>{us(2), us(0), us(10)}));
+  EXPECT_EQ(exposed(c.memoryx), (std::vector<sc_core::sc_time>{us(2), us(0), us(0)}));
   ASSERT_EQ(c.memoryx.updates().size(), 3u);
   EXPECT_EQ(c.memoryx.updates()[0].start, us(10));
   EXPECT_EQ(c.memoryx.updates()[0].end, us(22));
   EXPECT_EQ(c.memoryx.streams()[1].fetchEnd, us(4));
+  EXPECT_EQ(c.memoryx.streams()[2].fetchStart, us(8));
+  EXPECT_EQ(c.memoryx.streams()[2].fetchEnd, us(10));
 }
 
 // A layer streamed for its backward pass is not fetched again (the next
