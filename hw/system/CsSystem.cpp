@@ -111,12 +111,15 @@ void CsSystem::takeWeights(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
   TaskRecord r;
   r.task = cursor_;
   r.start = std::max(waferFree_, atWafer.head);
-  const bool heldByFetch = startTask(r);
+  const bool heldByActivations = startTask(r);
   r.end = std::max(r.start + task.duration, atWafer.tail + task.drain);
   r.waited = r.end - waferFree_ - task.duration;
-  r.bound = r.waited == sc_core::SC_ZERO_TIME                          ? TaskBound::Compute
-            : heldByFetch && r.end == r.start + task.duration ? TaskBound::Activations
-                                                                       : TaskBound::WeightStream;
+  if (r.waited == sc_core::SC_ZERO_TIME)
+    r.bound = TaskBound::Compute;
+  else if (heldByActivations && r.end == r.start + task.duration)
+    r.bound = TaskBound::Activations;
+  else
+    r.bound = TaskBound::WeightStream;
   records_.push_back(r);
   waferFree_ = r.end;
   ++cursor_;
@@ -167,8 +170,8 @@ void CsSystem::fetch(std::size_t task, const sc_core::sc_time& at) {
     sc_core::sc_time delay = at - sc_core::sc_time_stamp();
     activations->b_transport(payload, delay);
     if (payload.is_response_error())
-      SC_REPORT_ERROR(name(), ("the activations task '" + t.name + "' fetches were refused: " +
-                               payload.get_response_string())
+      SC_REPORT_ERROR(name(), ("the activations task '" + t.name + "' fetches at address " +
+                               std::to_string(t.activationAddress) + " were refused: " + payload.get_response_string())
                                   .c_str());
     atSystem = stream.timing();
   }
@@ -180,14 +183,16 @@ void CsSystem::fetch(std::size_t task, const sc_core::sc_time& at) {
 
 void CsSystem::sendOutputs(std::size_t i, const sc_core::sc_time& start, const sc_core::sc_time& end) {
   const WaferTask& task = work_[i];
-  if (task.gradients) sendOut(gradients_out, task.gradientAddress, task.gradientBytes, start, end, "gradients");
+  if (task.gradients)
+    sendOut(gradients_out, task.gradientAddress, task.gradientBytes, start, end, "gradients of task '" + task.name + "'");
   if (task.offloadBytes)
-    offloaded_[i] = sendOut(activations, task.activationAddress, task.offloadBytes, start, end, "offloaded activations");
+    offloaded_[i] = sendOut(activations, task.activationAddress, task.offloadBytes, start, end,
+                            "activations offloaded by task '" + task.name + "'");
 }
 
 sc_core::sc_time CsSystem::sendOut(tlm_utils::simple_initiator_socket<CsSystem>& socket, std::uint64_t address,
-                       std::uint64_t bytes, const sc_core::sc_time& start, const sc_core::sc_time& end,
-                       const std::string& what) {
+                                   std::uint64_t bytes, const sc_core::sc_time& start, const sc_core::sc_time& end,
+                                   const std::string& what) {
   tlm::tlm_generic_payload& payload = payloads_.allocate(bytes, false);
   payload.set_command(tlm::TLM_WRITE_COMMAND);
   payload.set_address(address);

@@ -21,7 +21,6 @@ StepOnCluster::StepOnCluster(const models::TransformerModel& model, const models
                              pe::Precision precision, std::uint32_t offloadedLayers)
     : step_(step), offloadedLayers_(offloadedLayers) {
   const unsigned weightBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
-  activationBytes_ = weightBytes;  // the GEMMs' inputs are all of one type
   gradientBytes_ = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, -1));
   weights_.name = model.name;
   std::map<std::pair<std::uint32_t, std::string>, std::size_t> entry;
@@ -31,6 +30,31 @@ StepOnCluster::StepOnCluster(const models::TransformerModel& model, const models
     matrixOf_.push_back(it->second);
   }
   unstreamed_ = weights_.layers.size();
+  // Which GEMMs move activations: the first forward GEMM reading an
+  // offloaded layer's input sends it out, the first weight gradient reading
+  // it (in its micro-batch's backward pass) takes it back.
+  std::map<std::pair<std::uint32_t, std::string>, ActivationMove> away;  // by (layer, input)
+  std::uint64_t nextAddress = 0, held = 0;
+  for (const models::StreamedGemm& g : step.gemms) {
+    ActivationMove move;
+    if (g.layer != models::kHeadLayer && g.layer < offloadedLayers_) {
+      const std::pair<std::uint32_t, std::string> input{g.layer, g.input};
+      const auto there = away.find(input);
+      if (g.pass == GemmPass::Forward && there == away.end()) {
+        move.address = nextAddress;
+        move.offloadBytes = g.m * g.k * weightBytes;  // the GEMMs' inputs are all of one type
+        away.emplace(input, move);
+        nextAddress += move.offloadBytes;
+        mostOffloaded_ = std::max(mostOffloaded_, held += move.offloadBytes);
+      } else if (g.pass == GemmPass::WeightGrad && there != away.end()) {
+        move.address = there->second.address;
+        move.fetchBytes = there->second.offloadBytes;
+        held -= move.fetchBytes;
+        away.erase(there);
+      }
+    }
+    moves_.push_back(move);
+  }
   const std::uint64_t streamed = weights_.parameters();
   if (model.parameters() > streamed)
     weights_.layers.push_back(
@@ -62,9 +86,6 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
                                            const std::vector<std::uint64_t>& opCycles, std::uint32_t steps,
                                            const system::MemoryX& memoryx, const config::ArchConfig& arch) const {
   system::WaferWork work;
-  // Offloaded activations by (layer, input): their address in MemoryX and bytes.
-  std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint64_t, std::uint64_t>> away;
-  std::uint64_t nextAddress = 0;
   // The backward pass by layer: the first task of the layer's and of the one before it in the pass.
   bool inBackward = false;
   std::uint32_t backwardLayer = 0;
@@ -96,22 +117,12 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
         continue;
       }
       const models::StreamedGemm& g = step_.gemms[item.index];
-      if (g.layer != models::kHeadLayer && g.layer < offloadedLayers_) {
-        const std::pair<std::uint32_t, std::string> input{g.layer, g.input};
-        const auto there = away.find(input);
-        if (g.pass == GemmPass::Forward && there == away.end()) {
-          t.activationAddress = nextAddress;
-          t.offloadBytes = g.m * g.k * activationBytes_;
-          away.emplace(input, std::make_pair(nextAddress, t.offloadBytes));
-          nextAddress += t.offloadBytes;
-          forwardLayers.back().second = work.size();
-        } else if (g.pass == GemmPass::WeightGrad && there != away.end()) {
-          t.activationAddress = there->second.first;
-          t.fetchBytes = there->second.second;
-          t.fetchFrom = previousLayerStart;
-          away.erase(there);
-        }
-      }
+      const ActivationMove& move = moves_[item.index];
+      t.activationAddress = move.address;
+      t.offloadBytes = move.offloadBytes;
+      t.fetchBytes = move.fetchBytes;
+      if (move.offloadBytes) forwardLayers.back().second = work.size();
+      if (move.fetchBytes) t.fetchFrom = previousLayerStart;
       const GemmTiming& timing = gemms[item.index];
       const std::size_t matrix = matrixOf_[item.index];
       t.name = weights_.layers[matrix].name + " " + gemmPassName(g.pass);

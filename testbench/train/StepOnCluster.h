@@ -40,6 +40,8 @@ class StepOnCluster {
                 std::uint32_t offloadedLayers = 0);
 
   const system::ModelWeights& weights() const { return weights_; }
+  // The most bytes of offloaded activations MemoryX holds at once, per system.
+  std::uint64_t mostOffloadedBytes() const { return mostOffloaded_; }
 
   // `gemms[i]` times the step's GEMM i, `opCycles[j]` its op j; `memoryx` gives the layers' addresses.
   system::WaferWork waferWork(const std::vector<GemmTiming>& gemms, const std::vector<std::uint64_t>& opCycles,
@@ -56,8 +58,13 @@ class StepOnCluster {
   std::vector<std::size_t> matrixOf_;  // per GEMM of the step: its entry in weights_
   std::size_t unstreamed_ = 0;         // the entry of the parameters no GEMM streams, if any (else == size)
   unsigned gradientBytes_ = 0;         // per parameter, as the wafer's outputs leave it
-  unsigned activationBytes_ = 0;       // per element of an activation a GEMM reads
   std::uint32_t offloadedLayers_ = 0;
+  // Per GEMM of the step: the activations it offloads or fetches back, at `address` in MemoryX.
+  struct ActivationMove {
+    std::uint64_t address = 0, offloadBytes = 0, fetchBytes = 0;
+  };
+  std::vector<ActivationMove> moves_;
+  std::uint64_t mostOffloaded_ = 0;
 };
 
 }  // namespace wsesim::train

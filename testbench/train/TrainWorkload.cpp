@@ -142,7 +142,7 @@ std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::
                                std::uint32_t offloaded) {
   const std::uint64_t onWafer = kept.onWafer(offloaded);
   const std::string keptText = std::to_string(onWafer) + " B a PE of activations kept for the backward pass" +
-                               (offloaded ? " (" + std::to_string(offloaded) + " layers' offloaded)" : "");
+                               (offloaded ? " (" + std::to_string(offloaded) + " layers offloaded, room kept for two of them)" : "");
   if (onWafer >= arch.pe.sramBytes)
     return Misfit{keptText + " exceed arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes), false};
   config::ArchConfig beside = arch;
@@ -303,6 +303,9 @@ class TrainWorkload : public workload::Workload {
   void addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const;
   // Per GEMM of the step.
   std::vector<GemmTiming> stepTimings(const std::vector<GemmTiming>& perGemm) const;
+  // Throws config::ConfigError naming workload.activation_offload when
+  // MemoryX cannot hold every system's offloaded activations beside the model.
+  void checkOffloadFits() const;
   // The results of the run, from the cluster after it (and the one-system
   // reference beside a cluster of several).
   void report(const workload::ClusterModel& clusters, const std::vector<std::uint64_t>& opCycles);
@@ -323,6 +326,19 @@ class TrainWorkload : public workload::Workload {
   nlohmann::json results_;
 };
 
+void TrainWorkload::checkOffloadFits() const {
+  const StepOnCluster onCluster(config_.model, step_, config_.precision, offloadedLayers_);
+  const double stored = double(onCluster.weights().parameters()) *
+                        system::optimizerModel(config_.optimizer).storedBytesPerParameter;
+  const double offloaded = double(onCluster.mostOffloadedBytes()) * arch_.cluster.systems;
+  if (offloaded > 0 && stored + offloaded > double(arch_.memoryx.capacityBytes))
+    throw config::ConfigError("workload.activation_offload: MemoryX would hold " + std::to_string(offloaded / 1e9) +
+                              " GB of offloaded activations (" + std::to_string(arch_.cluster.systems) +
+                              " systems) beside the model's " + std::to_string(stored / 1e9) +
+                              " GB, more than arch.memoryx.capacity_bytes = " +
+                              std::to_string(arch_.memoryx.capacityBytes));
+}
+
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
     : config_(std::move(config)), arch_(arch), run_(run) {
   algorithm_ = stepAlgorithm(config_.precision, config_.sampling);
@@ -336,6 +352,7 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
   lmHeadChunks_ = layout.lmHeadChunks;
   offloadedLayers_ = layout.offloadedLayers;
   step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_);
+  checkOffloadFits();
   // A GEMM is distinct by the product it computes: the forward and
   // backward-data passes stream their weights through one dataflow, so a
   // backward-data product of a forward one's shape (GPT-2's FFN-up

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hw/common/ConfigError.h"
@@ -496,6 +497,17 @@ TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
   EXPECT_EQ(r["memoryx"]["activations_offloaded_bytes"], 2u * 25600);
   EXPECT_EQ(r["memoryx"]["activations_fetched_bytes"], 2u * 25600);
   EXPECT_TRUE(r["breakdown_cycles"].contains("activation_wait"));
+  // MemoryX holds both systems' 25,600 B beside the model's 13,888 x 12 B
+  // (Adam): 217,856 B, more than a capacity of 200,000.
+  const std::string dir = ::testing::TempDir();
+  const std::string command = "'" WSESIM_BINARY "' run '" + dir + "/train_offload_on.yaml' " + shape +
+                              "--set workload.activation_offload=on --set arch.memoryx.capacity_bytes=200000 --out '" +
+                              dir + "/train_offload_full.json' 2> '" + dir + "/train_offload_full.err'";
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);
+  std::stringstream err;
+  err << std::ifstream(dir + "/train_offload_full.err").rdbuf();
+  EXPECT_NE(err.str().find("workload.activation_offload: MemoryX would hold 0.000051"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("arch.memoryx.capacity_bytes = 200000"), std::string::npos) << err.str();
 }
 
 TEST(TrainStep, BadSettingsNameTheKey) {
