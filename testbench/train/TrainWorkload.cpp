@@ -303,9 +303,11 @@ class TrainWorkload : public workload::Workload {
   void addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const;
   // Per GEMM of the step.
   std::vector<GemmTiming> stepTimings(const std::vector<GemmTiming>& perGemm) const;
-  // Throws config::ConfigError naming workload.activation_offload when
-  // MemoryX cannot hold every system's offloaded activations beside the model.
-  void checkOffloadFits() const;
+  // Throws config::ConfigError, before the run, when MemoryX cannot hold
+  // the model's weights and optimizer state (naming workload.model) and
+  // every system's offloaded activations beside them (naming
+  // workload.activation_offload).
+  void checkMemoryXFits() const;
   // The results of the run, from the cluster after it (and the one-system
   // reference beside a cluster of several).
   void report(const workload::ClusterModel& clusters, const std::vector<std::uint64_t>& opCycles);
@@ -326,17 +328,22 @@ class TrainWorkload : public workload::Workload {
   nlohmann::json results_;
 };
 
-void TrainWorkload::checkOffloadFits() const {
+void TrainWorkload::checkMemoryXFits() const {
   const StepOnCluster onCluster(config_.model, step_, config_.precision, offloadedLayers_);
-  const double stored = double(onCluster.weights().parameters()) *
-                        system::optimizerModel(config_.optimizer).storedBytesPerParameter;
+  const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
+  const double stored = double(onCluster.weights().parameters()) * optimizer.storedBytesPerParameter;
   const double offloaded = double(onCluster.mostOffloadedBytes()) * arch_.cluster.systems;
-  if (offloaded > 0 && stored + offloaded > double(arch_.memoryx.capacityBytes))
+  if (stored + offloaded <= double(arch_.memoryx.capacityBytes)) return;
+  const std::string capacity = "arch.memoryx.capacity_bytes = " + std::to_string(arch_.memoryx.capacityBytes);
+  if (offloaded > 0)
     throw config::ConfigError("workload.activation_offload: MemoryX would hold " + std::to_string(offloaded / 1e9) +
                               " GB of offloaded activations (" + std::to_string(arch_.cluster.systems) +
-                              " systems) beside the model's " + std::to_string(stored / 1e9) +
-                              " GB, more than arch.memoryx.capacity_bytes = " +
-                              std::to_string(arch_.memoryx.capacityBytes));
+                              " systems) beside the model's " + std::to_string(stored / 1e9) + " GB, more than " +
+                              capacity);
+  throw config::ConfigError("workload.model: MemoryX would hold " + std::to_string(stored / 1e9) + " GB (" +
+                            std::to_string(onCluster.weights().parameters()) + " parameters x " +
+                            std::to_string(optimizer.storedBytesPerParameter) + " bytes of weights and " +
+                            optimizer.name + " state), more than " + capacity);
 }
 
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
@@ -352,7 +359,7 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
   lmHeadChunks_ = layout.lmHeadChunks;
   offloadedLayers_ = layout.offloadedLayers;
   step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_);
-  checkOffloadFits();
+  checkMemoryXFits();
   // A GEMM is distinct by the product it computes: the forward and
   // backward-data passes stream their weights through one dataflow, so a
   // backward-data product of a forward one's shape (GPT-2's FFN-up

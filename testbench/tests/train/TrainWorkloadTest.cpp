@@ -124,6 +124,26 @@ nlohmann::json runCli(const std::string& name, const std::string& overrides) {
   return nlohmann::json::parse(std::ifstream(out));
 }
 
+// A run that must fail: its exit status and what it said on stderr.
+struct Refusal {
+  int status = 0;
+  std::string said;
+};
+Refusal refusedCli(const std::string& name, const std::string& overrides) {
+  const std::string dir = ::testing::TempDir();
+  const std::string config = dir + "/train_" + name + ".yaml", err = dir + "/train_" + name + ".err";
+  std::ofstream(config) << "arch:\n  preset: tiny\nrun:\n  mode: timing\nworkload:\n  type: train\n  model: tiny\n"
+                           "  batch: 2\n";
+  const std::string command = "'" WSESIM_BINARY "' run '" + config + "' " + overrides + " --out '" + dir + "/train_" +
+                              name + ".json' 2> '" + err + "'";
+  Refusal r;
+  r.status = WEXITSTATUS(std::system(command.c_str()));
+  std::stringstream said;
+  said << std::ifstream(err).rdbuf();
+  r.said = said.str();
+  return r;
+}
+
 // Representative phases across GEMMs: a one-layer model (d_model 64, FFN
 // 256, vocabulary 512) at 32 x 128 tokens on the 64 x 64 `small` preset
 // with 8 KiB of SRAM runs its GEMMs in 3 to 19 passes of 21 to 27 n's;
@@ -498,16 +518,18 @@ TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
   EXPECT_EQ(r["memoryx"]["activations_fetched_bytes"], 2u * 25600);
   EXPECT_TRUE(r["breakdown_cycles"].contains("activation_wait"));
   // MemoryX holds both systems' 25,600 B beside the model's 13,888 x 12 B
-  // (Adam): 217,856 B, more than a capacity of 200,000.
-  const std::string dir = ::testing::TempDir();
-  const std::string command = "'" WSESIM_BINARY "' run '" + dir + "/train_offload_on.yaml' " + shape +
-                              "--set workload.activation_offload=on --set arch.memoryx.capacity_bytes=200000 --out '" +
-                              dir + "/train_offload_full.json' 2> '" + dir + "/train_offload_full.err'";
-  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);
-  std::stringstream err;
-  err << std::ifstream(dir + "/train_offload_full.err").rdbuf();
-  EXPECT_NE(err.str().find("workload.activation_offload: MemoryX would hold 0.000051"), std::string::npos) << err.str();
-  EXPECT_NE(err.str().find("arch.memoryx.capacity_bytes = 200000"), std::string::npos) << err.str();
+  // (Adam): 217,856 B, more than a capacity of 200,000. A configuration
+  // error (exit 2), found before the run.
+  const Refusal full = refusedCli("offload_full", shape + "--set workload.activation_offload=on "
+                                                          "--set arch.memoryx.capacity_bytes=200000");
+  EXPECT_EQ(full.status, 2);
+  EXPECT_NE(full.said.find("workload.activation_offload: MemoryX would hold 0.000051"), std::string::npos) << full.said;
+  EXPECT_NE(full.said.find("arch.memoryx.capacity_bytes = 200000"), std::string::npos) << full.said;
+  // Without offload the model alone, 166,656 B, fits 200,000; not 100,000.
+  const Refusal model = refusedCli("model_full", shape + "--set arch.memoryx.capacity_bytes=100000");
+  EXPECT_EQ(model.status, 2);
+  EXPECT_NE(model.said.find("workload.model: MemoryX would hold 0.000167 GB (13888 parameters x 12 bytes"),
+            std::string::npos) << model.said;
 }
 
 TEST(TrainStep, BadSettingsNameTheKey) {
