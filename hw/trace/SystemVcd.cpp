@@ -123,6 +123,10 @@ std::string systemVcd(const system::Cluster& cluster) {
     w.interval(stream, s.streamStart, s.streamEnd, std::int64_t(s.layer));
   }
   for (const system::OptimizerUpdate& u : mx.updates()) w.interval(update, u.start, u.end, std::int64_t(u.layer));
+  const std::size_t activations = w.var("memoryx", "activation_transfers", 16);
+  Intervals storing;
+  for (const system::ActivationTransfer& a : mx.activationTransfers()) storing.emplace_back(a.offered, a.end);
+  w.overlapping(activations, storing);
 
   const std::size_t reducing = w.var("swarmx", "reductions_in_flight", 16);
   Intervals reductions;
@@ -138,7 +142,7 @@ std::string systemVcd(const system::Cluster& cluster) {
     sc_core::sc_time free = cluster.began();
     for (const system::TaskRecord& r : cs.records()) {
       w.interval(task, r.start, r.end, std::int64_t(r.task));
-      // Idle before the task, and past its duration at the end of a stream-bound one.
+      // Idle before the task (for weights or activations), and past its duration at the end of a stream-bound one.
       waiting.emplace_back(free, r.start);
       waiting.emplace_back(r.start + cs.work()[r.task].duration, r.end);
       free = r.end;

@@ -321,6 +321,7 @@ TEST(TrainStep, SystemWaveformFollowsTheRecords) {
   }
   EXPECT_TRUE(monotonic);
   EXPECT_EQ(defined[ids.at("memoryx.stream_layer")], 18u);
+  EXPECT_EQ(ids.count("memoryx.activation_transfers"), 1u);  // none here: nothing offloaded
   EXPECT_EQ(defined[ids.at("system_0.wafer_task")],
             r["workload"]["gemm_count"].get<unsigned>() + r["workload"]["op_count"].get<unsigned>());
   EXPECT_EQ(defined[ids.at("system_1.wafer_task")], defined[ids.at("system_0.wafer_task")]);
