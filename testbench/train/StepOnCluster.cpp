@@ -103,8 +103,9 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
         backwardLayer = layer;
         forwardLayers.clear();
       } else if (!backward && (forwardLayers.empty() || forwardLayers.back().first != layer)) {
-        // A layer's activations take the SRAM of the one two before it, once that one's have left.
-        if (forwardLayers.size() >= 2) t.afterOffloadOf = forwardLayers[forwardLayers.size() - 2].second;
+        // An offloaded layer's activations take the room of the one two before it, once that one's have left.
+        const bool offloaded = layer != models::kHeadLayer && layer < offloadedLayers_;
+        if (offloaded && forwardLayers.size() >= 2) t.afterOffloadOf = forwardLayers[forwardLayers.size() - 2].second;
         forwardLayers.emplace_back(layer, std::nullopt);
       }
       inBackward = backward;

@@ -10,8 +10,9 @@
 // first forward GEMM reading each runs, and come back for the first weight
 // gradient reading it, fetched from the start of the backward pass of the
 // layer above (so one layer's fetch overlaps the layer before it). The
-// forward pass of a layer waits until the activations of the layer two
-// before it have left: the wafer keeps room for two layers' (MicroBatches.h).
+// forward pass of an offloaded layer waits until the activations of the
+// layer two before it have left: the wafer keeps room for two offloaded
+// layers' (MicroBatches.h).
 
 #include <cstdint>
 #include <vector>
