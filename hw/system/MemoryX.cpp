@@ -179,17 +179,14 @@ void MemoryX::serveActivations(tlm::tlm_generic_payload& payload, sc_core::sc_ti
     payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
+  // A write is buffered as it streams in and stored once all of it is
+  // there, as gradients are; a read streams out as storage reads it.
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  LinkTransfer t;
-  if (a.write) {
-    // Buffered as it streams in, stored once all of it is there, as gradients are.
-    t = storage_.send(now + delay, a.bytes);
-  } else {
-    t = storage_.send(now + delay, a.bytes);
-    if (StreamTiming* timing = payload.get_extension<StreamTiming>()) {
-      timing->head = t.head;
-      timing->tail = t.tail;
-    }
+  const LinkTransfer t = storage_.send(now + delay, a.bytes);
+  StreamTiming* timing = payload.get_extension<StreamTiming>();
+  if (!a.write && timing) {
+    timing->head = t.head;
+    timing->tail = t.tail;
   }
   a.offered = t.start;
   a.end = t.tail;
