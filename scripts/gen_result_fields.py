@@ -5,7 +5,8 @@ refuses a misspelt metric before its first point runs.
 
 The fields come from real runs of small probe configurations of every
 workload type, covering the options that add fields (a NoC in packet and
-broadcast mode, every GEMM algorithm and pass, weights through MemoryX, a
+broadcast mode, every GEMM algorithm and pass, weights through MemoryX, sparse
+weights, a
 training step on one and two systems, GELU and SwiGLU models). Leaves only:
 a metric names a number or a text, never an object or a list.
 
@@ -55,6 +56,7 @@ def probes(model_file):
     for gemm_pass in ("backward_data", "weight_grad"):
         yield "gemm", GEMM % ("timing", "weight_stream", gemm_pass, "")
     yield "gemm", GEMM % ("timing", "weight_stream", "forward", ", weights: memoryx, optimizer: adam")
+    yield "gemm", (GEMM % ("timing", "weight_stream", "forward", ", weight_density: 0.5")).replace("fp32", "mixed")
     yield "train", TRAIN % (1, "tiny", 1)
     yield "train", TRAIN % (2, "tiny", 2)
     yield "train", TRAIN % (1, model_file, 1)

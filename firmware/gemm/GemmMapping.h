@@ -43,6 +43,10 @@ struct GemmBounds {
   std::uint64_t reduction = 0;  // partial sums over the busiest link at one wavelet per cycle
   std::uint64_t latency = 0;    // the critical path of hops and ramps
   std::uint64_t max() const { return std::max({compute, bandwidth, reduction, latency}); }
+  // The name of the largest.
+  const char* bound() const {
+    return max() == compute ? "compute" : max() == bandwidth ? "bandwidth" : max() == reduction ? "reduction" : "latency";
+  }
 };
 
 // What a mapping is, as plain data filled once when it is built: what the

@@ -8,6 +8,7 @@
 
 #include "hw/common/Error.h"
 #include "hw/common/GemmPass.h"
+#include "firmware/gemm/WeightSparsity.h"
 #include "hw/pe/OpKind.h"
 
 namespace wsesim::firmware {
@@ -17,7 +18,15 @@ struct GemmShape {
   std::uint32_t m = 0, k = 0, n = 0;
   pe::Precision precision = pe::Precision::Fp32;
   GemmPass pass = GemmPass::Forward;
+  WeightSparsity sparsity{};  // of B, the streamed weights (dense unless an algorithm streams them sparse)
 };
+
+// Bytes a wavelet of the streamed operand B carries through the I/O: its
+// element, or a sparse weight's value and index (WeightSparsity.h).
+inline std::uint32_t streamedWaveletBytes(const GemmShape& s) {
+  return s.sparsity.dense() ? std::uint32_t(pe::elementBytes(pe::operandType(pe::Opcode::Fmac, s.precision, 1)))
+                            : kSparseWaveletBytes;
+}
 
 // The first `outputs` output columns (n's) of phase `phase` of a mapping
 // whose phases compute blocks of n's (GemmMapping::cutPhases).

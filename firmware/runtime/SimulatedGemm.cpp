@@ -13,13 +13,13 @@
 namespace wsesim::runtime {
 
 firmware::GemmShape passShape(std::uint32_t m, std::uint32_t k, std::uint32_t n, pe::Precision precision,
-                              GemmPass pass) {
+                              GemmPass pass, const firmware::WeightSparsity& sparsity) {
   switch (pass) {
-    case GemmPass::Forward: return {m, k, n, precision, pass};
-    case GemmPass::BackwardData: return {m, n, k, precision, pass};
+    case GemmPass::Forward: return {m, k, n, precision, pass, sparsity};
+    case GemmPass::BackwardData: return {m, n, k, precision, pass, sparsity.transposedView()};
     case GemmPass::WeightGrad: break;
   }
-  return {k, m, n, precision, pass};
+  return {k, m, n, precision, pass, sparsity};
 }
 
 namespace {

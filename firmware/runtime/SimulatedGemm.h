@@ -52,9 +52,10 @@ namespace wsesim::runtime {
 
 // The product a pass computes for the layer Y[m x n] = X[m x k] . W[k x n]:
 // forward Y = X . W; backward-data dX = dY . W^T (m x n x k); weight-gradient
-// dW = X^T . dY (k x m x n).
+// dW = X^T . dY (k x m x n). `sparsity` is W's: backward-data streams it
+// transposed; the weight gradient's products are those W keeps.
 firmware::GemmShape passShape(std::uint32_t m, std::uint32_t k, std::uint32_t n, pe::Precision precision,
-                              GemmPass pass);
+                              GemmPass pass, const firmware::WeightSparsity& sparsity = {});
 
 // How much of a GEMM timing mode simulates.
 struct GemmSampling {

@@ -130,6 +130,14 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
           s.activated |= bit;
         }
         break;
+      case Instruction::Kind::ArgumentIndex:
+        indexRegister(r, in.reg) = s.taskArgument >> 16;
+        if (indexRegister(r, in.reg) >= in.value) {
+          indexRegister(r, in.reg) = 0;
+          s.activated |= bit;
+          s.pc = std::uint16_t(task.code.size() - 1);  // the task ends here
+        }
+        break;
       case Instruction::Kind::Op: {
         const unsigned target = in.op.thread == kSynchronous ? mainSlot() : unsigned(in.op.thread);
         if (s.busySlots & (1u << target)) return;  // the thread is still busy: wait for it

@@ -149,6 +149,16 @@ ProgramBuilder& ProgramBuilder::countIndex(TaskRef t, unsigned reg, std::uint32_
   return *this;
 }
 
+ProgramBuilder& ProgramBuilder::argumentIndex(TaskRef t, unsigned reg, std::uint32_t end, TaskRef onEnd) {
+  Instruction in;
+  in.kind = Instruction::Kind::ArgumentIndex;
+  in.reg = std::uint8_t(reg);
+  in.value = end;
+  in.task = std::int8_t(onEnd.id);
+  program_.tasks.at(t.id).code.push_back(in);
+  return *this;
+}
+
 ProgramBuilder& ProgramBuilder::activate(TaskRef t, TaskRef target) {
   return control(t, Instruction::Kind::Activate, target);
 }

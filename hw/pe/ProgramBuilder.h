@@ -67,6 +67,9 @@ class ProgramBuilder {
   // reg += 1; at `limit` it wraps to 0 and, if given, activates `onWrap`.
   ProgramBuilder& countIndex(TaskRef t, unsigned reg, std::uint32_t limit);
   ProgramBuilder& countIndex(TaskRef t, unsigned reg, std::uint32_t limit, TaskRef onWrap);
+  // reg = the data task's wavelet's index; one of `end` or more activates
+  // `onEnd` and ends the task (Instruction::Kind::ArgumentIndex).
+  ProgramBuilder& argumentIndex(TaskRef t, unsigned reg, std::uint32_t end, TaskRef onEnd);
 
   const Program& program() const { return program_; }
   Program build() const { return program_; }

@@ -100,6 +100,13 @@ class Checker {
         checkTask(in.task, [] { return std::string("activates"); });
       return;
     }
+    if (in.kind == Instruction::Kind::ArgumentIndex) {
+      checkRegister(in.reg);
+      if (p_.tasks[task_].color == kUnbound) fail("reads a wavelet's index, but is not a data task (bound to no color)");
+      if (in.value == 0 || in.value > 0xFFFF) fail("marks a run's end at index " + std::to_string(in.value) + ", outside 1..65535 (16 bits)");
+      checkTask(in.task, [] { return std::string("activates"); });
+      return;
+    }
     if (in.kind != Instruction::Kind::Op) {
       checkTask(in.task, [] { return std::string("targets"); });
       if (in.kind == Instruction::Kind::Activate && p_.tasks[in.task].color != kUnbound)
@@ -168,7 +175,7 @@ class Checker {
       for (const Instruction& in : t.code) {
         if (in.reg >= kMaxRegisters) continue;  // reported by checkRegister
         if (in.kind == Instruction::Kind::SetIndex) maxIndex_[in.reg] = std::max<std::uint64_t>(maxIndex_[in.reg], in.value);
-        if (in.kind == Instruction::Kind::CountIndex && in.value > 0)
+        if ((in.kind == Instruction::Kind::CountIndex || in.kind == Instruction::Kind::ArgumentIndex) && in.value > 0)
           maxIndex_[in.reg] = std::max<std::uint64_t>(maxIndex_[in.reg], in.value - 1);
       }
   }

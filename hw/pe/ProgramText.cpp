@@ -47,6 +47,9 @@ std::string describe(const Program& program, const Instruction& in) {
     case Instruction::Kind::Block: return "block" + target();
     case Instruction::Kind::Unblock: return "unblock" + target();
     case Instruction::Kind::SetIndex: return "set i" + std::to_string(in.reg) + " = " + std::to_string(in.value);
+    case Instruction::Kind::ArgumentIndex:
+      return "i" + std::to_string(in.reg) + " = the wavelet's index; at " + std::to_string(in.value) +
+             " or more: activate" + target() + " and end";
     case Instruction::Kind::CountIndex:
       return "count i" + std::to_string(in.reg) + " to " + std::to_string(in.value) +
              (in.task == kNoTask ? std::string() : ", then activate" + target());

@@ -48,6 +48,7 @@ struct GemmConfig {
   bool integers = true;  // operand values: small integers (exact results) or uniform in [-1, 1)
   int valueRange = 3;
   std::uint64_t seed = 1;
+  firmware::WeightSparsity sparsity;  // of the layer's W (K x N)
 };
 
 GemmConfig readConfig(config::ParamReader& p) {
@@ -88,6 +89,31 @@ GemmConfig readConfig(config::ParamReader& p) {
   c.integers = p.choice("workload.values", {"integers", "uniform"}, std::string("integers")) == "integers";
   c.valueRange = int(p.integer("workload.value_range", 1, 1000, 3));
   c.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
+  c.sparsity.density = p.real("workload.weight_density", 1e-6, 1, 1.0,
+                              "the fraction of W's weights that are non-zero; 1: dense");
+  c.sparsity.pattern = p.choice("workload.weight_sparsity", firmware::kSparsityPatternNames,
+                                firmware::SparsityPattern::Uniform);
+  c.sparsity.seed = c.seed;
+  c.sparsity.layerRows = c.k;
+  if (!c.sparsity.dense()) {
+    std::ostringstream density;
+    density << "workload.weight_density=" << c.sparsity.density;
+    if (!can.supportsSparse(c.pass))
+      throw config::ConfigError(density.str() + ": " + c.algorithm + " streams no sparse weights in the " + pass +
+                                " pass (sparse in " + pass + ": " +
+                                firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
+                                  return a.supportsSparse(c.pass);
+                                }) + ")");
+    if (pe::elementBytes(pe::operandType(pe::Opcode::Fmac, c.precision, 1)) != 2)
+      throw config::ConfigError(density.str() + ": a sparse weight streams as 16 bits of value beside 16 of index, so "
+                                "workload.dtype must be fp16 or mixed, not " + dtype);
+    if (c.sampling.sampled())
+      throw config::ConfigError(density.str() + ": sparse weights are simulated whole (each pass has its own non-zeros): "
+                                "set workload.rows: all, workload.phases: all and workload.steady_state_outputs: 0");
+    if (c.weightsFromMemoryx)
+      throw config::ConfigError(density.str() + ": sparse weights stream from the edge only (workload.weights: edge); "
+                                "MemoryX's sparse store is not modelled yet");
+  }
   return c;
 }
 
@@ -113,6 +139,8 @@ struct GemmResults {
   double maxAbsError = 0, maxRelError = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t peBytes = 0, fabricBytes = 0;
+  std::uint64_t wavelets = 0;        // of B through the I/O ring, the whole GEMM's
+  std::uint64_t nonzeroWeights = 0;  // of B (all of them when dense)
 };
 
 class GemmWorkload : public workload::Workload {
@@ -145,7 +173,10 @@ class GemmWorkload : public workload::Workload {
     return flops() / (double(cycles_) * double(arch_.mesh.routers()) * 2.0 *
                       arch_.pe.lanes.of(pe::Opcode::Fmac, full_.shape().precision));
   }
-  chip::ChipParts chipParts() const { return workload::gemmChipParts(arch_, full_.shape().precision, run_.mode); }
+  const firmware::WeightSparsity& sparsity() const { return full_.shape().sparsity; }
+  chip::ChipParts chipParts() const {
+    return workload::gemmChipParts(arch_, full_.shape().precision, run_.mode, !full_.shape().sparsity.dense());
+  }
 
   GemmConfig config_;
   std::unique_ptr<SimulatedGemm> gemm_;
@@ -193,6 +224,10 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     a = operand(s.m, s.k, inputType, 1);
     b = config_.pass == GemmPass::BackwardData ? operand(s.n, s.k, inputType, 2).transposed()
                                                : operand(s.k, s.n, inputType, 2);
+    // The zeros of sparse weights, in the reference product too.
+    for (std::uint32_t k = 0; k < b.rows; ++k)
+      for (std::uint32_t n = 0; n < b.cols; ++n)
+        if (!s.sparsity.kept(k, n)) b.at(k, n) = 0;
   }
   GemmPhases phases(*gemm_, pes, chip.routes(), chip.ingress(), functional ? &b : nullptr,
                     arch_.fabric.routeSwitchCycles);
@@ -280,7 +315,11 @@ void GemmWorkload::run(const workload::RunOptions& options) {
 
   energy::ActionCounts actions = gemm_->fullActions(chip.actionsUntil(wafer.cycles()));
   // The whole GEMM's weights in and, for the weight gradient, its outputs out.
-  actions.ioRingBytes = double(gemm_->streamedWavelets(arch_.mesh)) * pe::elementBytes(inputType) +
+  r.wavelets = gemm_->streamedWavelets(arch_.mesh);
+  r.nonzeroWeights = 0;
+  for (std::uint32_t k = 0; k < s.k; ++k)
+    for (std::uint32_t n = 0; n < s.n; ++n) r.nonzeroWeights += s.sparsity.kept(k, n);
+  actions.ioRingBytes = double(r.wavelets) * firmware::streamedWaveletBytes(s) +
                         (config_.pass == GemmPass::WeightGrad ? double(s.m) * double(s.n) * pe::elementBytes(outputType)
                                                               : 0.0);
   results::EnergyScope scope;
@@ -332,6 +371,20 @@ nlohmann::json GemmWorkload::typeResults() const {
   r["sram_high_water_bytes"] = f.sramHighWater;
   if (const std::optional<firmware::Buffering> b = full_.buffering()) r["buffering"] = firmware::bufferingName(*b);
   r["colors_used"] = f.colorsUsed;
+  if (!sparsity().dense()) {
+    const firmware::GemmShape& s = full_.shape();
+    const std::uint64_t weights = std::uint64_t(s.k) * s.n;
+    r["sparsity"] = {{"density", sparsity().density},
+                     {"pattern", firmware::sparsityPatternName(sparsity().pattern)},
+                     {"weights", weights},
+                     {"nonzero_weights", f.nonzeroWeights},
+                     {"wavelets_streamed", f.wavelets},
+                     {"wavelets_saved", std::int64_t(weights) - std::int64_t(f.wavelets)},
+                     {"bytes_streamed", f.wavelets * firmware::kSparseWaveletBytes},
+                     {"dense_bytes", weights * pe::elementBytes(pe::operandType(pe::Opcode::Fmac, s.precision, 1))},
+                     {"flops_done", 2.0 * s.m * double(f.nonzeroWeights)},
+                     {"bound", bounds.bound()}};
+  }
   r["wavelets"] = {{"weights_in", f.fabric.fromEdge}, {"from_pes", f.fabric.injected},
                    {"delivered", f.fabric.delivered}, {"hops", f.fabric.hops}, {"out_of_wafer", f.fabric.toEdge}};
   if (f.system)
@@ -383,6 +436,16 @@ std::string GemmWorkload::typeSummary() const {
   std::snprintf(line, sizeof line, "  speed     %.3g FLOP/s, %.2f%% of the mesh's peak, PEs busy %.1f%%\n",
                 achievedFlopsPerSecond(), 100 * utilisation(), 100 * f.busyFraction);
   out << line;
+  if (!sparsity().dense()) {
+    const std::uint64_t weights = std::uint64_t(full_.shape().k) * full_.shape().n;
+    std::snprintf(line, sizeof line,
+                  "  sparsity  density %g (%s): %llu of %llu weights non-zero, %llu wavelets streamed (value and "
+                  "index, %u B each; dense: %llu); bound: %s\n",
+                  sparsity().density, firmware::sparsityPatternName(sparsity().pattern),
+                  (unsigned long long)f.nonzeroWeights, (unsigned long long)weights, (unsigned long long)f.wavelets,
+                  firmware::kSparseWaveletBytes, (unsigned long long)weights, b.bound());
+    out << line;
+  }
   if (f.system) {
     std::string bound = "gradients out";
     for (const auto& [kind, byBound] : f.system->bounds.items())
@@ -413,7 +476,7 @@ std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params
                               (sampled ? "run.mode is functional" : c.algorithm + " simulates every row and output") +
                               " (what is not simulated holds no results)");
   try {
-    const firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass);
+    const firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass, c.sparsity);
     return std::make_unique<GemmWorkload>(c, std::make_unique<SimulatedGemm>(c.algorithm, shape, arch, c.gridX, c.gridY, c.buffering, c.sampling),
                                           arch, run);
   } catch (const firmware::PlanError& e) {

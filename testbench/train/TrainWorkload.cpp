@@ -572,15 +572,13 @@ void TrainWorkload::report(const workload::ClusterModel& clusters, const std::ve
   nlohmann::json gemmRows = nlohmann::json::array();
   for (const StepGemm& g : gemms_) {
     const firmware::GemmBounds b = g.plan->full().bounds(arch_);
-    const char* bound = b.max() == b.compute ? "compute" : b.max() == b.bandwidth ? "bandwidth"
-                        : b.max() == b.reduction ? "reduction" : "latency";
     gemmRows.push_back({{"name", g.name},
                         {"pass", gemmPassName(g.shape.pass)},
                         {"mapping", g.plan->full().describe()},
                         {"cycles", g.cycles},
                         {"occurrences", g.occurrences},
                         {"lower_bound", b.max()},
-                        {"bound", bound},
+                        {"bound", b.bound()},
                         {"rows_simulated", g.plan->rows().gridY()}});
   }
   r.stepSeconds = stepSeconds;

@@ -13,6 +13,8 @@
 
 namespace wsesim::workload {
 
-chip::ChipParts gemmChipParts(const config::ArchConfig& arch, pe::Precision precision, config::DataMode mode);
+// `sparseWeights`: the weights stream as value and index (firmware/gemm/WeightSparsity.h).
+chip::ChipParts gemmChipParts(const config::ArchConfig& arch, pe::Precision precision, config::DataMode mode,
+                              bool sparseWeights = false);
 
 }  // namespace wsesim::workload

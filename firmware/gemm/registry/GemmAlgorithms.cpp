@@ -34,6 +34,9 @@ std::unique_ptr<GemmMapping> weightStream(const GemmShape& s, const config::Arch
 
 bool GemmCapabilities::supports(GemmPass p) const { return std::count(passes.begin(), passes.end(), p) != 0; }
 bool GemmCapabilities::supports(pe::Precision p) const { return std::count(dtypes.begin(), dtypes.end(), p) != 0; }
+bool GemmCapabilities::supportsSparse(GemmPass p) const {
+  return std::count(sparsePasses.begin(), sparsePasses.end(), p) != 0;
+}
 
 std::string GemmCapabilities::passList() const {
   std::string names;
@@ -49,7 +52,7 @@ const std::vector<GemmAlgorithm>& gemmAlgorithmRegistry() {
       {"cannon", {kForwardOnly, kEveryDtype, false, false, false}, resident<CannonGemm>},
       {"meshgemm", {kForwardOnly, kEveryDtype, false, false, false}, resident<MeshGemm>},
       {"summa", {kForwardOnly, kEveryDtype, false, false, false}, resident<SummaGemm>},
-      {"weight_stream", {kEveryPass, kEveryDtype, true, true, true}, weightStream},
+      {"weight_stream", {kEveryPass, kEveryDtype, true, true, true, {GemmPass::Forward, GemmPass::BackwardData}}, weightStream},
   };
   return all;
 }
@@ -78,7 +81,16 @@ std::string gemmAlgorithmsThat(const std::function<bool(const GemmCapabilities&)
 std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const GemmShape& shape,
                                              const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
                                              Buffering buffering) {
-  return gemmAlgorithm(algorithm).make(shape, arch, gridX, gridY, buffering);
+  const GemmAlgorithm& a = gemmAlgorithm(algorithm);
+  if (!shape.sparsity.dense()) {
+    if (!a.capabilities.supportsSparse(shape.pass))
+      throw PlanError(algorithm + " streams no sparse weights in the " + gemmPassName(shape.pass) + " pass (sparse: " +
+                      gemmAlgorithmsThat([&](const GemmCapabilities& c) { return c.supportsSparse(shape.pass); }) + ")");
+    if (pe::elementBytes(pe::operandType(pe::Opcode::Fmac, shape.precision, 1)) != 2)
+      throw PlanError(std::string("sparse weights stream as 16 bits of value beside 16 of index, so they need 16-bit "
+                                  "weights (fp16 or mixed), not ") + pe::precisionName(shape.precision));
+  }
+  return a.make(shape, arch, gridX, gridY, buffering);
 }
 
 }  // namespace wsesim::firmware

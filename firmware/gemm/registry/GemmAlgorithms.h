@@ -31,14 +31,19 @@ struct GemmCapabilities {
   // Whether timing mode may simulate part of it and extrapolate the rest
   // (representative rows, steady-state outputs: GemmMapping::phaseOutputs).
   bool sampledTiming = false;
+  // The passes whose streamed weights may be sparse (GemmShape::sparsity:
+  // only the non-zeros stream, with their indices; 16-bit weights only).
+  std::vector<GemmPass> sparsePasses{};
 
   bool supports(GemmPass p) const;
+  bool supportsSparse(GemmPass p) const;
   bool supports(pe::Precision p) const;
   std::string passList() const;  // "forward, backward_data"
 };
 
 // Builds the mapping; throws PlanError (GemmShape.h) when the GEMM does not
-// fit the architecture or `buffering` is one the algorithm does not offer.
+// fit the architecture, `buffering` is one the algorithm does not offer or
+// its weights are sparse where it streams only dense ones.
 using GemmMappingFactory = std::function<std::unique_ptr<GemmMapping>(
     const GemmShape&, const config::ArchConfig&, std::uint32_t gridX, std::uint32_t gridY, Buffering)>;
 

@@ -1,5 +1,7 @@
 #include "firmware/gemm/streaming/WeightStreamGemm.h"
 
+#include <memory>
+
 #include "firmware/routes/ChainRoutes.h"
 #include "hw/pe/Numerics.h"
 #include "hw/pe/OpTiming.h"
@@ -117,27 +119,35 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
                                (target ? "" : "_out" + colorName(role.out));
 
   ProgramBuilder b("weight_stream_pass" + std::to_string(pass) + "_" + roleName + "_k" + std::to_string(ks) + "_m" +
-                   std::to_string(ms), plan_.loopCycles);
+                   std::to_string(ms) + (sparse() ? "_sparse" : ""), plan_.loopCycles);
   const BufferRef x = b.buffer("x", plan_.inputType(), ks * ms);
   // 'acc' is [zeros | sums] (a new buffer starts zeroed): an n's first FMAC
   // adds to the zeros (i5 = 0), the others to the sums, so no op clears the
   // sums between n's.
   const BufferRef accPair = b.buffer("acc", accType, 2 * ms);
   const Descriptor acc = memory(accPair, ms, ms);
+  // The zeros before an n's first FMAC, the sums after it: what an FMAC adds
+  // to, and what 'column_done' passes on (the zeros when no weight of the n
+  // fell in the block: sparse).
+  const Descriptor sums = memory(accPair, ms).indexed(kStarted, ms);
   // Created first: lower task numbers run before the next weight's task.
   const TaskRef finish = twoSided ? b.task("finish") : TaskRef{0};
   const TaskRef columnDone = b.task("column_done");
   const TaskRef onWeight = b.dataTask("on_weight", plan_.weightColor);
 
-  b.fmac(onWeight, plan_.shape.precision, acc, memory(accPair, ms).indexed(kStarted, ms),
-         memory(x, ms).indexed(kKIndex, ms), taskArgument());
+  if (sparse()) b.argumentIndex(onWeight, kKIndex, ks, columnDone);
+  b.fmac(onWeight, plan_.shape.precision, acc, sums, memory(x, ms).indexed(kKIndex, ms), taskArgument());
   b.setIndex(onWeight, kStarted, 1);
-  b.countIndex(onWeight, kKIndex, ks, columnDone);
-  b.setIndex(columnDone, kStarted, 0);
+  if (!sparse()) b.countIndex(onWeight, kKIndex, ks, columnDone);
+  // Once the sums are copied, the next n's first FMAC adds to the zeros.
+  const auto copySums = [&](Descriptor dst, Issue issue) {
+    b.fmov(columnDone, accPrecision, dst, sums, issue);
+    b.setIndex(columnDone, kStarted, 0);
+  };
 
   if (plan_.gridX == 1) {  // no reduction: the PE keeps its sums itself
     const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
-    b.fmov(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), acc);
+    copySums(memory(y, ms).indexed(kNIndex, ms), {});
     b.countIndex(columnDone, kNIndex, ns);
     return b.build();
   }
@@ -148,7 +158,7 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
     // the PE's own, from the half of the send buffer the next n does not fill.
     const BufferRef sends = b.buffer("send", accType, 2 * ms);
     const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
-    b.fmov(columnDone, accPrecision, memory(sends, ms).indexed(kHalfIndex, ms), acc, onThread);
+    copySums(memory(sends, ms).indexed(kHalfIndex, ms), onThread);
     b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), from(role.in[0]), from(role.in[1]),
            onThread.thenActivate(finish));
     b.countIndex(columnDone, kNIndex, ns);
@@ -160,7 +170,7 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
     return b.build();
   }
   const BufferRef send = b.buffer("send", accType, ms);
-  b.fmov(columnDone, accPrecision, memory(send, ms), acc, onThread);
+  copySums(memory(send, ms), onThread);
   if (!target) {
     const Descriptor out = fabricOut(unsigned(role.out), ms);
     if (role.in[0] != kNone)
@@ -204,7 +214,8 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
                                                          std::uint32_t pass) const {
   std::vector<wafer::EdgeStream> streams;
   const ElementType type = plan_.inputType();
-  const std::uint32_t n0 = plan_.nBegin[pass];
+  const WeightSparsity& sparsity = plan_.shape.sparsity;
+  const std::uint32_t n0 = plan_.nBegin[pass], ns = plan_.ns(pass);
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
     wafer::EdgeStream s;
     const MeshLine line = plan_.column(c);
@@ -213,14 +224,42 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
     s.side = plan_.weightsFromEast(c) ? line.up() : line.down();
     s.color = plan_.weightColor;
     const std::uint32_t ks = plan_.ks(c), k0 = plan_.kBegin[c];
-    s.count = std::uint64_t(ks) * plan_.ns(pass);
-    if (w)
-      s.payload = [w, ks, k0, n0, type](std::uint64_t i) {
-        return toPayload(type, w->at(k0 + std::uint32_t(i % ks), n0 + std::uint32_t(i / ks)));
-      };
+    if (!sparse()) {
+      s.count = std::uint64_t(ks) * ns;
+      if (w)
+        s.payload = [w, ks, k0, n0, type](std::uint64_t i) {
+          return toPayload(type, w->at(k0 + std::uint32_t(i % ks), n0 + std::uint32_t(i / ks)));
+        };
+      streams.push_back(std::move(s));
+      continue;
+    }
+    // Each n's non-zeros in the block, then its end mark (index ks).
+    auto wavelets = std::make_shared<std::vector<std::uint32_t>>();
+    for (std::uint32_t n = n0; n < n0 + ns; ++n) {
+      for (std::uint32_t k = k0; k < k0 + ks; ++k)
+        if (sparsity.kept(k, n)) wavelets->push_back(sparseWavelet(k - k0, w ? toPayload(type, w->at(k, n)) : 0));
+      wavelets->push_back(sparseWavelet(ks, 0));
+    }
+    s.count = wavelets->size();
+    s.payload = [wavelets](std::uint64_t i) { return (*wavelets)[i]; };
     streams.push_back(std::move(s));
   }
   return streams;
+}
+
+WeightStreamGemm::ColumnLoad WeightStreamGemm::columnLoad(std::uint32_t first, std::uint32_t end) const {
+  ColumnLoad load{std::vector<std::uint64_t>(plan_.gridX, 0), std::vector<std::uint64_t>(plan_.gridX, 0)};
+  const std::uint32_t n0 = plan_.nBegin[first], n1 = plan_.nBegin[end];
+  for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
+    if (!sparse()) {
+      load.weights[c] = load.wavelets[c] = std::uint64_t(plan_.ks(c)) * (n1 - n0);
+      continue;
+    }
+    for (std::uint32_t n = n0; n < n1; ++n)
+      for (std::uint32_t k = plan_.kBegin[c]; k < plan_.kBegin[c + 1]; ++k) load.weights[c] += plan_.shape.sparsity.kept(k, n);
+    load.wavelets[c] = load.weights[c] + (n1 - n0);
+  }
+  return load;
 }
 
 Matrix WeightStreamGemm::readOutput(const PeControl& pes, const fabric::MeshGeometry& mesh,
@@ -240,13 +279,14 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   const GemmShape& s = plan_.shape;
   GemmBounds b;
   const unsigned lanes = arch.pe.lanes.of(Opcode::Fmac, s.precision);
+  const ColumnLoad load = columnLoad(0, plan_.passes());
   for (std::uint32_t c = 0; c < plan_.gridX; ++c)
     for (std::uint32_t r = 0; r < plan_.gridY; ++r)
       b.compute = std::max<std::uint64_t>(
-          b.compute, std::uint64_t(plan_.ks(c)) * s.n * elementCycles(arch.pe, Opcode::Fmac, s.precision, plan_.ms(r), lanes));
+          b.compute, load.weights[c] * elementCycles(arch.pe, Opcode::Fmac, s.precision, plan_.ms(r), lanes));
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
-  b.bandwidth = plan_.ringCycles(arch.ioRingEdge(elementBytes(plan_.inputType())), s.n, false);
-  for (std::uint32_t c = 0; c < plan_.gridX; ++c) b.bandwidth = std::max<std::uint64_t>(b.bandwidth, std::uint64_t(plan_.ks(c)) * s.n);
+  b.bandwidth = plan_.ringCycles(arch.ioRingEdge(streamedWaveletBytes(s)), load.wavelets, false);
+  for (std::uint32_t c = 0; c < plan_.gridX; ++c) b.bandwidth = std::max(b.bandwidth, load.wavelets[c]);
   // Each pass's partial sums reach its target over one link per side, at
   // one wavelet per cycle: at least half of them cross the busier link
   // where they meet, all of them the link back where they fold.

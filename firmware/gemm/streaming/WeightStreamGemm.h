@@ -16,7 +16,12 @@
 //   task 'on_weight' (one run per weight wavelet):
 //     acc += X[rows, k] * weight;  k = next column of the PE's X block
 //
-// so the reduction of one n overlaps the FMACs of the next.
+// so the reduction of one n overlaps the FMACs of the next. With sparse
+// weights (GemmShape::sparsity) only the non-zeros stream, each wavelet
+// carrying its k within the block beside its value, and an n's run ends
+// with a wavelet whose index is the block's size: 'on_weight' takes k from
+// the wavelet, and on the end mark activates 'column_done' instead (which
+// then copies the zeros when none of the n's weights fell in the block).
 
 #include <map>
 #include <tuple>
@@ -50,7 +55,8 @@ class WeightStreamGemm : public GemmMapping {
                      const Matrix& b) const override;
   // One stream per column, entering its mesh row from the West or East
   // edge: the column's k's for the pass's first n, then for its next n, ...; payloads
-  // from `b` (K x N), or zero when `b` is null (timing mode).
+  // from `b` (K x N), or zero when `b` is null (timing mode). Sparse: the
+  // non-zero k's of each n and its end mark, their indices in every mode.
   std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                          std::uint32_t pass) const override;
   Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
@@ -79,6 +85,14 @@ class WeightStreamGemm : public GemmMapping {
     }
   };
   Role roleOf(std::uint32_t c, std::uint32_t pass) const;
+  bool sparse() const { return !plan_.shape.sparsity.dense(); }
+  // Per grid column, over passes [first, end): the weights it takes (the
+  // non-zeros, when sparse) and the wavelets carrying them (sparse: an end
+  // mark per n besides).
+  struct ColumnLoad {
+    std::vector<std::uint64_t> weights, wavelets;
+  };
+  ColumnLoad columnLoad(std::uint32_t first, std::uint32_t end) const;
 
   WeightStreamPlan plan_;
 };

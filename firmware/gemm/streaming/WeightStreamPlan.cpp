@@ -75,10 +75,17 @@ bool WeightStreamPlan::foldPays(const config::ArchConfig& arch, std::uint32_t p)
 }
 
 std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, std::uint32_t n, bool outbound) const {
+  std::vector<std::uint64_t> wavelets(gridX);
+  for (std::uint32_t c = 0; c < gridX; ++c) wavelets[c] = std::uint64_t(ks(c)) * n;
+  return ringCycles(ring, wavelets, outbound);
+}
+
+std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, const std::vector<std::uint64_t>& columns,
+                                           bool outbound) const {
   std::vector<double> wavelets(ring.feeds(), 0.0);
   for (std::uint32_t c = 0; c < gridX; ++c) {
     const bool east = weightsFromEast(c) != outbound;
-    wavelets[ring.feed(east ? fabric::Port::East : fabric::Port::West, c)] += double(ks(c)) * n;
+    wavelets[ring.feed(east ? fabric::Port::East : fabric::Port::West, c)] += double(columns[c]);
   }
   std::uint64_t cycles = 0;
   for (unsigned f = 0; f < ring.feeds(); ++f)

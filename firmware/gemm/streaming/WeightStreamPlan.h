@@ -60,6 +60,8 @@ struct WeightStreamPlan {
   // wavelets: inbound through the edge its weights enter from, or outbound
   // (the weight gradient) through the other one.
   std::uint64_t ringCycles(const wafer::IoRingEdge& ring, std::uint32_t n, bool outbound) const;
+  // The same for `wavelets[c]` wavelets of each column c.
+  std::uint64_t ringCycles(const wafer::IoRingEdge& ring, const std::vector<std::uint64_t>& wavelets, bool outbound) const;
   // A phase of `ns` n's whose sums meet at (forward) or whose dY leaves
   // from (weight gradient) column `target`: its programs differ from
   // another's of as many n's in the target's k's (its own work), whether

@@ -80,6 +80,30 @@ TEST(ProgramErrors, WrongElementTypeLengthMismatchAndLimits) {
   expectMentions(errorOf(d), {"thread 2", "arch.pe.threads=2"});
 }
 
+// A wavelet's index (ArgumentIndex) exists only in a data task, and its
+// end mark must fit the index's 16 bits.
+TEST(ProgramErrors, AWaveletIndexOutsideADataTaskOrPastSixteenBits) {
+  PeTestBench bench(2, 1);
+  bench.routeEast(3, 0, 1);
+  ProgramBuilder b("sparse");
+  const BufferRef acc = b.buffer("acc", ElementType::F32, 4);
+  const TaskRef done = b.task("done");
+  const TaskRef main = b.task("main");
+  b.argumentIndex(main, 0, 4, done);
+  b.fadd(main, Precision::Fp32, memory(acc, 1).indexed(0, 1), memory(acc, 1).indexed(0, 1), scalar(1));
+  const ProgramId id = bench.pes->addProgram(b.build());
+  expectMentions(programErrorOf([&] { bench.pes->load(bench.pe(1), id); }),
+                 {"PE (1,0)", "task 'main' instruction 0", "not a data task"});
+
+  ProgramBuilder wide("wide");
+  const TaskRef wideDone = wide.task("done");
+  const TaskRef onData = wide.dataTask("on_data", 3);
+  wide.argumentIndex(onData, 0, 70000, wideDone);
+  const ProgramId wideId = bench.pes->addProgram(wide.build());
+  expectMentions(programErrorOf([&] { bench.pes->load(bench.pe(1), wideId); }),
+                 {"PE (1,0)", "task 'on_data' instruction 0", "index 70000", "16 bits"});
+}
+
 TEST(ProgramErrors, ATaskLongerThanTheProgramCounterCanCountIsRefused) {
   // Issue 29, item 10: a task of 65536 instructions ran round forever (the
   // PE's 16-bit program counter wrapped before reaching the task's end):

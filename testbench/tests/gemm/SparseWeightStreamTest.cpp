@@ -1,0 +1,171 @@
+// Sparse weights in the weight-streaming GEMM (docs/sparsity.md): outputs
+// against the reference matmul with the same zeros in both streamed
+// passes; a stream of the non-zeros and one end mark per n; one PE's cycles
+// counted by hand; the column with the most non-zeros pacing an
+// imbalanced grid; and the keys' errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "firmware/gemm/registry/GemmAlgorithms.h"
+#include "firmware/gemm/streaming/WeightStreamGemm.h"
+#include "firmware/runtime/SimulatedGemm.h"
+#include "hw/common/ConfigError.h"
+#include "testbench/tests/gemm/GemmTestSupport.h"
+
+namespace wsesim::gemm {
+namespace {
+
+using testing::runGemm;
+using testing::shape;
+
+std::string sparse(double density, const char* pattern = "uniform") {
+  return "  dtype: mixed\n  weight_density: " + std::to_string(density) + "\n  weight_sparsity: " + pattern + "\n";
+}
+
+// W's non-zeros in rows [k0, k1) and columns [n0, n1).
+std::uint64_t nonzeros(const firmware::WeightSparsity& s, std::uint32_t k0, std::uint32_t k1, std::uint32_t n0,
+                       std::uint32_t n1) {
+  std::uint64_t count = 0;
+  for (std::uint32_t k = k0; k < k1; ++k)
+    for (std::uint32_t n = n0; n < n1; ++n) count += s.kept(k, n);
+  return count;
+}
+
+firmware::WeightSparsity sparsityOf(double density, std::uint32_t layerRows,
+                                    firmware::SparsityPattern p = firmware::SparsityPattern::Uniform) {
+  firmware::WeightSparsity s;
+  s.density = density;
+  s.pattern = p;
+  s.seed = 1;  // workload.seed's default
+  s.layerRows = layerRows;
+  return s;
+}
+
+struct Case {
+  const char* name;
+  double density;
+  const char* pass;
+};
+
+class Exact : public ::testing::TestWithParam<Case> {};
+
+// 13 x 30 x 9 on the 8 x 8 mesh: 3 or 4 k's per column, 1 or 2 m's per
+// row (uneven rows); integers, so the products are exact.
+TEST_P(Exact, EqualsTheReferenceWithTheSameZeros) {
+  const Case c = GetParam();
+  const nlohmann::json r = runGemm(shape(13, 30, 9) + sparse(c.density) + "  pass: " + c.pass + "\n");
+  EXPECT_EQ(r["checked"], true);
+  EXPECT_EQ(r["mismatches"], 0u) << r.dump(2);
+  if (c.density < 1) {
+    const std::uint64_t kept = nonzeros(sparsityOf(c.density, 30), 0, 30, 0, 9);
+    EXPECT_EQ(r["sparsity"]["nonzero_weights"], kept);
+    EXPECT_EQ(r["sparsity"]["weights"], 270u);
+    EXPECT_LT(kept, 270u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Densities, Exact,
+                         ::testing::Values(Case{"forward_1", 1, "forward"}, Case{"forward_0_5", 0.5, "forward"},
+                                           Case{"forward_0_1", 0.1, "forward"},
+                                           Case{"backward_data_1", 1, "backward_data"},
+                                           Case{"backward_data_0_5", 0.5, "backward_data"},
+                                           Case{"backward_data_0_1", 0.1, "backward_data"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Each column's stream: per n, the non-zeros of its block of k's and an
+// end mark whose index is the block's size.
+TEST(SparseWeightStream, AStreamHoldsTheNonzerosAndOneEndMarkPerN) {
+  config::ConfigTree tree = config::ConfigTree::fromText("arch:\n  preset: tiny\n", "test");
+  tree.applyPreset(config::defaultPresetDir());
+  config::ParamReader params(tree);
+  const config::ArchConfig arch = config::ArchConfig::read(params);
+  const firmware::WeightSparsity w = sparsityOf(0.25, 30);
+  const auto mapping = firmware::makeGemmMapping(
+      "weight_stream", runtime::passShape(13, 30, 9, pe::Precision::Mixed, GemmPass::Forward, w), arch, 0, 0,
+      firmware::Buffering::Auto);
+  const firmware::WeightStreamPlan& plan = dynamic_cast<const firmware::WeightStreamGemm&>(*mapping).plan();
+  std::uint64_t streamed = 0, k0 = 0;
+  const std::vector<wafer::EdgeStream> streams = mapping->streams(arch.mesh, nullptr, 0);
+  ASSERT_EQ(mapping->phases(), 1u);
+  ASSERT_EQ(streams.size(), 8u);
+  for (std::uint32_t c = 0; c < 8; ++c) {
+    const wafer::EdgeStream& s = streams[c];
+    const std::uint32_t ks = plan.ks(c);
+    ASSERT_EQ(plan.kBegin[c], k0);
+    ASSERT_EQ(s.count, nonzeros(w, std::uint32_t(k0), std::uint32_t(k0 + ks), 0, 9) + 9) << "column " << c;
+    std::uint64_t marks = 0;
+    for (std::uint64_t i = 0; i < s.count; ++i) {
+      const std::uint32_t index = s.payload(i) >> 16;
+      ASSERT_LE(index, ks);
+      marks += index == ks;
+    }
+    EXPECT_EQ(marks, 9u);
+    EXPECT_EQ(s.payload(s.count - 1) >> 16, ks);  // the last n's end
+    streamed += s.count;
+    k0 += ks;
+  }
+  EXPECT_EQ(k0, 30u);
+  EXPECT_EQ(streamed, nonzeros(w, 0, 30, 0, 9) + 8 * 9);
+}
+
+// One PE (a 1x1 grid), mixed: a weight is usable 4 cycles after it enters,
+// and each non-zero runs a task: start 2 + FMAC (2 + 4 m's at 2 lanes = 2);
+// each n's end mark a task start (2), then 'column_done': start 2 + the
+// copy to Y (2 + 4 fp32 elements at 2 lanes = 2). The weights enter far
+// ahead of the PE. So 4 + sum over n of (6 nnz(n) + 2 + 6) + 1.
+class OnePe : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OnePe, CyclesMatchTheHandCount) {
+  const nlohmann::json r = runGemm(shape(4, 8, 5) + "  grid_x: 1\n  grid_y: 1\n" + sparse(0.5), GetParam());
+  const std::uint64_t nnz = nonzeros(sparsityOf(0.5, 8), 0, 8, 0, 5);
+  EXPECT_EQ(r["cycles"], 4 + 6 * nnz + 5 * (2 + 6) + 1);
+  EXPECT_EQ(r["sparsity"]["wavelets_streamed"], nnz + 5);
+  EXPECT_EQ(r["sparsity"]["bytes_streamed"], 4 * (nnz + 5));
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, OnePe, ::testing::Values("functional", "timing"));
+
+// Row-imbalanced weights give the grid's last columns (W's last rows) the
+// most non-zeros: one row of 4 PEs, 16 k's each; the busiest column's
+// tasks (6 cycles a non-zero, 2 an end mark) set the pace, and the others
+// are done well before it.
+TEST(SparseWeightStream, TheColumnWithTheMostNonzerosSetsThePace) {
+  const nlohmann::json r =
+      runGemm(shape(4, 64, 16) + "  grid_x: 4\n  grid_y: 1\n" + sparse(0.5, "row_imbalanced"), "timing");
+  const firmware::WeightSparsity w = sparsityOf(0.5, 64, firmware::SparsityPattern::RowImbalanced);
+  std::uint64_t busiest = 0, fewest = ~std::uint64_t(0);
+  for (std::uint32_t c = 0; c < 4; ++c) {
+    const std::uint64_t work = 6 * nonzeros(w, 16 * c, 16 * c + 16, 0, 16) + 2 * 16;
+    busiest = std::max(busiest, work);
+    fewest = std::min(fewest, work);
+  }
+  const std::uint64_t cycles = r["cycles"];
+  EXPECT_GE(cycles, busiest);
+  EXPECT_LE(cycles, busiest + 16 * 8 + 60);  // plus each n's column_done and the last n's reduction
+  EXPECT_GT(busiest, fewest + 150);          // the imbalance is real
+}
+
+TEST(SparseWeightStream, KeysOutOfRangeOrWhereSparsityIsNotModelledAreRefused) {
+  const auto refusal = [](const std::string& yaml) -> std::string {
+    try {
+      runGemm(shape(8, 8, 8) + yaml);
+    } catch (const config::ConfigError& e) {
+      return e.what();
+    }
+    return "not refused";
+  };
+  EXPECT_NE(refusal("  dtype: mixed\n  weight_density: 0\n").find("workload.weight_density"), std::string::npos);
+  EXPECT_NE(refusal("  dtype: mixed\n  weight_density: 1.5\n").find("workload.weight_density"), std::string::npos);
+  EXPECT_NE(refusal("  dtype: mixed\n  weight_sparsity: banded\n").find("workload.weight_sparsity"), std::string::npos);
+  const std::string fp32 = refusal("  dtype: fp32\n  weight_density: 0.5\n");
+  EXPECT_NE(fp32.find("workload.weight_density=0.5"), std::string::npos) << fp32;
+  EXPECT_NE(fp32.find("workload.dtype must be fp16 or mixed"), std::string::npos) << fp32;
+  const std::string grad = refusal("  dtype: mixed\n  weight_density: 0.5\n  pass: weight_grad\n");
+  EXPECT_NE(grad.find("no sparse weights in the weight_grad pass"), std::string::npos) << grad;
+  const std::string summa = refusal("  dtype: mixed\n  weight_density: 0.5\n  algorithm: summa\n");
+  EXPECT_NE(summa.find("summa streams no sparse weights"), std::string::npos) << summa;
+}
+
+}  // namespace
+}  // namespace wsesim::gemm
