@@ -249,6 +249,22 @@ def render_gemm_mesh_size(t):
             f"{last['workload.cycles_over_bound']:.2f}.")
 
 
+def render_sparsity_speedup(t):
+    rows = sorted(t.ok_at_least(len(t.rows)), key=lambda r: -r["workload.weight_density"])
+    dense = rows[0]
+    if dense["workload.weight_density"] != 1:
+        raise RenderError(f"{t.name}: the sweep needs its dense point (density 1)")
+    sparse = rows[1:]
+    speedups = listing(f"{ratio(dense['cycles'] / r['cycles'])} times at density {r['workload.weight_density']:g} "
+                       f"(ideal {ratio(1 / r['workload.weight_density'])})" for r in sparse)
+    least = sparse[-1]
+    return (f"Dense, the layer takes {grouped(dense['cycles'])} cycles ({pct(dense['workload.utilisation'])} of the "
+            f"mesh's peak). Sparse, it runs {speedups}. At density {least['workload.weight_density']:g} its cycles "
+            f"are {ratio(least['cycles'] / least['workload.lower_bounds.compute'])} times its compute bound "
+            f"({grouped(least['workload.lower_bounds.compute'])}), against {ratio(dense['cycles'] / dense['workload.lower_bounds.compute'])} "
+            f"dense; the row reduction's bound stays {grouped(least['workload.lower_bounds.reduction'])} at every density.")
+
+
 def render_sram_energy_area(t):
     rows = sorted(t.ok_at_least(len(t.rows)), key=lambda r: r["arch.pe.sram_bytes"])
     first, last = rows[0], rows[-1]
@@ -353,6 +369,7 @@ EXAMPLES = [
     Example("noc_queue_depth", render_noc_queue_depth, metrics=("workload.saturated",)),
     Example("gemm_sram_vs_utilisation", render_gemm_sram_vs_utilisation),
     Example("gemm_mesh_size", render_gemm_mesh_size),
+    Example("sparsity_speedup", render_sparsity_speedup),
     Example("sram_energy_area", render_sram_energy_area,
             metrics=("workload.energy.components_j.sram", "workload.energy.total_j")),
     Example("sram_energy_area_train", render_sram_energy_area_train, jobs=1, slow=True,

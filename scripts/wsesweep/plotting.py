@@ -49,6 +49,7 @@ LABELS = {
     "workload.m": ("M", None),
     "workload.k": ("K", None),
     "workload.n": ("N", None),
+    "workload.weight_density": ("weight density", None),
     # Result fields, every run.
     "cycles": ("cycles", "count:cycles"),
     "simulated_seconds": ("simulated time", "si:s"),

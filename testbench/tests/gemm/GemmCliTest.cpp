@@ -125,6 +125,75 @@ TEST(GemmBounds, CyclesNeverBelowTheLowerBoundOnRandomShapes) {
   }
 }
 
+// Sparse weights (docs/sparsity.md) on random shapes and densities, both
+// streamed passes, in functional mode: exact against the reference with the
+// same zeros (blocks with no non-zero for an n send zeros on) and cycles
+// never below the bound counted from the non-zeros.
+TEST(GemmBounds, SparseExactAndNeverBelowTheLowerBoundOnRandomShapes) {
+  const ScratchDir dir;
+  std::mt19937 rng(20261127);
+  std::uniform_int_distribution<int> dim(1, 30), grid(0, 8);
+  const char* const densities[] = {"0.05", "0.3", "0.7"};
+  const char* const patterns[] = {"uniform", "row_imbalanced"};
+  for (int i = 0; i < 12; ++i) {
+    const std::string pass = i % 2 ? "backward_data" : "forward";
+    const int m = dim(rng), k = dim(rng), n = dim(rng);
+    const int gx = std::min(grid(rng), pass == "backward_data" ? n : k), gy = std::min(grid(rng), m);
+    const std::string overrides =
+        "--set workload.dtype=" + std::string(i % 3 ? "mixed" : "fp16") + " --set workload.value_range=1" +
+        " --set workload.pass=" + pass + " --set workload.m=" + std::to_string(m) + " --set workload.k=" +
+        std::to_string(k) + " --set workload.n=" + std::to_string(n) + " --set workload.grid_x=" + std::to_string(gx) +
+        " --set workload.grid_y=" + std::to_string(gy) + " --set workload.weight_density=" + densities[i % 3] +
+        " --set workload.weight_sparsity=" + patterns[(i / 3) % 2] + " --set workload.seed=" + std::to_string(i + 1);
+    const nlohmann::json r = runGemm(dir, "s" + std::to_string(i), overrides);
+    if (r.empty()) continue;
+    const nlohmann::json& w = r.at("workload");
+    EXPECT_EQ(w.at("mismatches"), 0u) << overrides;
+    EXPECT_GE(r.at("cycles").get<std::uint64_t>(), w.at("lower_bounds").at("max").get<std::uint64_t>()) << overrides;
+  }
+}
+
+// A weight-streamed GEMM bound by its FMACs when dense (128 m's a row, 64
+// k's a column: each weight's FMAC 64 cycles beside 4 of task start and op
+// issue, far more than each n's reduction) runs at least 3 times faster
+// with a quarter of its weights; not the full 4: the busiest column has
+// more than a quarter, and each n keeps its end mark and reduction.
+TEST(SparseSpeedUp, AComputeBoundGemmAtAQuarterOfItsWeightsIsAtLeastThreeTimesFaster) {
+  const ScratchDir dir;
+  const std::string shape = "--set run.mode=timing --set workload.dtype=mixed --set workload.m=1024 "
+                            "--set workload.k=512 --set workload.n=64";
+  const nlohmann::json dense = runGemm(dir, "dense", shape);
+  const nlohmann::json sparse = runGemm(dir, "sparse", shape + " --set workload.weight_density=0.25");
+  if (dense.empty() || sparse.empty()) return;
+  EXPECT_EQ(dense.at("workload").at("lower_bounds").at("max"), dense.at("workload").at("lower_bounds").at("compute"));
+  EXPECT_EQ(sparse.at("workload").at("sparsity").at("bound"), "compute");
+  const double speedUp = dense.at("cycles").get<double>() / sparse.at("cycles").get<double>();
+  EXPECT_GE(speedUp, 3.0);
+  EXPECT_LT(speedUp, 4.0);
+}
+
+// Bound by the I/O ring (a WSE-2's 60 channels an edge shared by 994 mesh
+// rows, one m a row): a sparse weight takes 4 bytes (value and index) where
+// a dense fp16 one takes 2, and each n and column its end mark. At a
+// quarter of 4 k's a column, one non-zero and one mark an n: as many bytes
+// as dense, so no faster, and the result says what bounds it.
+TEST(SparseSpeedUp, ARingBoundGemmIsLimitedByItsValueAndIndexBytes) {
+  const ScratchDir dir;
+  const std::string shape = "--set arch.preset=wse2 --set arch.mesh.width=8 --set arch.mesh.height=994 "
+                            "--set run.mode=timing --set workload.dtype=mixed --set workload.m=8 "
+                            "--set workload.k=3976 --set workload.n=96";
+  const nlohmann::json dense = runGemm(dir, "dense", shape);
+  const nlohmann::json sparse = runGemm(dir, "sparse", shape + " --set workload.weight_density=0.25");
+  if (dense.empty() || sparse.empty()) return;
+  const nlohmann::json& s = sparse.at("workload").at("sparsity");
+  EXPECT_EQ(s.at("bound"), "bandwidth");
+  EXPECT_EQ(s.at("bytes_streamed"), 4 * s.at("wavelets_streamed").get<std::uint64_t>());
+  EXPECT_EQ(s.at("wavelets_streamed"), s.at("nonzero_weights").get<std::uint64_t>() + 994 * 96);  // a mark per n and column
+  const double bytes = s.at("bytes_streamed").get<double>() / s.at("dense_bytes").get<double>();
+  EXPECT_NEAR(bytes, 1.0, 0.02);
+  EXPECT_GT(sparse.at("cycles").get<double>(), 0.95 * dense.at("cycles").get<double>());
+}
+
 // The resident algorithms on random shapes, P from 1 to 8 (0: the default),
 // in functional mode: exact results and cycles never below the bound.
 TEST(GemmBounds, ResidentCyclesNeverBelowTheLowerBoundOnRandomShapes) {
