@@ -104,7 +104,7 @@ GemmConfig readConfig(config::ParamReader& p) {
                                 firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
                                   return a.supportsSparse(c.pass);
                                 }) + ")");
-    if (pe::elementBytes(pe::operandType(pe::Opcode::Fmac, c.precision, 1)) != 2)
+    if (c.pass != GemmPass::WeightGrad && pe::elementBytes(pe::operandType(pe::Opcode::Fmac, c.precision, 1)) != 2)
       throw config::ConfigError(density.str() + ": a sparse weight streams as 16 bits of value beside 16 of index, so "
                                 "workload.dtype must be fp16 or mixed, not " + dtype);
     if (c.sampling.sampled())
@@ -174,6 +174,26 @@ class GemmWorkload : public workload::Workload {
                       arch_.pe.lanes.of(pe::Opcode::Fmac, full_.shape().precision));
   }
   const firmware::WeightSparsity& sparsity() const { return full_.shape().sparsity; }
+  // What sparse weights move through the I/O ring: their non-zeros in
+  // (value and index) or, for the weight gradient, the kept gradients out.
+  struct SparseTraffic {
+    std::uint64_t weights = 0, wavelets = 0, bytes = 0, denseBytes = 0;
+  };
+  SparseTraffic sparseTraffic() const {
+    const bool gradients = config_.pass == GemmPass::WeightGrad;
+    const pe::ElementType type = pe::operandType(pe::Opcode::Fmac, full_.shape().precision, gradients ? -1 : 1);
+    SparseTraffic t;
+    t.weights = std::uint64_t(layerWeightRows()) * full_.shape().n;
+    t.wavelets = gradients ? found_.fabric.toEdge : found_.wavelets;
+    t.bytes = t.wavelets * (gradients ? pe::elementBytes(type) : firmware::kSparseWaveletBytes);
+    t.denseBytes = t.weights * pe::elementBytes(type);
+    return t;
+  }
+  // Rows of the product's W-shaped operand: B's (forward, backward-data) or,
+  // for the weight gradient, the output dW's.
+  std::uint32_t layerWeightRows() const {
+    return config_.pass == GemmPass::WeightGrad ? full_.shape().m : full_.shape().k;
+  }
   chip::ChipParts chipParts() const {
     return workload::gemmChipParts(arch_, full_.shape().precision, run_.mode, !full_.shape().sparsity.dense());
   }
@@ -224,10 +244,11 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     a = operand(s.m, s.k, inputType, 1);
     b = config_.pass == GemmPass::BackwardData ? operand(s.n, s.k, inputType, 2).transposed()
                                                : operand(s.k, s.n, inputType, 2);
-    // The zeros of sparse weights, in the reference product too.
-    for (std::uint32_t k = 0; k < b.rows; ++k)
-      for (std::uint32_t n = 0; n < b.cols; ++n)
-        if (!s.sparsity.kept(k, n)) b.at(k, n) = 0;
+    // The zeros of sparse weights where they stream, in the reference product too.
+    if (config_.pass != GemmPass::WeightGrad)
+      for (std::uint32_t k = 0; k < b.rows; ++k)
+        for (std::uint32_t n = 0; n < b.cols; ++n)
+          if (!s.sparsity.kept(k, n)) b.at(k, n) = 0;
   }
   GemmPhases phases(*gemm_, pes, chip.routes(), chip.ingress(), functional ? &b : nullptr,
                     arch_.fabric.routeSwitchCycles);
@@ -307,7 +328,15 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                                    results::memoryxFigures(c), results::perSystemTiming(c)};
   }
   r.checked = functional;
-  if (functional) check(mapping.readOutput(pes, mesh, chip.egress()), firmware::referenceProduct(a, b), r);
+  if (functional) {
+    Matrix want = firmware::referenceProduct(a, b);
+    // The weight gradient of sparse weights: only the kept ones.
+    if (config_.pass == GemmPass::WeightGrad)
+      for (std::uint32_t k = 0; k < want.rows; ++k)
+        for (std::uint32_t n = 0; n < want.cols; ++n)
+          if (!s.sparsity.kept(k, n)) want.at(k, n) = 0;
+    check(mapping.readOutput(pes, mesh, chip.egress()), want, r);
+  }
   r.elaborationSeconds = times.elaborationSeconds;
   r.simulationSeconds = times.simulationSeconds;
   r.peBytes = pes.hostBytes();
@@ -317,7 +346,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   // The whole GEMM's weights in and, for the weight gradient, its outputs out.
   r.wavelets = gemm_->streamedWavelets(arch_.mesh);
   r.nonzeroWeights = 0;
-  for (std::uint32_t k = 0; k < s.k; ++k)
+  for (std::uint32_t k = 0; k < layerWeightRows(); ++k)
     for (std::uint32_t n = 0; n < s.n; ++n) r.nonzeroWeights += s.sparsity.kept(k, n);
   actions.ioRingBytes = double(r.wavelets) * firmware::streamedWaveletBytes(s) +
                         (config_.pass == GemmPass::WeightGrad ? double(s.m) * double(s.n) * pe::elementBytes(outputType)
@@ -372,17 +401,16 @@ nlohmann::json GemmWorkload::typeResults() const {
   if (const std::optional<firmware::Buffering> b = full_.buffering()) r["buffering"] = firmware::bufferingName(*b);
   r["colors_used"] = f.colorsUsed;
   if (!sparsity().dense()) {
-    const firmware::GemmShape& s = full_.shape();
-    const std::uint64_t weights = std::uint64_t(s.k) * s.n;
+    const SparseTraffic t = sparseTraffic();
     r["sparsity"] = {{"density", sparsity().density},
                      {"pattern", firmware::sparsityPatternName(sparsity().pattern)},
-                     {"weights", weights},
+                     {"weights", t.weights},
                      {"nonzero_weights", f.nonzeroWeights},
-                     {"wavelets_streamed", f.wavelets},
-                     {"wavelets_saved", std::int64_t(weights) - std::int64_t(f.wavelets)},
-                     {"bytes_streamed", f.wavelets * firmware::kSparseWaveletBytes},
-                     {"dense_bytes", weights * pe::elementBytes(pe::operandType(pe::Opcode::Fmac, s.precision, 1))},
-                     {"flops_done", 2.0 * s.m * double(f.nonzeroWeights)},
+                     {"wavelets_streamed", t.wavelets},
+                     {"wavelets_saved", std::int64_t(t.weights) - std::int64_t(t.wavelets)},
+                     {"bytes_streamed", t.bytes},
+                     {"dense_bytes", t.denseBytes},
+                     {"flops_done", config_.pass == GemmPass::WeightGrad ? flops() : 2.0 * full_.shape().m * double(f.nonzeroWeights)},
                      {"bound", bounds.bound()}};
   }
   r["wavelets"] = {{"weights_in", f.fabric.fromEdge}, {"from_pes", f.fabric.injected},
@@ -437,13 +465,16 @@ std::string GemmWorkload::typeSummary() const {
                 achievedFlopsPerSecond(), 100 * utilisation(), 100 * f.busyFraction);
   out << line;
   if (!sparsity().dense()) {
-    const std::uint64_t weights = std::uint64_t(full_.shape().k) * full_.shape().n;
+    const SparseTraffic t = sparseTraffic();
+    const bool gradients = config_.pass == GemmPass::WeightGrad;
     std::snprintf(line, sizeof line,
-                  "  sparsity  density %g (%s): %llu of %llu weights non-zero, %llu wavelets streamed (value and "
-                  "index, %u B each; dense: %llu); bound: %s\n",
+                  "  sparsity  density %g (%s): %llu of %llu weights non-zero, %llu %s (%llu B; dense: %llu B); "
+                  "bound: %s\n",
                   sparsity().density, firmware::sparsityPatternName(sparsity().pattern),
-                  (unsigned long long)f.nonzeroWeights, (unsigned long long)weights, (unsigned long long)f.wavelets,
-                  firmware::kSparseWaveletBytes, (unsigned long long)weights, b.bound());
+                  (unsigned long long)f.nonzeroWeights, (unsigned long long)t.weights,
+                  (unsigned long long)t.wavelets,
+                  gradients ? "gradients out" : "wavelets streamed (value and index)", (unsigned long long)t.bytes,
+                  (unsigned long long)t.denseBytes, b.bound());
     out << line;
   }
   if (f.system) {

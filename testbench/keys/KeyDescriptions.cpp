@@ -129,7 +129,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"gemm", "workload.seed",
        "operand values, and which weights are zero (`weight_density` < 1)"},
       {"gemm", "workload.weight_density",
-       "the fraction of W's weights that are non-zero: below 1 only they stream, each wavelet its 16-bit value and 16-bit index, and each arriving one runs an FMAC (weight_stream forward and backward_data, fp16 or mixed, simulated whole; sparsity.md)"},
+       "the fraction of W's weights that are non-zero: below 1 only they stream, each wavelet its 16-bit value and 16-bit index, and each arriving one runs an FMAC (weight_stream forward and backward_data, fp16 or mixed), and only their gradients leave the wafer (weight_grad); simulated whole (sparsity.md)"},
       {"gemm", "workload.weight_sparsity",
        "which weights are zero: uniform (each with probability 1 - density) or row_imbalanced (W's row k non-zero with probability density x (1/2 + k/(K-1)), at most 1: the grid's columns get unequal shares)"},
       {"noc", "workload.pattern",

@@ -52,7 +52,7 @@ const std::vector<GemmAlgorithm>& gemmAlgorithmRegistry() {
       {"cannon", {kForwardOnly, kEveryDtype, false, false, false}, resident<CannonGemm>},
       {"meshgemm", {kForwardOnly, kEveryDtype, false, false, false}, resident<MeshGemm>},
       {"summa", {kForwardOnly, kEveryDtype, false, false, false}, resident<SummaGemm>},
-      {"weight_stream", {kEveryPass, kEveryDtype, true, true, true, {GemmPass::Forward, GemmPass::BackwardData}}, weightStream},
+      {"weight_stream", {kEveryPass, kEveryDtype, true, true, true, kEveryPass}, weightStream},
   };
   return all;
 }
@@ -86,7 +86,7 @@ std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const
     if (!a.capabilities.supportsSparse(shape.pass))
       throw PlanError(algorithm + " streams no sparse weights in the " + gemmPassName(shape.pass) + " pass (sparse: " +
                       gemmAlgorithmsThat([&](const GemmCapabilities& c) { return c.supportsSparse(shape.pass); }) + ")");
-    if (pe::elementBytes(pe::operandType(pe::Opcode::Fmac, shape.precision, 1)) != 2)
+    if (shape.pass != GemmPass::WeightGrad && pe::elementBytes(pe::operandType(pe::Opcode::Fmac, shape.precision, 1)) != 2)
       throw PlanError(std::string("sparse weights stream as 16 bits of value beside 16 of index, so they need 16-bit "
                                   "weights (fp16 or mixed), not ") + pe::precisionName(shape.precision));
   }

@@ -97,6 +97,8 @@ std::vector<WeightGradGemm::Block> WeightGradGemm::blocksOf(const WeightStreamPl
 }
 
 std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCut>& cuts) const {
+  // A cut layout numbers its n's afresh, and sparse weights are kept by theirs.
+  if (!shape().sparsity.dense()) return nullptr;
   // Each block cut becomes a pass of its own in the cut layout, a block of its own.
   std::vector<PhaseCut> passCuts;
   for (const PhaseCut& c : cuts) passCuts.push_back({blocks_.at(c.phase).pass, c.outputs});
@@ -238,22 +240,51 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   // The column's reduction of the block's ks x ns sums, along its mesh row
   // to the edge: the chain's first row starts it, the others add what
   // arrives from the one before; the last row's goes off the wafer.
+  // Sparse weights: only the kept gradients cross the chain and leave, an
+  // op per run of kept n's of each k (their products were computed with
+  // the others: see docs/sparsity.md).
   const Issue onThread = Issue::onThread(kReductionThread);
-  const Descriptor out = fabricOut(sumColors_[r % 2], ks * ns);
-  if (first)
-    b.fmov(done, accPrecision, out, memory(acc, ks * ns), onThread);
-  else  // from the neighbour before it in the chain, either way on the other color
-    b.fadd(done, accPrecision, out, fabricIn(sumColors_[(r + 1) % 2], ks * ns), memory(acc, ks * ns), onThread);
+  const auto reduce = [&](std::uint32_t length, std::uint32_t offset) {
+    const Descriptor out = fabricOut(sumColors_[r % 2], length);
+    if (first)
+      b.fmov(done, accPrecision, out, memory(acc, length, offset), onThread);
+    else  // from the neighbour before it in the chain, either way on the other color
+      b.fadd(done, accPrecision, out, fabricIn(sumColors_[(r + 1) % 2], length), memory(acc, length, offset), onThread);
+  };
+  if (shape().sparsity.dense()) {
+    reduce(ks * ns, 0);
+    return b.build();
+  }
+  for (const KeptRun& run : keptRuns(c, phase)) reduce(run.length, run.offset);
   return b.build();
+}
+
+std::vector<WeightGradGemm::KeptRun> WeightGradGemm::keptRuns(std::uint32_t c, std::uint32_t phase) const {
+  const Block& block = blocks_[phase];
+  const WeightSparsity& sparsity = shape().sparsity;
+  std::vector<KeptRun> runs;
+  for (std::uint32_t k = 0; k < layout_.ks(c); ++k)
+    for (std::uint32_t n = block.nBegin; n < block.nEnd;) {
+      if (!sparsity.kept(layout_.kBegin[c] + k, n)) {
+        ++n;
+        continue;
+      }
+      const std::uint32_t from = n;
+      while (n < block.nEnd && sparsity.kept(layout_.kBegin[c] + k, n)) ++n;
+      runs.push_back({k * block.ns() + (from - block.nBegin), n - from});
+    }
+  return runs;
 }
 
 void WeightGradGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t phase) const {
   // PEs alike in role and buffers share one program.
-  std::map<std::tuple<bool, bool, unsigned, std::uint32_t, std::uint32_t, std::uint64_t>, ProgramId> programs;
+  std::map<std::tuple<bool, bool, unsigned, std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t>, ProgramId>
+      programs;
   for (std::uint32_t r = 0; r < layout_.gridY; ++r)
     for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
+      // Sparse, a column's kept gradients are its own.
       const auto key = std::make_tuple(c == target(phase), chainStart(c, r), r % 2, layout_.ks(c), layout_.ms(r),
-                                       layout_.outputColumns(c));
+                                       layout_.outputColumns(c), shape().sparsity.dense() ? 0 : c);
       auto it = programs.find(key);
       if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, phase))).first;
       pes.load(layout_.pe(mesh, c, r), it->second);
@@ -290,16 +321,31 @@ Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& 
     const std::uint32_t end = east ? line.length(mesh) - 1 : 0;
     const std::vector<std::uint32_t>& out = egress.payloads(mesh.id(line.x(end), line.y(end)), east ? line.up() : line.down());
     const std::uint32_t ks = layout_.ks(c);
-    if (out.size() != std::size_t(ks) * shape().n)
+    const std::uint64_t expected = columnGradients()[c];
+    if (out.size() != expected)
       throw PlanError("column " + std::to_string(c) + " sent " + std::to_string(out.size()) +
-                      " gradients off the wafer, expected " + std::to_string(std::size_t(ks) * shape().n));
+                      " gradients off the wafer, expected " + std::to_string(expected));
     std::size_t i = 0;
     for (const Block& b : blocks_)
       for (std::uint32_t k = 0; k < ks; ++k)
         for (std::uint32_t n = b.nBegin; n < b.nEnd; ++n)
-          dw.at(layout_.kBegin[c] + k, n) = fromPayload(layout_.accumulatorType(), out[i++]);
+          if (shape().sparsity.kept(layout_.kBegin[c] + k, n))
+            dw.at(layout_.kBegin[c] + k, n) = fromPayload(layout_.accumulatorType(), out[i++]);
   }
   return dw;
+}
+
+std::vector<std::uint64_t> WeightGradGemm::columnGradients() const {
+  std::vector<std::uint64_t> gradients(layout_.gridX, 0);
+  for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
+    if (shape().sparsity.dense()) {
+      gradients[c] = std::uint64_t(layout_.ks(c)) * shape().n;
+      continue;
+    }
+    for (std::uint32_t k = layout_.kBegin[c]; k < layout_.kBegin[c + 1]; ++k)
+      for (std::uint32_t n = 0; n < shape().n; ++n) gradients[c] += shape().sparsity.kept(k, n);
+  }
+  return gradients;
 }
 
 GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
@@ -308,12 +354,14 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   const std::uint32_t ksMax = layout_.ks(layout_.gridX - 1), msMax = layout_.ms(layout_.gridY - 1);
   for (const Block& block : blocks_)
     b.compute += std::uint64_t(msMax) * ksMax * elementCycles(arch.pe, Opcode::Fmac, shape().precision, block.ns(), lanes);
-  // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
-  b.bandwidth = std::max(layout_.ringCycles(arch.ioRingEdge(elementBytes(layout_.accumulatorType())), shape().n, true),
-                         std::uint64_t(ksMax) * shape().n);
+  // The busiest ring feed, and the busiest column's edge link at one wavelet per cycle.
+  const std::vector<std::uint64_t> gradients = columnGradients();
+  const std::uint64_t busiest = *std::max_element(gradients.begin(), gradients.end());
+  b.bandwidth = std::max(layout_.ringCycles(arch.ioRingEdge(elementBytes(layout_.accumulatorType())), gradients, true),
+                         busiest);
   // A row's dY leaves its source router once per element, and a column's
-  // link to the edge carries ks sums per n.
-  b.reduction = std::max<std::uint64_t>(std::uint64_t(msMax) * shape().n, std::uint64_t(ksMax) * shape().n);
+  // link to the edge carries its gradients (ks per n when dense).
+  b.reduction = std::max<std::uint64_t>(std::uint64_t(msMax) * shape().n, busiest);
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   const std::uint32_t t = target(std::uint32_t(blocks_.size() - 1));
   const std::uint64_t across = std::max(t, layout_.gridX - 1 - t) * hop;

@@ -16,6 +16,9 @@
 //   takes a token's n's into a row buffer and runs one AXPY per k over
 //   them, acc[k, n's] += X[m, k] x dY[m, n's], so its ops are as long as
 //   the n's, not as its ks.
+// - With sparse weights (GemmShape::sparsity) the products are computed
+//   as above, but only the kept gradients are reduced and leave, an op per
+//   run of kept n's of each k: K x N x density gradients leave.
 // - After the row's last token, the partial dW[ks, n's] of the PE is
 //   reduced down the column (colors 1 and 2 by row parity) on a hardware
 //   thread, and the chain's last PE sends the sum off the wafer at the end
@@ -92,6 +95,14 @@ class WeightGradGemm : public GemmMapping {
   // The gradients leave through the edge the weights did not come in by.
   static bool chainsEast(std::uint32_t c) { return !WeightStreamPlan::weightsFromEast(c); }
   bool chainStart(std::uint32_t c, std::uint32_t r) const { return r == (chainsEast(c) ? 0 : layout_.gridY - 1); }
+  // Sparse: the runs of consecutive kept n's of each k of column c in
+  // phase `phase`, as offsets into the PE's partial dW (k x ns + n).
+  struct KeptRun {
+    std::uint32_t offset = 0, length = 0;
+  };
+  std::vector<KeptRun> keptRuns(std::uint32_t c, std::uint32_t phase) const;
+  // Per grid column, the gradients it sends off the wafer: ks x N, or the kept ones.
+  std::vector<std::uint64_t> columnGradients() const;
   // Where phase `phase`'s n's start in the "dy" buffer of its target column, in n's.
   std::uint32_t dyColumnOffset(std::uint32_t phase) const;
   std::uint32_t target(std::uint32_t phase) const { return layout_.target[blocks_[phase].pass]; }

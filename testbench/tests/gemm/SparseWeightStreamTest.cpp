@@ -1,6 +1,6 @@
 // Sparse weights in the weight-streaming GEMM (docs/sparsity.md): outputs
-// against the reference matmul with the same zeros in both streamed
-// passes; a stream of the non-zeros and one end mark per n; one PE's cycles
+// against the reference matmul with the same zeros in every pass (the
+// weight gradient: only the kept gradients); a stream of the non-zeros and one end mark per n; one PE's cycles
 // counted by hand; the column with the most non-zeros pacing an
 // imbalanced grid; and the keys' errors.
 #include <gtest/gtest.h>
@@ -62,6 +62,11 @@ TEST_P(Exact, EqualsTheReferenceWithTheSameZeros) {
     EXPECT_EQ(r["sparsity"]["nonzero_weights"], kept);
     EXPECT_EQ(r["sparsity"]["weights"], 270u);
     EXPECT_LT(kept, 270u);
+    if (std::string(c.pass) == "weight_grad") {  // only the kept gradients leave, fp32 each
+      EXPECT_EQ(r["sparsity"]["wavelets_streamed"], kept);
+      EXPECT_EQ(r["wavelets"]["out_of_wafer"], kept);
+      EXPECT_EQ(r["sparsity"]["bytes_streamed"], 4 * kept);
+    }
   }
 }
 
@@ -70,7 +75,10 @@ INSTANTIATE_TEST_SUITE_P(Densities, Exact,
                                            Case{"forward_0_1", 0.1, "forward"},
                                            Case{"backward_data_1", 1, "backward_data"},
                                            Case{"backward_data_0_5", 0.5, "backward_data"},
-                                           Case{"backward_data_0_1", 0.1, "backward_data"}),
+                                           Case{"backward_data_0_1", 0.1, "backward_data"},
+                                           Case{"weight_grad_1", 1, "weight_grad"},
+                                           Case{"weight_grad_0_5", 0.5, "weight_grad"},
+                                           Case{"weight_grad_0_1", 0.1, "weight_grad"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // Each column's stream: per n, the non-zeros of its block of k's and an
@@ -161,8 +169,8 @@ TEST(SparseWeightStream, KeysOutOfRangeOrWhereSparsityIsNotModelledAreRefused) {
   const std::string fp32 = refusal("  dtype: fp32\n  weight_density: 0.5\n");
   EXPECT_NE(fp32.find("workload.weight_density=0.5"), std::string::npos) << fp32;
   EXPECT_NE(fp32.find("workload.dtype must be fp16 or mixed"), std::string::npos) << fp32;
-  const std::string grad = refusal("  dtype: mixed\n  weight_density: 0.5\n  pass: weight_grad\n");
-  EXPECT_NE(grad.find("no sparse weights in the weight_grad pass"), std::string::npos) << grad;
+  const std::string sampled = refusal("  dtype: mixed\n  weight_density: 0.5\n  rows: representative\n");
+  EXPECT_NE(sampled.find("simulated whole"), std::string::npos) << sampled;
   const std::string summa = refusal("  dtype: mixed\n  weight_density: 0.5\n  algorithm: summa\n");
   EXPECT_NE(summa.find("summa streams no sparse weights"), std::string::npos) << summa;
 }
