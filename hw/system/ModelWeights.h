@@ -12,9 +12,12 @@ namespace wsesim::system {
 struct LayerWeights {
   std::string name;
   std::uint64_t parameters = 0;
-  unsigned streamedBytesPerParameter = 2;  // the precision weights travel in (fp16)
+  unsigned streamedBytesPerParameter = 2;  // the precision weights travel in (fp16); sparse: value and index
+  // A sparse layer (its non-zeros the parameters): the end marks its stream
+  // carries beside them (firmware/gemm/WeightSparsity.h).
+  std::uint64_t markBytes = 0;
 
-  std::uint64_t streamedBytes() const { return parameters * streamedBytesPerParameter; }
+  std::uint64_t streamedBytes() const { return parameters * streamedBytesPerParameter + markBytes; }
 };
 
 struct ModelWeights {

@@ -110,9 +110,6 @@ GemmConfig readConfig(config::ParamReader& p) {
     if (c.sampling.sampled())
       throw config::ConfigError(density.str() + ": sparse weights are simulated whole (each pass has its own non-zeros): "
                                 "set workload.rows: all, workload.phases: all and workload.steady_state_outputs: 0");
-    if (c.weightsFromMemoryx)
-      throw config::ConfigError(density.str() + ": sparse weights stream from the edge only (workload.weights: edge); "
-                                "MemoryX's sparse store is not modelled yet");
   }
   return c;
 }
@@ -257,12 +254,26 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   if (functional) mapping.writeOperands(pes, mesh, a, b);
   chip.setController(&phases);
 
+  GemmResults& r = found_;
+  r.wavelets = gemm_->streamedWavelets(arch_.mesh);
+  const std::uint64_t streamedBytes = r.wavelets * firmware::streamedWaveletBytes(s);
+  r.nonzeroWeights = 0;
+  for (std::uint32_t k = 0; k < layerWeightRows(); ++k)
+    for (std::uint32_t n = 0; n < s.n; ++n) r.nonzeroWeights += s.sparsity.kept(k, n);
+
   // Weights from MemoryX: once the wafer has timed the GEMM, the cluster
   // places it against the weights' way in (and the gradients' way out).
   std::unique_ptr<workload::ClusterModel> cluster;
   if (config_.weightsFromMemoryx) {
     wafer.setStopWhenFinished(false);
-    const system::LayerWeights layer{"W", std::uint64_t(config_.k) * config_.n, pe::elementBytes(inputType)};
+    // Sparse, MemoryX keeps and streams the non-zeros (value and index)
+    // and the stream's end marks, and updates only the non-zeros.
+    system::LayerWeights layer{"W", std::uint64_t(config_.k) * config_.n, pe::elementBytes(inputType)};
+    if (!s.sparsity.dense()) {
+      layer.parameters = found_.nonzeroWeights;
+      layer.streamedBytesPerParameter = firmware::kSparseWaveletBytes;
+      if (config_.pass != GemmPass::WeightGrad) layer.markBytes = streamedBytes - layer.streamedBytes();
+    }
     // The cluster calls this during the simulation, after this block has
     // ended: the layer is copied in, the rest lives as long as run().
     cluster = std::make_unique<workload::ClusterModel>(
@@ -280,7 +291,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
             return system::ClusterWork{{}, {{t}}};
           }
           const unsigned repeats =
-              system::streamRepeats(gemm_->streamedWavelets(arch_.mesh) * pe::elementBytes(inputType), layer.streamedBytes());
+              system::streamRepeats(streamedBytes, layer.streamedBytes());
           t.streamed = true;
           t.streamBytes = layer.streamedBytes() * repeats;
           t.drain = system::cyclesToTime(time.cycles - time.inputEnd, arch_.clockHz);
@@ -303,7 +314,6 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   cycles_ = time.cycles;
 
   const pe::PeCounters totals = pes.totals();
-  GemmResults& r = found_;
   for (std::uint32_t row = 0; row < mapping.gridY(); ++row)
     for (std::uint32_t c = 0; c < mapping.gridX(); ++c)
       r.sramHighWater = std::max(r.sramHighWater, pes.sram(mapping.pe(mesh, c, row)).highWater());
@@ -344,11 +354,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
 
   energy::ActionCounts actions = gemm_->fullActions(chip.actionsUntil(wafer.cycles()));
   // The whole GEMM's weights in and, for the weight gradient, its outputs out.
-  r.wavelets = gemm_->streamedWavelets(arch_.mesh);
-  r.nonzeroWeights = 0;
-  for (std::uint32_t k = 0; k < layerWeightRows(); ++k)
-    for (std::uint32_t n = 0; n < s.n; ++n) r.nonzeroWeights += s.sparsity.kept(k, n);
-  actions.ioRingBytes = double(r.wavelets) * firmware::streamedWaveletBytes(s) +
+  actions.ioRingBytes = double(streamedBytes) +
                         (config_.pass == GemmPass::WeightGrad ? double(s.m) * double(s.n) * pe::elementBytes(outputType)
                                                               : 0.0);
   results::EnergyScope scope;

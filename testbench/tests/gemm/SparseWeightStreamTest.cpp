@@ -154,6 +154,29 @@ TEST(SparseWeightStream, TheColumnWithTheMostNonzerosSetsThePace) {
   EXPECT_GT(busiest, fewest + 150);          // the imbalance is real
 }
 
+// MemoryX keeps a sparse layer as it streams: the non-zeros, each with its
+// index, and the end marks: that is what leaves its storage and crosses
+// SwarmX and the system's I/O ring.
+TEST(SparseWeightStream, MemoryxStreamsTheValueAndIndexBytes) {
+  const nlohmann::json r = runGemm(shape(16, 24, 16) + sparse(0.25) + "  weights: memoryx\n", "timing");
+  const std::uint64_t bytes = r["sparsity"]["bytes_streamed"];
+  EXPECT_EQ(bytes, 4 * r["sparsity"]["wavelets_streamed"].get<std::uint64_t>());
+  const nlohmann::json& traffic = r["system"]["traffic"];
+  EXPECT_EQ(traffic["memoryx_storage"]["bytes"], bytes);
+  EXPECT_EQ(traffic["swarmx_broadcast"]["bytes"], bytes);
+  EXPECT_EQ(traffic["io_ring_ingress"]["bytes"], bytes);
+}
+
+// ... and receives, sums and updates only the kept gradients (fp32).
+TEST(SparseWeightStream, MemoryxReceivesOnlyTheKeptGradients) {
+  const nlohmann::json r =
+      runGemm(shape(16, 24, 16) + sparse(0.25) + "  pass: weight_grad\n  weights: memoryx\n", "timing");
+  const std::uint64_t kept = nonzeros(sparsityOf(0.25, 24), 0, 24, 0, 16);
+  EXPECT_EQ(r["sparsity"]["nonzero_weights"], kept);
+  EXPECT_EQ(r["system"]["traffic"]["swarmx_reduce"]["bytes"], 4 * kept);
+  EXPECT_EQ(r["system"]["traffic"]["io_ring_egress"]["bytes"], 4 * kept);
+}
+
 TEST(SparseWeightStream, KeysOutOfRangeOrWhereSparsityIsNotModelledAreRefused) {
   const auto refusal = [](const std::string& yaml) -> std::string {
     try {
