@@ -107,9 +107,6 @@ GemmConfig readConfig(config::ParamReader& p) {
     if (c.pass != GemmPass::WeightGrad && pe::elementBytes(pe::operandType(pe::Opcode::Fmac, c.precision, 1)) != 2)
       throw config::ConfigError(density.str() + ": a sparse weight streams as 16 bits of value beside 16 of index, so "
                                 "workload.dtype must be fp16 or mixed, not " + dtype);
-    if (c.sampling.sampled())
-      throw config::ConfigError(density.str() + ": sparse weights are simulated whole (each pass has its own non-zeros): "
-                                "set workload.rows: all, workload.phases: all and workload.steady_state_outputs: 0");
   }
   return c;
 }

@@ -91,14 +91,12 @@ std::vector<WeightGradGemm::Block> WeightGradGemm::blocksOf(const WeightStreamPl
     const std::uint32_t count = (layout.ns(p) + most - 1) / most;
     const std::vector<std::uint32_t> split = balancedSplit(layout.ns(p), count);
     for (std::uint32_t i = 0; i < count; ++i)
-      blocks.push_back({p, layout.nBegin[p] + split[i], layout.nBegin[p] + split[i + 1]});
+      blocks.push_back({p, layout.nBegin[p] + split[i], layout.nBegin[p] + split[i + 1], layout.nBegin[p] + split[i]});
   }
   return blocks;
 }
 
 std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCut>& cuts) const {
-  // A cut layout numbers its n's afresh, and sparse weights are kept by theirs.
-  if (!shape().sparsity.dense()) return nullptr;
   // Each block cut becomes a pass of its own in the cut layout, a block of its own.
   std::vector<PhaseCut> passCuts;
   for (const PhaseCut& c : cuts) passCuts.push_back({blocks_.at(c.phase).pass, c.outputs});
@@ -106,7 +104,9 @@ std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCu
   GemmShape shape = this->shape();
   shape.n = layout.shape.n;
   std::vector<Block> blocks;
-  for (std::uint32_t p = 0; p < layout.passes(); ++p) blocks.push_back({p, layout.nBegin[p], layout.nBegin[p + 1]});
+  // Each keeps the n's of the block it cuts (sparse weights are kept by them).
+  for (std::uint32_t p = 0; p < layout.passes(); ++p)
+    blocks.push_back({p, layout.nBegin[p], layout.nBegin[p + 1], blocks_.at(cuts[p].phase).from});
   return std::unique_ptr<GemmMapping>(new WeightGradGemm(shape, std::move(layout), std::move(blocks)));
 }
 
@@ -264,14 +264,15 @@ std::vector<WeightGradGemm::KeptRun> WeightGradGemm::keptRuns(std::uint32_t c, s
   const WeightSparsity& sparsity = shape().sparsity;
   std::vector<KeptRun> runs;
   for (std::uint32_t k = 0; k < layout_.ks(c); ++k)
-    for (std::uint32_t n = block.nBegin; n < block.nEnd;) {
-      if (!sparsity.kept(layout_.kBegin[c] + k, n)) {
-        ++n;
+    for (std::uint32_t i = 0; i < block.ns();) {
+      const auto kept = [&](std::uint32_t j) { return sparsity.kept(layout_.kBegin[c] + k, block.from + j); };
+      if (!kept(i)) {
+        ++i;
         continue;
       }
-      const std::uint32_t from = n;
-      while (n < block.nEnd && sparsity.kept(layout_.kBegin[c] + k, n)) ++n;
-      runs.push_back({k * block.ns() + (from - block.nBegin), n - from});
+      const std::uint32_t first = i;
+      while (i < block.ns() && kept(i)) ++i;
+      runs.push_back({k * block.ns() + first, i - first});
     }
   return runs;
 }
@@ -329,7 +330,7 @@ Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& 
     for (const Block& b : blocks_)
       for (std::uint32_t k = 0; k < ks; ++k)
         for (std::uint32_t n = b.nBegin; n < b.nEnd; ++n)
-          if (shape().sparsity.kept(layout_.kBegin[c] + k, n))
+          if (shape().sparsity.kept(layout_.kBegin[c] + k, b.from + (n - b.nBegin)))
             dw.at(layout_.kBegin[c] + k, n) = fromPayload(layout_.accumulatorType(), out[i++]);
   }
   return dw;
@@ -342,8 +343,9 @@ std::vector<std::uint64_t> WeightGradGemm::columnGradients() const {
       gradients[c] = std::uint64_t(layout_.ks(c)) * shape().n;
       continue;
     }
-    for (std::uint32_t k = layout_.kBegin[c]; k < layout_.kBegin[c + 1]; ++k)
-      for (std::uint32_t n = 0; n < shape().n; ++n) gradients[c] += shape().sparsity.kept(k, n);
+    for (const Block& b : blocks_)
+      for (std::uint32_t k = layout_.kBegin[c]; k < layout_.kBegin[c + 1]; ++k)
+        for (std::uint32_t n = b.from; n < b.from + b.ns(); ++n) gradients[c] += shape().sparsity.kept(k, n);
   }
   return gradients;
 }

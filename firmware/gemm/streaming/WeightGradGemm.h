@@ -66,6 +66,7 @@ class WeightGradGemm : public GemmMapping {
   // A phase: n's [nBegin, nEnd) of pass `pass` of the forward layout.
   struct Block {
     std::uint32_t pass = 0, nBegin = 0, nEnd = 0;
+    std::uint32_t from = 0;  // the GEMM's n its first n is (nBegin, unless the mapping was cut)
     std::uint32_t ns() const { return nEnd - nBegin; }
   };
   // Each pass in as few balanced blocks of at most `most` n's as can be.

@@ -233,11 +233,14 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
       streams.push_back(std::move(s));
       continue;
     }
-    // Each n's non-zeros in the block, then its end mark (index ks).
+    // Each n's non-zeros in the block, then its end mark (index ks); a
+    // cut plan's n's are kept by the GEMM's (nFrom).
     auto wavelets = std::make_shared<std::vector<std::uint32_t>>();
-    for (std::uint32_t n = n0; n < n0 + ns; ++n) {
+    const std::uint32_t from = plan_.nFrom[pass];
+    for (std::uint32_t i = 0; i < ns; ++i) {
       for (std::uint32_t k = k0; k < k0 + ks; ++k)
-        if (sparsity.kept(k, n)) wavelets->push_back(sparseWavelet(k - k0, w ? toPayload(type, w->at(k, n)) : 0));
+        if (sparsity.kept(k, from + i))
+          wavelets->push_back(sparseWavelet(k - k0, w ? toPayload(type, w->at(k, n0 + i)) : 0));
       wavelets->push_back(sparseWavelet(ks, 0));
     }
     s.count = wavelets->size();
@@ -249,15 +252,17 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
 
 WeightStreamGemm::ColumnLoad WeightStreamGemm::columnLoad(std::uint32_t first, std::uint32_t end) const {
   ColumnLoad load{std::vector<std::uint64_t>(plan_.gridX, 0), std::vector<std::uint64_t>(plan_.gridX, 0)};
-  const std::uint32_t n0 = plan_.nBegin[first], n1 = plan_.nBegin[end];
+  const std::uint32_t ns = plan_.nBegin[end] - plan_.nBegin[first];
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
     if (!sparse()) {
-      load.weights[c] = load.wavelets[c] = std::uint64_t(plan_.ks(c)) * (n1 - n0);
+      load.weights[c] = load.wavelets[c] = std::uint64_t(plan_.ks(c)) * ns;
       continue;
     }
-    for (std::uint32_t n = n0; n < n1; ++n)
-      for (std::uint32_t k = plan_.kBegin[c]; k < plan_.kBegin[c + 1]; ++k) load.weights[c] += plan_.shape.sparsity.kept(k, n);
-    load.wavelets[c] = load.weights[c] + (n1 - n0);
+    for (std::uint32_t p = first; p < end; ++p)
+      for (std::uint32_t n = plan_.nFrom[p]; n < plan_.nFrom[p] + plan_.ns(p); ++n)
+        for (std::uint32_t k = plan_.kBegin[c]; k < plan_.kBegin[c + 1]; ++k)
+          load.weights[c] += plan_.shape.sparsity.kept(k, n);
+    load.wavelets[c] = load.weights[c] + ns;
   }
   return load;
 }

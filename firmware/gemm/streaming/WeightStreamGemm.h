@@ -62,9 +62,8 @@ class WeightStreamGemm : public GemmMapping {
   Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,
                     const wafer::EdgeEgress& egress) const override;
   GemmBounds bounds(const config::ArchConfig& arch) const override;
-  // None for sparse weights: a cut plan numbers its n's afresh, and they are kept by theirs.
   std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override {
-    return sparse() ? nullptr : std::make_unique<WeightStreamGemm>(plan_.cut(cuts));
+    return std::make_unique<WeightStreamGemm>(plan_.cut(cuts));
   }
 
   // The program of PE (c, r) in a pass.

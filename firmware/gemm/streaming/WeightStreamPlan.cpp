@@ -128,6 +128,7 @@ std::string WeightStreamPlan::describe() const {
 WeightStreamPlan WeightStreamPlan::cut(const std::vector<PhaseCut>& cuts) const {
   WeightStreamPlan p = *this;
   p.nBegin = {0};
+  p.nFrom.clear();
   p.target.clear();
   p.foldedPass.clear();
   for (const PhaseCut& c : cuts) {
@@ -135,6 +136,7 @@ WeightStreamPlan WeightStreamPlan::cut(const std::vector<PhaseCut>& cuts) const 
       throw std::invalid_argument("cannot cut pass " + std::to_string(c.phase) + " to " + std::to_string(c.outputs) +
                                   " n's: " + describe());
     p.nBegin.push_back(p.nBegin.back() + c.outputs);
+    p.nFrom.push_back(nFrom[c.phase]);
     p.target.push_back(target[c.phase]);
     p.foldedPass.push_back(folds(c.phase));
   }
@@ -200,6 +202,7 @@ WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::Ar
   // More passes than columns: a whole number per column, so each keeps an equal share.
   if (passes > p.gridX) passes = (passes + p.gridX - 1) / p.gridX * p.gridX;
   p.nBegin = balancedSplit(shape.n, passes);
+  p.nFrom.assign(p.nBegin.begin(), p.nBegin.end() - 1);
   // Targets spread over the columns; with more passes than columns, round-robin.
   for (std::uint32_t pass = 0; pass < passes; ++pass)
     p.target.push_back(passes <= p.gridX ? std::uint32_t((2ull * pass + 1) * p.gridX / (2ull * passes))

@@ -79,6 +79,7 @@ struct WeightStreamPlan {
   std::vector<std::uint32_t> kBegin;  // gridX + 1 boundaries: column c holds k in [kBegin[c], kBegin[c+1])
   std::vector<std::uint32_t> mBegin;  // gridY + 1 boundaries: row r holds m in [mBegin[r], mBegin[r+1])
   std::vector<std::uint32_t> nBegin;  // passes + 1 boundaries: pass p computes n in [nBegin[p], nBegin[p+1])
+  std::vector<std::uint32_t> nFrom;   // per pass: the GEMM's n its first n is (nBegin's, unless the plan was cut)
   std::vector<std::uint32_t> target;  // per pass: the column that reduces and keeps its n's
   std::uint32_t loopCycles = 0;  // the kernel's own, per op (arch.firmware.weight_stream_loop_cycles)
   std::vector<bool> foldedPass;  // per pass: its target, between the ends, takes the sums folded back (above)
