@@ -42,8 +42,8 @@ struct WeightSparsity {
 };
 
 // The wavelet a sparse stream carries: the weight's 16 bits of value below
-// (`valueBits`) and its index within the PE's block above; an index of the
-// block's size marks the end of an output's run of weights.
+// (`valueBits`) and its 16-bit index above (WeightStreamGemm: where in the
+// PE's block it belongs, and how many outputs' runs ended before it).
 inline std::uint32_t sparseWavelet(std::uint32_t index, std::uint32_t valueBits) {
   return index << 16 | (valueBits & 0xFFFFu);
 }

@@ -63,17 +63,21 @@ struct Instruction {
   // SetIndex: register = value. CountIndex: register + 1, and when it
   // reaches `value` it wraps to 0 and activates `task` (if any): how a
   // program steps through the columns of a buffer and notices a block's end.
-  // ArgumentIndex (a data task's): register = the upper 16 bits of the
-  // task's wavelet, its index (the SDK's sparse-tensor wavelet: 16 bits of
-  // data below, 16 of index above); an index of `value` or more marks the
-  // end of a run instead: the register is set to 0, `task` is activated and
-  // the task ends there. How a program takes a sparse stream, whose
-  // wavelets say where they belong and whose runs vary in length.
-  enum class Kind : std::uint8_t { Op, Activate, Block, Unblock, SetIndex, CountIndex, ArgumentIndex };
+  // ArgumentRun (a data task's): the upper 16 bits of the task's wavelet,
+  // its index (the SDK's sparse-tensor wavelet: 16 bits of data below, 16
+  // of index above), split: index mod `value` into register `reg`, index /
+  // `value` into register `reg2`; when that is not 0, `task` is activated
+  // and the task ends there. CountDown: register `reg` - 1; while it is not 0
+  // `task` is activated, at 0 `task2`. How a program takes a sparse stream
+  // whose wavelets say where they belong (reg) and how many runs ended
+  // before them (reg2): docs/sparsity.md.
+  enum class Kind : std::uint8_t { Op, Activate, Block, Unblock, SetIndex, CountIndex, ArgumentRun, CountDown };
   Kind kind = Kind::Op;
   std::int8_t task = kNoTask;  // Activate / Block / Unblock / CountIndex: the target task
-  std::uint8_t reg = 0;        // SetIndex / CountIndex / ArgumentIndex
-  std::uint32_t value = 0;     // SetIndex: the value; CountIndex: the wrap-around limit; ArgumentIndex: the end mark
+  std::uint8_t reg = 0;        // SetIndex / CountIndex / ArgumentRun / CountDown
+  std::uint8_t reg2 = 0;       // ArgumentRun: the runs ended
+  std::int8_t task2 = kNoTask; // CountDown: activated at 0
+  std::uint32_t value = 0;     // SetIndex: the value; CountIndex: the wrap-around limit; ArgumentRun: the positions reg takes
   TensorOp op;                 // Op
 };
 

@@ -130,13 +130,19 @@ void PeArray::runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now) {
           s.activated |= bit;
         }
         break;
-      case Instruction::Kind::ArgumentIndex:
-        indexRegister(r, in.reg) = s.taskArgument >> 16;
-        if (indexRegister(r, in.reg) >= in.value) {
-          indexRegister(r, in.reg) = 0;
+      case Instruction::Kind::ArgumentRun: {
+        const std::uint32_t index = s.taskArgument >> 16;
+        indexRegister(r, in.reg) = index % in.value;
+        indexRegister(r, in.reg2) = index / in.value;
+        if (indexRegister(r, in.reg2) != 0) {
           s.activated |= bit;
           s.pc = std::uint16_t(task.code.size() - 1);  // the task ends here
         }
+        break;
+      }
+      case Instruction::Kind::CountDown:
+        if (indexRegister(r, in.reg) > 0) --indexRegister(r, in.reg);
+        s.activated |= indexRegister(r, in.reg) != 0 ? bit : std::uint64_t(1) << in.task2;
         break;
       case Instruction::Kind::Op: {
         const unsigned target = in.op.thread == kSynchronous ? mainSlot() : unsigned(in.op.thread);

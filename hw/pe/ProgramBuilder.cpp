@@ -149,12 +149,24 @@ ProgramBuilder& ProgramBuilder::countIndex(TaskRef t, unsigned reg, std::uint32_
   return *this;
 }
 
-ProgramBuilder& ProgramBuilder::argumentIndex(TaskRef t, unsigned reg, std::uint32_t end, TaskRef onEnd) {
+ProgramBuilder& ProgramBuilder::argumentRun(TaskRef t, unsigned position, unsigned runs, std::uint32_t positions,
+                                            TaskRef onRuns) {
   Instruction in;
-  in.kind = Instruction::Kind::ArgumentIndex;
+  in.kind = Instruction::Kind::ArgumentRun;
+  in.reg = std::uint8_t(position);
+  in.reg2 = std::uint8_t(runs);
+  in.value = positions;
+  in.task = std::int8_t(onRuns.id);
+  program_.tasks.at(t.id).code.push_back(in);
+  return *this;
+}
+
+ProgramBuilder& ProgramBuilder::countDown(TaskRef t, unsigned reg, TaskRef again, TaskRef done) {
+  Instruction in;
+  in.kind = Instruction::Kind::CountDown;
   in.reg = std::uint8_t(reg);
-  in.value = end;
-  in.task = std::int8_t(onEnd.id);
+  in.task = std::int8_t(again.id);
+  in.task2 = std::int8_t(done.id);
   program_.tasks.at(t.id).code.push_back(in);
   return *this;
 }

@@ -67,9 +67,12 @@ class ProgramBuilder {
   // reg += 1; at `limit` it wraps to 0 and, if given, activates `onWrap`.
   ProgramBuilder& countIndex(TaskRef t, unsigned reg, std::uint32_t limit);
   ProgramBuilder& countIndex(TaskRef t, unsigned reg, std::uint32_t limit, TaskRef onWrap);
-  // reg = the data task's wavelet's index; one of `end` or more activates
-  // `onEnd` and ends the task (Instruction::Kind::ArgumentIndex).
-  ProgramBuilder& argumentIndex(TaskRef t, unsigned reg, std::uint32_t end, TaskRef onEnd);
+  // The data task's wavelet's index: index mod `positions` into `position`,
+  // index / `positions` into `runs`; unless that is 0, activates `onRuns`
+  // and ends the task (Instruction::Kind::ArgumentRun).
+  ProgramBuilder& argumentRun(TaskRef t, unsigned position, unsigned runs, std::uint32_t positions, TaskRef onRuns);
+  // reg - 1: activates `again` until it is 0, then `done` (Instruction::Kind::CountDown).
+  ProgramBuilder& countDown(TaskRef t, unsigned reg, TaskRef again, TaskRef done);
 
   const Program& program() const { return program_; }
   Program build() const { return program_; }

@@ -100,11 +100,19 @@ class Checker {
         checkTask(in.task, [] { return std::string("activates"); });
       return;
     }
-    if (in.kind == Instruction::Kind::ArgumentIndex) {
+    if (in.kind == Instruction::Kind::ArgumentRun) {
       checkRegister(in.reg);
+      checkRegister(in.reg2);
       if (p_.tasks[task_].color == kUnbound) fail("reads a wavelet's index, but is not a data task (bound to no color)");
-      if (in.value == 0 || in.value > 0xFFFF) fail("marks a run's end at index " + std::to_string(in.value) + ", outside 1..65535 (16 bits)");
+      if (in.value == 0 || in.value > 0xFFFF)
+        fail("takes " + std::to_string(in.value) + " positions from a wavelet's 16-bit index, outside 1..65535");
       checkTask(in.task, [] { return std::string("activates"); });
+      return;
+    }
+    if (in.kind == Instruction::Kind::CountDown) {
+      checkRegister(in.reg);
+      checkTask(in.task, [] { return std::string("activates"); });
+      checkTask(in.task2, [] { return std::string("activates"); });
       return;
     }
     if (in.kind != Instruction::Kind::Op) {
@@ -175,8 +183,12 @@ class Checker {
       for (const Instruction& in : t.code) {
         if (in.reg >= kMaxRegisters) continue;  // reported by checkRegister
         if (in.kind == Instruction::Kind::SetIndex) maxIndex_[in.reg] = std::max<std::uint64_t>(maxIndex_[in.reg], in.value);
-        if ((in.kind == Instruction::Kind::CountIndex || in.kind == Instruction::Kind::ArgumentIndex) && in.value > 0)
+        if (in.kind == Instruction::Kind::CountIndex && in.value > 0)
           maxIndex_[in.reg] = std::max<std::uint64_t>(maxIndex_[in.reg], in.value - 1);
+        if (in.kind == Instruction::Kind::ArgumentRun && in.value > 0 && in.reg2 < kMaxRegisters) {
+          maxIndex_[in.reg] = std::max<std::uint64_t>(maxIndex_[in.reg], in.value - 1);
+          maxIndex_[in.reg2] = std::max<std::uint64_t>(maxIndex_[in.reg2], 0xFFFF / in.value);
+        }
       }
   }
 

@@ -47,9 +47,16 @@ std::string describe(const Program& program, const Instruction& in) {
     case Instruction::Kind::Block: return "block" + target();
     case Instruction::Kind::Unblock: return "unblock" + target();
     case Instruction::Kind::SetIndex: return "set i" + std::to_string(in.reg) + " = " + std::to_string(in.value);
-    case Instruction::Kind::ArgumentIndex:
-      return "i" + std::to_string(in.reg) + " = the wavelet's index; at " + std::to_string(in.value) +
-             " or more: activate" + target() + " and end";
+    case Instruction::Kind::ArgumentRun:
+      return "i" + std::to_string(in.reg) + " = the wavelet's index mod " + std::to_string(in.value) + ", i" +
+             std::to_string(in.reg2) + " = index / " + std::to_string(in.value) + "; unless 0: activate" + target() +
+             " and end";
+    case Instruction::Kind::CountDown: {
+      const std::string atZero = in.task2 >= 0 && std::size_t(in.task2) < program.tasks.size()
+                                     ? " '" + program.tasks[in.task2].name + "'"
+                                     : " " + std::to_string(in.task2);
+      return "count i" + std::to_string(in.reg) + " down: activate" + target() + " until 0, then" + atZero;
+    }
     case Instruction::Kind::CountIndex:
       return "count i" + std::to_string(in.reg) + " to " + std::to_string(in.value) +
              (in.task == kNoTask ? std::string() : ", then activate" + target());

@@ -18,6 +18,7 @@ constexpr unsigned kFinishIndex = 2;  // index register (two-sided target): the 
 constexpr unsigned kHalfIndex = 3;    // index register (two-sided target): the send buffer half to fill
 constexpr unsigned kFinishHalf = 4;   // index register (two-sided target): the send buffer half to add
 constexpr unsigned kStarted = 5;      // index register: 0 before an n's first weight, then 1
+constexpr unsigned kRunsIndex = 6;    // index register (sparse): the n's a weight's wavelet says ended before it
 constexpr unsigned kReductionThread = 0;
 }  // namespace
 
@@ -133,23 +134,40 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
   // Created first: lower task numbers run before the next weight's task.
   const TaskRef finish = twoSided ? b.task("finish") : TaskRef{0};
   const TaskRef columnDone = b.task("column_done");
+  // Sparse: a weight whose wavelet says n's ended before it waits here
+  // (its k in kKIndex, its value the task argument) while 'column_done'
+  // runs once per n ended.
+  const TaskRef heldWeight = sparse() ? b.task("held_weight") : TaskRef{0};
   const TaskRef onWeight = b.dataTask("on_weight", plan_.weightColor);
 
-  if (sparse()) b.argumentIndex(onWeight, kKIndex, ks, columnDone);
-  b.fmac(onWeight, plan_.shape.precision, acc, sums, memory(x, ms).indexed(kKIndex, ms), taskArgument());
-  b.setIndex(onWeight, kStarted, 1);
-  if (!sparse()) b.countIndex(onWeight, kKIndex, ks, columnDone);
+  const auto fmac = [&](TaskRef task) {
+    b.fmac(task, plan_.shape.precision, acc, sums, memory(x, ms).indexed(kKIndex, ms), taskArgument());
+    b.setIndex(task, kStarted, 1);
+  };
+  if (sparse()) {
+    b.argumentRun(onWeight, kKIndex, kRunsIndex, ks, columnDone);
+    fmac(onWeight);
+    fmac(heldWeight);
+  } else {
+    fmac(onWeight);
+    b.countIndex(onWeight, kKIndex, ks, columnDone);
+  }
   // Once the sums are copied, the next n's first FMAC adds to the zeros.
   const auto copySums = [&](Descriptor dst, Issue issue) {
     b.fmov(columnDone, accPrecision, dst, sums, issue);
     b.setIndex(columnDone, kStarted, 0);
+  };
+  // Sparse: 'column_done' runs again for each further n ended, then the held weight.
+  const auto built = [&] {
+    if (sparse()) b.countDown(columnDone, kRunsIndex, columnDone, heldWeight);
+    return b.build();
   };
 
   if (plan_.gridX == 1) {  // no reduction: the PE keeps its sums itself
     const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
     copySums(memory(y, ms).indexed(kNIndex, ms), {});
     b.countIndex(columnDone, kNIndex, ns);
-    return b.build();
+    return built();
   }
   const Issue onThread = Issue::onThread(kReductionThread);
   const auto from = [ms](int color) { return fabricIn(unsigned(color), ms); };
@@ -167,7 +185,7 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
            memory(sends, ms).indexed(kFinishHalf, ms));
     b.countIndex(finish, kFinishIndex, ns);
     b.countIndex(finish, kFinishHalf, 2);
-    return b.build();
+    return built();
   }
   const BufferRef send = b.buffer("send", accType, ms);
   copySums(memory(send, ms), onThread);
@@ -177,12 +195,12 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
       b.fadd(columnDone, accPrecision, out, from(role.in[0]), memory(send, ms), onThread);
     else
       b.fmov(columnDone, accPrecision, out, memory(send, ms), onThread);
-    return b.build();
+    return built();
   }
   const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
   b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), from(role.in[0]), memory(send, ms), onThread);
   b.countIndex(columnDone, kNIndex, ns);
-  return b.build();
+  return built();
 }
 
 void WeightStreamGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std::uint32_t pass) const {
@@ -214,7 +232,6 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
                                                          std::uint32_t pass) const {
   std::vector<wafer::EdgeStream> streams;
   const ElementType type = plan_.inputType();
-  const WeightSparsity& sparsity = plan_.shape.sparsity;
   const std::uint32_t n0 = plan_.nBegin[pass], ns = plan_.ns(pass);
   for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
     wafer::EdgeStream s;
@@ -233,16 +250,12 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
       streams.push_back(std::move(s));
       continue;
     }
-    // Each n's non-zeros in the block, then its end mark (index ks); a
-    // cut plan's n's are kept by the GEMM's (nFrom).
-    auto wavelets = std::make_shared<std::vector<std::uint32_t>>();
-    const std::uint32_t from = plan_.nFrom[pass];
-    for (std::uint32_t i = 0; i < ns; ++i) {
-      for (std::uint32_t k = k0; k < k0 + ks; ++k)
-        if (sparsity.kept(k, from + i))
-          wavelets->push_back(sparseWavelet(k - k0, w ? toPayload(type, w->at(k, n0 + i)) : 0));
-      wavelets->push_back(sparseWavelet(ks, 0));
-    }
+    // The pass's non-zeros of the block, each saying how many n's ended
+    // before it (a cut plan's n's are kept by the GEMM's: nFrom).
+    auto wavelets = std::make_shared<std::vector<std::uint32_t>>(
+        sparseStream(c, plan_.nFrom[pass], ns, w ? [&](std::uint32_t k, std::uint32_t i) {
+          return toPayload(type, w->at(k, n0 + i));
+        } : std::function<std::uint32_t(std::uint32_t, std::uint32_t)>()));
     s.count = wavelets->size();
     s.payload = [wavelets](std::uint64_t i) { return (*wavelets)[i]; };
     streams.push_back(std::move(s));
@@ -250,21 +263,37 @@ std::vector<wafer::EdgeStream> WeightStreamGemm::streams(const fabric::MeshGeome
   return streams;
 }
 
-WeightStreamGemm::ColumnLoad WeightStreamGemm::columnLoad(std::uint32_t first, std::uint32_t end) const {
-  ColumnLoad load{std::vector<std::uint64_t>(plan_.gridX, 0), std::vector<std::uint64_t>(plan_.gridX, 0)};
-  const std::uint32_t ns = plan_.nBegin[end] - plan_.nBegin[first];
-  for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
-    if (!sparse()) {
-      load.weights[c] = load.wavelets[c] = std::uint64_t(plan_.ks(c)) * ns;
-      continue;
-    }
-    for (std::uint32_t p = first; p < end; ++p)
-      for (std::uint32_t n = plan_.nFrom[p]; n < plan_.nFrom[p] + plan_.ns(p); ++n)
-        for (std::uint32_t k = plan_.kBegin[c]; k < plan_.kBegin[c + 1]; ++k)
-          load.weights[c] += plan_.shape.sparsity.kept(k, n);
-    load.wavelets[c] = load.weights[c] + ns;
-  }
-  return load;
+std::vector<std::uint32_t> WeightStreamGemm::sparseStream(
+    std::uint32_t c, std::uint32_t from, std::uint32_t ns,
+    const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& value) const {
+  const std::uint32_t ks = plan_.ks(c), k0 = plan_.kBegin[c];
+  const std::uint32_t mostRuns = (0xFFFF - (ks - 1)) / ks;  // runs x ks + k fits the 16-bit index
+  std::vector<std::uint32_t> wavelets;
+  // A wavelet of k (within the block) after `runs` n's ended: index runs x
+  // ks + k. More runs than the index holds go ahead in fillers: a zero for
+  // the block's first k, which adds nothing to the n they leave open.
+  const auto emit = [&](std::uint32_t runs, std::uint32_t k, std::uint32_t bitsOfValue) {
+    for (; runs > mostRuns; runs -= mostRuns) wavelets.push_back(sparseWavelet(mostRuns * ks, 0));
+    wavelets.push_back(sparseWavelet(runs * ks + k, bitsOfValue));
+  };
+  std::uint32_t open = 0;  // the n (of the pass) the PE adds to
+  for (std::uint32_t i = 0; i < ns; ++i)
+    for (std::uint32_t k = k0; k < k0 + ks; ++k)
+      if (plan_.shape.sparsity.kept(k, from + i)) {
+        emit(i - open, k - k0, value ? value(k, i) : 0);
+        open = i;
+      }
+  emit(ns - open, 0, 0);  // the pass's last n's end; a zero weight after them adds nothing
+  return wavelets;
+}
+
+std::vector<std::uint64_t> WeightStreamGemm::columnWavelets() const {
+  std::vector<std::uint64_t> wavelets(plan_.gridX, 0);
+  for (std::uint32_t c = 0; c < plan_.gridX; ++c)
+    for (std::uint32_t p = 0; p < plan_.passes(); ++p)
+      wavelets[c] += sparse() ? sparseStream(c, plan_.nFrom[p], plan_.ns(p), {}).size()
+                              : std::uint64_t(plan_.ks(c)) * plan_.ns(p);
+  return wavelets;
 }
 
 Matrix WeightStreamGemm::readOutput(const PeControl& pes, const fabric::MeshGeometry& mesh,
@@ -284,14 +313,15 @@ GemmBounds WeightStreamGemm::bounds(const config::ArchConfig& arch) const {
   const GemmShape& s = plan_.shape;
   GemmBounds b;
   const unsigned lanes = arch.pe.lanes.of(Opcode::Fmac, s.precision);
-  const ColumnLoad load = columnLoad(0, plan_.passes());
+  // Each wavelet a column takes runs an FMAC (sparse: the fillers' and each pass's last too, of a zero).
+  const std::vector<std::uint64_t> wavelets = columnWavelets();
   for (std::uint32_t c = 0; c < plan_.gridX; ++c)
     for (std::uint32_t r = 0; r < plan_.gridY; ++r)
       b.compute = std::max<std::uint64_t>(
-          b.compute, load.weights[c] * elementCycles(arch.pe, Opcode::Fmac, s.precision, plan_.ms(r), lanes));
+          b.compute, wavelets[c] * elementCycles(arch.pe, Opcode::Fmac, s.precision, plan_.ms(r), lanes));
   // The busiest ring feed, and the widest column's edge link at one wavelet per cycle.
-  b.bandwidth = plan_.ringCycles(arch.ioRingEdge(streamedWaveletBytes(s)), load.wavelets, false);
-  for (std::uint32_t c = 0; c < plan_.gridX; ++c) b.bandwidth = std::max(b.bandwidth, load.wavelets[c]);
+  b.bandwidth = plan_.ringCycles(arch.ioRingEdge(streamedWaveletBytes(s)), wavelets, false);
+  for (std::uint32_t c = 0; c < plan_.gridX; ++c) b.bandwidth = std::max(b.bandwidth, wavelets[c]);
   // Each pass's partial sums reach its target over one link per side, at
   // one wavelet per cycle: at least half of them cross the busier link
   // where they meet, all of them the link back where they fold.

@@ -23,6 +23,7 @@
 // the wavelet, and on the end mark activates 'column_done' instead (which
 // then copies the zeros when none of the n's weights fell in the block).
 
+#include <functional>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -86,13 +87,15 @@ class WeightStreamGemm : public GemmMapping {
   };
   Role roleOf(std::uint32_t c, std::uint32_t pass) const;
   bool sparse() const { return !plan_.shape.sparsity.dense(); }
-  // Per grid column, over passes [first, end): the weights it takes (the
-  // non-zeros, when sparse) and the wavelets carrying them (sparse: an end
-  // mark per n besides).
-  struct ColumnLoad {
-    std::vector<std::uint64_t> weights, wavelets;
-  };
-  ColumnLoad columnLoad(std::uint32_t first, std::uint32_t end) const;
+  // Per grid column, the wavelets it takes over the GEMM: ks per n, or
+  // its sparse streams' (sparseStream).
+  // Column c's sparse stream of `ns` n's from the GEMM's n `from`: each
+  // non-zero's wavelet, its index (the n's ended before it) x ks + its k in
+  // the block, then one that ends the last n's; `value` (k, n of the pass)
+  // gives each weight's bits (none: 0).
+  std::vector<std::uint32_t> sparseStream(std::uint32_t c, std::uint32_t from, std::uint32_t ns,
+                                          const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& value) const;
+  std::vector<std::uint64_t> columnWavelets() const;
 
   WeightStreamPlan plan_;
 };

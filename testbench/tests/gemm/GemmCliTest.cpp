@@ -174,9 +174,10 @@ TEST(SparseSpeedUp, AComputeBoundGemmAtAQuarterOfItsWeightsIsAtLeastThreeTimesFa
 
 // Bound by the I/O ring (a WSE-2's 60 channels an edge shared by 994 mesh
 // rows, one m a row): a sparse weight takes 4 bytes (value and index) where
-// a dense fp16 one takes 2, and each n and column its end mark. At a
-// quarter of 4 k's a column, one non-zero and one mark an n: as many bytes
-// as dense, so no faster, and the result says what bounds it.
+// a dense fp16 one takes 2. At a quarter of 4 k's a column, one non-zero of
+// 4 bytes an n against 8 dense: about half the bytes, and less than twice
+// as fast (the last sums' way along the 994 columns does not shrink); the
+// result says what bounds it.
 TEST(SparseSpeedUp, ARingBoundGemmIsLimitedByItsValueAndIndexBytes) {
   const ScratchDir dir;
   const std::string shape = "--set arch.preset=wse2 --set arch.mesh.width=8 --set arch.mesh.height=994 "
@@ -188,10 +189,12 @@ TEST(SparseSpeedUp, ARingBoundGemmIsLimitedByItsValueAndIndexBytes) {
   const nlohmann::json& s = sparse.at("workload").at("sparsity");
   EXPECT_EQ(s.at("bound"), "bandwidth");
   EXPECT_EQ(s.at("bytes_streamed"), 4 * s.at("wavelets_streamed").get<std::uint64_t>());
-  EXPECT_EQ(s.at("wavelets_streamed"), s.at("nonzero_weights").get<std::uint64_t>() + 994 * 96);  // a mark per n and column
+  EXPECT_EQ(s.at("wavelets_streamed"), s.at("nonzero_weights").get<std::uint64_t>() + 994);  // a last one a column
   const double bytes = s.at("bytes_streamed").get<double>() / s.at("dense_bytes").get<double>();
-  EXPECT_NEAR(bytes, 1.0, 0.02);
-  EXPECT_GT(sparse.at("cycles").get<double>(), 0.95 * dense.at("cycles").get<double>());
+  EXPECT_NEAR(bytes, 0.5, 0.02);
+  const double speedUp = dense.at("cycles").get<double>() / sparse.at("cycles").get<double>();
+  EXPECT_GT(speedUp, 1.3);
+  EXPECT_LE(speedUp, 1 / bytes);
 }
 
 // The resident algorithms on random shapes, P from 1 to 8 (0: the default),

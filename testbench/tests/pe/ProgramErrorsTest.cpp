@@ -80,8 +80,8 @@ TEST(ProgramErrors, WrongElementTypeLengthMismatchAndLimits) {
   expectMentions(errorOf(d), {"thread 2", "arch.pe.threads=2"});
 }
 
-// A wavelet's index (ArgumentIndex) exists only in a data task, and its
-// end mark must fit the index's 16 bits.
+// A wavelet's index (ArgumentRun) exists only in a data task, and the
+// positions it splits off must fit the index's 16 bits.
 TEST(ProgramErrors, AWaveletIndexOutsideADataTaskOrPastSixteenBits) {
   PeTestBench bench(2, 1);
   bench.routeEast(3, 0, 1);
@@ -89,7 +89,7 @@ TEST(ProgramErrors, AWaveletIndexOutsideADataTaskOrPastSixteenBits) {
   const BufferRef acc = b.buffer("acc", ElementType::F32, 4);
   const TaskRef done = b.task("done");
   const TaskRef main = b.task("main");
-  b.argumentIndex(main, 0, 4, done);
+  b.argumentRun(main, 0, 1, 4, done);
   b.fadd(main, Precision::Fp32, memory(acc, 1).indexed(0, 1), memory(acc, 1).indexed(0, 1), scalar(1));
   const ProgramId id = bench.pes->addProgram(b.build());
   expectMentions(programErrorOf([&] { bench.pes->load(bench.pe(1), id); }),
@@ -98,10 +98,10 @@ TEST(ProgramErrors, AWaveletIndexOutsideADataTaskOrPastSixteenBits) {
   ProgramBuilder wide("wide");
   const TaskRef wideDone = wide.task("done");
   const TaskRef onData = wide.dataTask("on_data", 3);
-  wide.argumentIndex(onData, 0, 70000, wideDone);
+  wide.argumentRun(onData, 0, 1, 70000, wideDone);
   const ProgramId wideId = bench.pes->addProgram(wide.build());
   expectMentions(programErrorOf([&] { bench.pes->load(bench.pe(1), wideId); }),
-                 {"PE (1,0)", "task 'on_data' instruction 0", "index 70000", "16 bits"});
+                 {"PE (1,0)", "task 'on_data' instruction 0", "70000 positions", "16-bit index"});
 }
 
 TEST(ProgramErrors, ATaskLongerThanTheProgramCounterCanCountIsRefused) {
