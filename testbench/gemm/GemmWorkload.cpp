@@ -135,6 +135,7 @@ struct GemmResults {
   std::uint64_t peBytes = 0, fabricBytes = 0;
   std::uint64_t wavelets = 0;        // of B through the I/O ring, the whole GEMM's
   std::uint64_t nonzeroWeights = 0;  // of B (all of them when dense)
+  double columnImbalance = 1;        // sparse, streamed in: the busiest stream's wavelets over the mean stream's
 };
 
 class GemmWorkload : public workload::Workload {
@@ -253,6 +254,18 @@ void GemmWorkload::run(const workload::RunOptions& options) {
 
   GemmResults& r = found_;
   r.wavelets = gemm_->streamedWavelets(arch_.mesh);
+  if (!s.sparsity.dense() && config_.pass != GemmPass::WeightGrad) {
+    // Each stream feeds one grid column, whose PEs run an FMAC per wavelet.
+    std::vector<std::uint64_t> perStream;
+    for (std::uint32_t phase = 0; phase < full_.phases(); ++phase) {
+      const std::vector<wafer::EdgeStream> streams = full_.streams(arch_.mesh, nullptr, phase);
+      perStream.resize(streams.size(), 0);
+      for (std::size_t i = 0; i < streams.size(); ++i) perStream[i] += streams[i].count;
+    }
+    if (!perStream.empty() && r.wavelets > 0)
+      r.columnImbalance = double(*std::max_element(perStream.begin(), perStream.end())) * double(perStream.size()) /
+                          double(r.wavelets);
+  }
   const std::uint64_t streamedBytes = r.wavelets * firmware::streamedWaveletBytes(s);
   r.nonzeroWeights = 0;
   for (std::uint32_t k = 0; k < layerWeightRows(); ++k)
@@ -414,6 +427,7 @@ nlohmann::json GemmWorkload::typeResults() const {
                      {"bytes_streamed", t.bytes},
                      {"dense_bytes", t.denseBytes},
                      {"flops_done", config_.pass == GemmPass::WeightGrad ? flops() : 2.0 * full_.shape().m * double(f.nonzeroWeights)},
+                     {"column_imbalance", f.columnImbalance},
                      {"bound", bounds.bound()}};
   }
   r["wavelets"] = {{"weights_in", f.fabric.fromEdge}, {"from_pes", f.fabric.injected},
@@ -472,12 +486,12 @@ std::string GemmWorkload::typeSummary() const {
     const bool gradients = config_.pass == GemmPass::WeightGrad;
     std::snprintf(line, sizeof line,
                   "  sparsity  density %g (%s): %llu of %llu weights non-zero, %llu %s (%llu B; dense: %llu B); "
-                  "bound: %s\n",
+                  "busiest column x%.3g the mean; bound: %s\n",
                   sparsity().density, firmware::sparsityPatternName(sparsity().pattern),
                   (unsigned long long)f.nonzeroWeights, (unsigned long long)t.weights,
                   (unsigned long long)t.wavelets,
                   gradients ? "gradients out" : "wavelets streamed (value and index)", (unsigned long long)t.bytes,
-                  (unsigned long long)t.denseBytes, b.bound());
+                  (unsigned long long)t.denseBytes, f.columnImbalance, b.bound());
     out << line;
   }
   if (f.system) {

@@ -163,6 +163,8 @@ TEST(SparseWeightStream, TheColumnWithTheMostNonzerosSetsThePace) {
   EXPECT_GE(cycles, busiest);
   EXPECT_LE(cycles, busiest + 16 * 8 + 60);  // plus each n's column_done and the last n's reduction
   EXPECT_GT(busiest, fewest + 150);          // the imbalance is real
+  EXPECT_NEAR(r["sparsity"]["column_imbalance"].get<double>(),
+              double(busiest / 6) * 4 / r["sparsity"]["wavelets_streamed"].get<double>(), 0.05);
 }
 
 // MemoryX keeps a sparse layer as it streams: the non-zeros, each with its
