@@ -13,8 +13,8 @@ struct LayerWeights {
   std::string name;
   std::uint64_t parameters = 0;
   unsigned streamedBytesPerParameter = 2;  // the precision weights travel in (fp16); sparse: value and index
-  // A sparse layer (its non-zeros the parameters): the end marks its stream
-  // carries beside them (firmware/gemm/WeightSparsity.h).
+  // A sparse layer (its non-zeros the parameters): what else its stream
+  // carries beside them (WeightStreamGemm: each column's last wavelet of a pass).
   std::uint64_t markBytes = 0;
 
   std::uint64_t streamedBytes() const { return parameters * streamedBytesPerParameter + markBytes; }

@@ -267,9 +267,12 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                           double(r.wavelets);
   }
   const std::uint64_t streamedBytes = r.wavelets * firmware::streamedWaveletBytes(s);
-  r.nonzeroWeights = 0;
-  for (std::uint32_t k = 0; k < layerWeightRows(); ++k)
-    for (std::uint32_t n = 0; n < s.n; ++n) r.nonzeroWeights += s.sparsity.kept(k, n);
+  r.nonzeroWeights = std::uint64_t(layerWeightRows()) * s.n;
+  if (!s.sparsity.dense()) {
+    r.nonzeroWeights = 0;
+    for (std::uint32_t k = 0; k < layerWeightRows(); ++k)
+      for (std::uint32_t n = 0; n < s.n; ++n) r.nonzeroWeights += s.sparsity.kept(k, n);
+  }
 
   // Weights from MemoryX: once the wafer has timed the GEMM, the cluster
   // places it against the weights' way in (and the gradients' way out).
@@ -277,7 +280,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   if (config_.weightsFromMemoryx) {
     wafer.setStopWhenFinished(false);
     // Sparse, MemoryX keeps and streams the non-zeros (value and index)
-    // and the stream's end marks, and updates only the non-zeros.
+    // and each pass's last wavelets, and updates only the non-zeros.
     system::LayerWeights layer{"W", std::uint64_t(config_.k) * config_.n, pe::elementBytes(inputType)};
     if (!s.sparsity.dense()) {
       layer.parameters = found_.nonzeroWeights;

@@ -17,11 +17,11 @@
 //     acc += X[rows, k] * weight;  k = next column of the PE's X block
 //
 // so the reduction of one n overlaps the FMACs of the next. With sparse
-// weights (GemmShape::sparsity) only the non-zeros stream, each wavelet
-// carrying its k within the block beside its value, and an n's run ends
-// with a wavelet whose index is the block's size: 'on_weight' takes k from
-// the wavelet, and on the end mark activates 'column_done' instead (which
-// then copies the zeros when none of the n's weights fell in the block).
+// weights (GemmShape::sparsity) only the non-zeros stream, each wavelet's
+// index saying its k within the block and how many n's ended before it:
+// 'on_weight' takes k from the wavelet; a weight after ended n's runs
+// 'column_done' once per n (one none of whose weights fell in the block
+// copies the zeros), then its FMAC as 'held_weight'.
 
 #include <functional>
 #include <map>
@@ -57,7 +57,7 @@ class WeightStreamGemm : public GemmMapping {
   // One stream per column, entering its mesh row from the West or East
   // edge: the column's k's for the pass's first n, then for its next n, ...; payloads
   // from `b` (K x N), or zero when `b` is null (timing mode). Sparse: the
-  // non-zero k's of each n and its end mark, their indices in every mode.
+  // pass's non-zeros (sparseStream), their indices in every mode.
   std::vector<wafer::EdgeStream> streams(const fabric::MeshGeometry& mesh, const Matrix* b,
                                          std::uint32_t pass) const override;
   Matrix readOutput(const pe::PeControl& pes, const fabric::MeshGeometry& mesh,

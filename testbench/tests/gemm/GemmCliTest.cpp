@@ -157,7 +157,7 @@ TEST(GemmBounds, SparseExactAndNeverBelowTheLowerBoundOnRandomShapes) {
 // k's a column: each weight's FMAC 64 cycles beside 4 of task start and op
 // issue, far more than each n's reduction) runs at least 3 times faster
 // with a quarter of its weights; not the full 4: the busiest column has
-// more than a quarter, and each n keeps its end mark and reduction.
+// more than a quarter, and each n keeps its column_done and reduction.
 TEST(SparseSpeedUp, AComputeBoundGemmAtAQuarterOfItsWeightsIsAtLeastThreeTimesFaster) {
   const ScratchDir dir;
   const std::string shape = "--set run.mode=timing --set workload.dtype=mixed --set workload.m=1024 "

@@ -1,6 +1,7 @@
 // Sparse weights in the weight-streaming GEMM (docs/sparsity.md): outputs
 // against the reference matmul with the same zeros in every pass (the
-// weight gradient: only the kept gradients); a stream of the non-zeros and one end mark per n; one PE's cycles
+// weight gradient: only the kept gradients); a stream of the non-zeros,
+// each saying where it belongs and which outputs ended; one PE's cycles
 // counted by hand; the column with the most non-zeros pacing an
 // imbalanced grid; and the keys' errors.
 #include <gtest/gtest.h>
