@@ -5,12 +5,13 @@
 namespace wsesim::runtime {
 
 GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
-                           wafer::EdgeIngress& ingress, const energy::ActionMeter& meter,
-                           std::uint32_t routeSwitchCycles)
+                           wafer::EdgeIngress& ingress, wafer::EdgeEgress& egress,
+                           const energy::ActionMeter& meter, std::uint32_t routeSwitchCycles)
     : gemms_(std::move(gemms)),
       pes_(pes),
       routes_(routes),
       ingress_(ingress),
+      egress_(egress),
       meter_(meter),
       routeSwitchCycles_(routeSwitchCycles) {
   if (gemms_.empty()) throw std::invalid_argument("a GEMM sequence needs at least one GEMM");
@@ -19,6 +20,7 @@ GemmSequence::GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeGrid& pes, f
 
 void GemmSequence::start(std::size_t index, std::uint64_t now) {
   index_ = index;
+  egress_.restart();
   gemms_[index]->begin(learnt_);
   current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, ingress_, nullptr, routeSwitchCycles_, now);
   starts_.push_back(now);

@@ -3,7 +3,8 @@
 // its routes, programs, phases and rounds (GemmPhases). When one is done
 // (its streams in, its PEs idle, the fabric empty), its PEs are unloaded
 // with nothing kept and the next starts in the same cycle with its own
-// routes. How the train workload simulates the GEMMs of a training step.
+// routes, its streams and results on the ring's bandwidth afresh, so that
+// its cycles are its own whatever ran before it. How the train workload simulates the GEMMs of a training step.
 // With representative phases, a GEMM interpolates the kinds of phases an
 // earlier GEMM of the same layout learnt the line of (SimulatedGemm::begin).
 
@@ -17,6 +18,7 @@
 #include "hw/energy/ActionMeter.h"
 #include "hw/pe/PeGrid.h"
 #include "hw/sim/CycleDriver.h"
+#include "hw/wafer/EdgeEgress.h"
 #include "hw/wafer/EdgeIngress.h"
 
 namespace wsesim::runtime {
@@ -24,10 +26,11 @@ namespace wsesim::runtime {
 class GemmSequence : public sim::CycleDriver {
  public:
   // Timing mode: streams carry no payloads. `gemms` (each run once), the
-  // PEs, `routes`, `ingress` and `meter` (the wafer's actions, read as each
-  // GEMM ends) must outlive the run.
+  // PEs, `routes`, `ingress`, `egress` and `meter` (the wafer's actions,
+  // read as each GEMM ends) must outlive the run.
   GemmSequence(std::vector<SimulatedGemm*> gemms, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
-               wafer::EdgeIngress& ingress, const energy::ActionMeter& meter, std::uint32_t routeSwitchCycles);
+               wafer::EdgeIngress& ingress, wafer::EdgeEgress& egress, const energy::ActionMeter& meter,
+               std::uint32_t routeSwitchCycles);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
@@ -58,6 +61,7 @@ class GemmSequence : public sim::CycleDriver {
   pe::PeGrid& pes_;
   fabric::ColorRouteTable& routes_;
   wafer::EdgeIngress& ingress_;
+  wafer::EdgeEgress& egress_;
   const energy::ActionMeter& meter_;
   std::uint32_t routeSwitchCycles_;
   SimulatedGemm::KindLines learnt_;  // by the GEMMs done so far

@@ -121,6 +121,11 @@ class SimulatedGemm {
   bool anotherRound(const std::vector<std::uint64_t>& phaseCycles) const;
   void nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd);
 
+  // The layout its kinds' lines are filed under (KindLines): a GEMM reads
+  // and learns only lines of its own layout, so GEMMs of other layouts may
+  // run in sequences of their own with the same cycles.
+  const std::string& phaseLayout() const { return rows().outline().phaseLayout; }
+
   // The columns of the mesh the simulated mapping needs: all of them, or
   // only the representative rows' (several GEMMs on one mesh take the widest).
   std::uint32_t meshColumns(const config::ArchConfig& arch) const {

@@ -15,6 +15,11 @@ struct ChipParts {
   std::optional<wafer::IoRingEdge> ingress;  // streams entering the mesh's West and East edges
   std::optional<wafer::IoRingEdge> egress;   // wavelets leaving the mesh there
   bool egressKeepsPayloads = false;          // the egress records payloads (functional mode)
+  // The wafer a SystemC module (its time followed by the SystemC models
+  // around it, VCD waveforms possible), or its cycle loop alone, which any
+  // thread may run, any number of chips at once (SystemC is one kernel per
+  // process, single-threaded).
+  bool systemc = true;
 };
 
 }  // namespace wsesim::chip

@@ -18,20 +18,20 @@ WaferChip::WaferChip(const config::ArchConfig& arch, const config::RunConfig& ru
                      std::chrono::steady_clock::time_point elaborationStart)
     : arch_(arch), run_(run), elaborationStart_(elaborationStart) {
   if (parts.routes) routes_ = std::make_unique<fabric::ColorRouteTable>(arch.mesh, arch.fabric.colors);
-  wafer_ = std::make_unique<wafer::Wafer>("wafer", arch.fabricParams(run.watchdogCycles), arch.clockHz, run.maxCycles,
-                                          routes_.get());
+  loop_ = std::make_unique<wafer::CycleLoop>(arch.fabricParams(run.watchdogCycles), run.maxCycles, routes_.get());
+  if (parts.systemc) wafer_ = std::make_unique<wafer::Wafer>("wafer", *loop_, arch.clockHz);
   if (parts.pes) {
-    pes_ = std::make_unique<pe::PeArray>(arch.pe, run.mode, wafer_->fabric(), routes_.get());
-    wafer_->fabric().setSink(pes_.get());
+    pes_ = std::make_unique<pe::PeArray>(arch.pe, run.mode, fabric(), routes_.get());
+    fabric().setSink(pes_.get());
   }
   if (parts.ingress) ingress_ = std::make_unique<wafer::EdgeInjector>(*parts.ingress, arch.mesh);
   if (parts.egress) {
     egress_ = std::make_unique<wafer::EdgeCollector>(*parts.egress, arch.mesh, parts.egressKeepsPayloads);
-    wafer_->fabric().setEdgeSink(egress_.get());
+    fabric().setEdgeSink(egress_.get());
   }
   cycle_.ingress = ingress_.get();
   cycle_.pes = pes_.get();
-  wafer_->setDriver(&cycle_);
+  loop_->setDriver(&cycle_);
 }
 
 WaferChip::~WaferChip() = default;
@@ -42,9 +42,11 @@ std::uint64_t WaferChip::plannedHostBytes(const config::ArchConfig& arch, const 
       parts.pes ? pe::PeArray::plannedHostBytes(arch.pe, arch.mesh, arch.fabric.colors, run.mode) : 0;
   const std::uint64_t routes =
       parts.routes ? fabric::ColorRouteTable::plannedHostBytes(arch.mesh, arch.fabric.colors) : 0;
-  return wafer::Wafer::plannedHostBytes(arch.fabricParams(run.watchdogCycles)) + pes + routes;
+  const std::uint64_t module = parts.systemc ? sizeof(wafer::Wafer) : 0;
+  return wafer::CycleLoop::plannedHostBytes(arch.fabricParams(run.watchdogCycles)) + module + pes + routes;
 }
 
+wafer::Wafer& WaferChip::wafer() { return asked(wafer_, "SystemC"); }
 fabric::ColorRouteTable& WaferChip::routes() { return asked(routes_, "a route table"); }
 pe::PeArray& WaferChip::pes() { return asked(pes_, "PEs"); }
 const pe::PeArray& WaferChip::pes() const { return asked(pes_, "PEs"); }
@@ -53,7 +55,7 @@ wafer::EdgeCollector& WaferChip::egress() { return asked(egress_, "an egress edg
 
 void WaferChip::setSink(fabric::WaveletSink* sink) {
   if (pes_) throw std::logic_error("the fabric of a chip with PEs delivers to its PEs");
-  wafer_->fabric().setSink(sink);
+  fabric().setSink(sink);
 }
 
 SimulationTimes WaferChip::simulate(const RunOptions& options) {
@@ -63,28 +65,33 @@ SimulationTimes WaferChip::simulate(const RunOptions& options) {
   if (options.timeline) {
     times.timeline = std::make_unique<trace::TimelineRecorder>(arch_, run_.vcdRegion, fabric(), pes_.get(),
                                                                run_.timelineLinkWindow);
-    wafer_->addTraceObserver(times.timeline.get());
+    loop_->addTraceObserver(times.timeline.get());
   }
   sc_core::sc_trace_file* vcd = nullptr;
   if (!options.vcdBaseName.empty()) {
+    if (!wafer_) throw std::logic_error("a waveform needs the wafer in SystemC (ChipParts::systemc)");
     vcd = sc_core::sc_create_vcd_trace_file(options.vcdBaseName.c_str());
     // One VCD tick per time-resolution step, so cycle times print exactly.
     vcd->set_time_unit(sc_core::sc_get_time_resolution().to_seconds() * 1e15, sc_core::SC_FS);
     const std::string prefix = wafer_->name();
     fabricTracer_ = std::make_unique<trace::FabricVcdTracer>(vcd, prefix, run_.vcdRegion, fabric());
     fabric().setObserver(fabricTracer_.get());
-    wafer_->addWaveform(fabricTracer_.get());
+    loop_->addWaveform(fabricTracer_.get());
     if (pes_) {
       peTracer_ = std::make_unique<trace::PeVcdTracer>(vcd, prefix, arch_.mesh, run_.vcdRegion, *pes_);
-      wafer_->addWaveform(peTracer_.get());
+      loop_->addWaveform(peTracer_.get());
     }
   }
-  wafer_->setProgressObserver(options.progress);
+  loop_->setProgressObserver(options.progress);
   const auto elaborated = std::chrono::steady_clock::now();
-  sc_core::sc_start();
+  if (wafer_) {
+    sc_core::sc_start();
+    if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
+    wafer_->rethrowError();
+  } else {
+    loop_->run([](std::uint64_t) {});
+  }
   const auto finished = std::chrono::steady_clock::now();
-  if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
-  wafer_->rethrowError();
   if (pes_) pes_->checkQuiescent();
   times.elaborationSeconds = std::chrono::duration<double>(elaborated - elaborationStart_).count();
   times.simulationSeconds = std::chrono::duration<double>(finished - elaborated).count();

@@ -1,6 +1,7 @@
 #pragma once
 // The chip a workload runs on: the one place that builds and wires the
-// wafer. It owns the color route table, the Wafer (fabric kernel), the PE
+// wafer. It owns the color route table, the cycle loop (fabric kernel) and
+// the Wafer module that runs it in SystemC (ChipParts::systemc), the PE
 // array, the I/O ring's edges the workload asks for and the tracers; it
 // connects them (the fabric delivers to the PEs, or to the workload's
 // traffic when there are none; the egress edge takes what leaves the mesh),
@@ -35,6 +36,7 @@
 #include "hw/sim/CycleDriver.h"
 #include "hw/wafer/EdgeCollector.h"
 #include "hw/wafer/EdgeInjector.h"
+#include "hw/wafer/CycleLoop.h"
 #include "hw/wafer/IoRingEdge.h"
 #include "hw/wafer/Wafer.h"
 
@@ -80,13 +82,13 @@ class WaferChip : public energy::ActionMeter {
   const pe::PeArray& pes() const;
   wafer::EdgeInjector& ingress();
   wafer::EdgeCollector& egress();
-  wafer::Wafer& wafer() { return *wafer_; }
-  const wafer::Wafer& wafer() const { return *wafer_; }
-  fabric::FabricKernel& fabric() { return wafer_->fabric(); }
-  const fabric::FabricKernel& fabric() const { return wafer_->fabric(); }
+  wafer::Wafer& wafer();
+  wafer::CycleLoop& loop() { return *loop_; }
+  fabric::FabricKernel& fabric() { return loop_->fabric(); }
+  const fabric::FabricKernel& fabric() const { return loop_->fabric(); }
   const config::ArchConfig& arch() const { return arch_; }
   // Cycles simulated so far.
-  std::uint64_t cycles() const { return wafer_->cycles(); }
+  std::uint64_t cycles() const { return loop_->cycles(); }
 
   // The workload's controller, called first in every cycle; it decides when
   // the run is done. Must outlive the run.
@@ -96,9 +98,11 @@ class WaferChip : public energy::ActionMeter {
 
   // Simulates to the end: opens the waveform (the routers' and, with PEs,
   // the PEs' of run.vcd.region) and the timeline if asked for, runs
-  // sc_start(), closes the waveform, rethrows what went wrong inside the
-  // simulation, and throws ProgramError if a PE is left with work it can
-  // never finish. SystemC elaborates once per process: call it once.
+  // sc_start() (or, without SystemC, the cycle loop), closes the waveform,
+  // rethrows what went wrong inside the simulation, and throws ProgramError
+  // if a PE is left with work it can never finish. SystemC elaborates once
+  // per process: with it, call this once; a chip without it takes no
+  // waveform (std::logic_error).
   SimulationTimes simulate(const RunOptions& options);
 
   energy::ActionCounts actionsUntil(std::uint64_t cycles) const override;
@@ -119,7 +123,8 @@ class WaferChip : public energy::ActionMeter {
   config::RunConfig run_;
   std::chrono::steady_clock::time_point elaborationStart_;
   std::unique_ptr<fabric::ColorRouteTable> routes_;
-  std::unique_ptr<wafer::Wafer> wafer_;
+  std::unique_ptr<wafer::CycleLoop> loop_;
+  std::unique_ptr<wafer::Wafer> wafer_;  // none without SystemC
   std::unique_ptr<pe::PeArray> pes_;
   std::unique_ptr<wafer::EdgeInjector> ingress_;
   std::unique_ptr<wafer::EdgeCollector> egress_;

@@ -1,6 +1,9 @@
 #include "hw/config/RunConfig.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <thread>
 
 #include "hw/config/ParamReader.h"
 
@@ -33,7 +36,15 @@ RunConfig RunConfig::read(ParamReader& p, const ArchConfig& arch) {
     r.maxHostBytes = std::uint64_t(*bytes);
   if (const auto cycles = p.optionalInteger("run.max_cycles", 1, std::int64_t(1) << 62))
     r.maxCycles = std::uint64_t(*cycles);
+  if (const auto threads = p.optionalInteger("run.threads", 1, 4096)) r.threads = unsigned(*threads);
   return r;
+}
+
+unsigned RunConfig::hostThreads() const {
+  if (threads) return *threads;
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0) return unsigned(std::max(1, CPU_COUNT(&mask)));
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 }  // namespace wsesim::config

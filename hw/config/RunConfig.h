@@ -33,8 +33,14 @@ struct RunConfig {
   // scripted explorations and fuzzing, where a legal configuration may ask
   // for 2^40 cycles); unset: no bound.
   std::optional<std::uint64_t> maxCycles;
+  // Host threads a run may use; unset: every core the process may run on
+  // (its affinity mask; not recorded, so results stay independent of the
+  // machine). Results do not depend on it.
+  std::optional<unsigned> threads;
 
   static RunConfig read(ParamReader& params, const ArchConfig& arch);
+  // `threads`, or the cores of the process's affinity mask.
+  unsigned hostThreads() const;
 };
 
 }  // namespace wsesim::config

@@ -9,6 +9,10 @@ EdgeCollector::EdgeCollector(const IoRingEdge& ring, const fabric::MeshGeometry&
   for (unsigned f = 0; f < ring.feeds(); ++f) feeds_.emplace_back(ring.waveletsPerCycle(f));
 }
 
+void EdgeCollector::restart() {
+  for (IoBandwidth& feed : feeds_) feed = IoBandwidth(feed.rate());
+}
+
 IoBandwidth& EdgeCollector::bandwidth(fabric::RouterId from, fabric::Port side) {
   return feeds_[ring_.feed(side, mesh_.yOf(from))];
 }

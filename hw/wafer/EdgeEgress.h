@@ -19,6 +19,11 @@ class EdgeEgress {
   virtual const std::vector<std::uint32_t>& payloads(fabric::RouterId r, fabric::Port side) const = 0;
   // Wavelets that left the mesh, all routers and sides together.
   virtual std::uint64_t received() const = 0;
+  // The wavelets leaving from now on (a new GEMM's results) have the ring's
+  // bandwidth afresh, as EdgeIngress::stream gives a phase's streams: what
+  // left before carries no credit over, so a GEMM's cycles do not depend
+  // on what ran before it.
+  virtual void restart() = 0;
 };
 
 }  // namespace wsesim::wafer

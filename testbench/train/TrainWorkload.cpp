@@ -25,6 +25,7 @@
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
+#include "testbench/train/GemmGroups.h"
 #include "testbench/train/MicroBatches.h"
 #include "testbench/train/StepOnCluster.h"
 #include "testbench/train/WaferOpCost.h"
@@ -267,8 +268,10 @@ class TrainWorkload : public workload::Workload {
   void run(const workload::RunOptions& options) override;
   // The widest mesh any of its GEMMs simulates (always in timing mode: no
   // operands), and the cluster's systems with the one-system reference.
+  // A chip per worker simulating groups of GEMMs at once (GemmGroups.h).
   workload::HostMemoryPlan plannedHostMemory() const override {
     workload::HostMemoryPlan plan = workload::sampledGemmHostMemory(arch_, meshColumns_, run_, chipParts());
+    plan.bytes *= workers_;
     plan.systemBytes = workload::ClusterModel::plannedHostBytes(arch_, true);
     plan.bytes += plan.systemBytes;
     return plan;
@@ -291,10 +294,13 @@ class TrainWorkload : public workload::Workload {
         double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, config_.precision) * arch_.clockHz;
     return step_.modelFlops / (found_.stepSeconds * peak);
   }
-  // Per distinct GEMM, as wafer `wafer` ran it on a mesh of `meshColumns`
-  // rows (`end`: the wafer's last cycle).
+  // Per distinct GEMM, as wafer `wafer` ran it in one sequence with the
+  // others (`end`: the wafer's last cycle).
   std::vector<GemmTiming> gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end, unsigned wafer,
-                                      std::uint32_t meshColumns, const std::vector<std::uint64_t>& streamedBytes) const;
+                                      const std::vector<std::uint64_t>& streamedBytes) const;
+  // The wafer's timing of every distinct GEMM, their groups simulated on
+  // `workers_` threads (GemmGroups.h).
+  WaferTiming simulateGroups(const std::vector<std::uint64_t>& streamedBytes, sim::ProgressObserver* progress);
   // The cost side of a step (results: actions, energy, power, area, efficiency).
   void reportEnergy(const system::Cluster& cluster, const std::map<std::string, std::uint64_t>& gemmCyclesByPass,
                     std::uint64_t opCycles);
@@ -323,6 +329,8 @@ class TrainWorkload : public workload::Workload {
   std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
+  std::vector<std::vector<std::size_t>> gemmGroups_;  // of gemms_, simulated apart (GemmGroups.h)
+  unsigned workers_ = 1;  // threads simulating the groups: run.threads, at most one per group
   std::uint64_t stepCycles_ = 0;
   StepResults found_;
   nlohmann::json results_;
@@ -383,8 +391,14 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     ++gemms_[it->second].occurrences;
     gemmOfStep_.push_back(it->second);
   }
-  for (const StepGemm& g : gemms_) meshColumns_ = std::max(meshColumns_, g.plan->meshColumns(arch_));
+  std::vector<const runtime::SimulatedGemm*> plans;
+  for (const StepGemm& g : gemms_) {
+    meshColumns_ = std::max(meshColumns_, g.plan->meshColumns(arch_));
+    plans.push_back(g.plan.get());
+  }
   run_ = runtime::withMeshColumns(run_, meshColumns_);
+  gemmGroups_ = independentGemmGroups(plans, config_.sampling.representativePhases);
+  workers_ = std::min<unsigned>(run_.hostThreads(), unsigned(gemmGroups_.size()));
 }
 
 void TrainWorkload::run(const workload::RunOptions& options) {
@@ -419,31 +433,45 @@ void TrainWorkload::run(const workload::RunOptions& options) {
         true);
   };
 
+  const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
+  std::vector<std::uint64_t> streamedBytes;
+  for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan->streamedWavelets(arch_.mesh) * pe::elementBytes(inputType));
+  // A run that asks for the wafer's timeline, map or waveform, or simulates
+  // every system's wafer, runs the GEMMs in one sequence on the SystemC
+  // chip; any other takes the wafer's timing from the cache or simulates
+  // the GEMMs' groups on worker threads, with the same timing.
+  const bool oneSequence = config_.everyWafer || options.timeline || options.waferMap || !options.vcdBaseName.empty();
   std::unique_ptr<WaferTimingCache> cache;
-  std::optional<WaferTiming> cached;
-  // A run that asks for the wafer's timeline or map simulates the wafer.
+  std::optional<WaferTiming> timing;
   if (!config_.waferTimingCache.empty() && !config_.everyWafer && !options.timeline && !options.waferMap) {
     cache = std::make_unique<WaferTimingCache>(config_.waferTimingCache, config_.waferTimingKey);
-    cached = cache->load();
-    if (!cached) cache->checkStorable();
+    timing = cache->load();
+    if (!timing) cache->checkStorable();
   }
-  if (cached) {
-    // The wafer's timing from an earlier run: only the system model runs.
+  const bool fromCache = timing.has_value();
+  const auto elaborated = std::chrono::steady_clock::now();
+  if (!timing && !oneSequence) {
+    timing = simulateGroups(streamedBytes, options.progress);
+    if (cache) cache->store(*timing);
+  }
+  if (timing) {
+    // The wafer's timing is known: only the system model runs.
     for (std::size_t i = 0; i < gemms_.size(); ++i) {
-      gemms_[i].cycles = cached->gemms.at(i).cycles;
-      gemms_[i].actions = cached->gemms.at(i).actions;
+      gemms_[i].cycles = timing->gemms.at(i).cycles;
+      gemms_[i].actions = timing->gemms.at(i).actions;
     }
-    makeClusters(nullptr, [&] { return std::vector<std::vector<GemmTiming>>{cached->gemms}; });
-    const auto elaborated = std::chrono::steady_clock::now();
+    makeClusters(nullptr, [&] { return std::vector<std::vector<GemmTiming>>{timing->gemms}; });
     sc_core::sc_start();
     const auto finished = std::chrono::steady_clock::now();
     report(*clusters, opCycles);
     if (!options.vcdBaseName.empty()) systemWaveform_ = clusters->waveform();
-    results_["wafer_timing"] = "from " + cache->file().string();
-    results_["simulated_wavelets"] = {{"weights_in", cached->weightsIn}, {"gradients_out", cached->gradientsOut}};
+    results_["wafer_timing"] = fromCache ? "from " + cache->file().string()
+                                         : cache ? "simulated, kept in " + cache->file().string() : "simulated";
+    results_["simulated_wavelets"] = {{"weights_in", timing->weightsIn}, {"gradients_out", timing->gradientsOut}};
     results_["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
                         {"simulation_seconds", std::chrono::duration<double>(finished - elaborated).count()},
-                        {"simulated_gemm_cycles", cached->simulatedCycles}};
+                        {"simulated_gemm_cycles", timing->simulatedCycles},
+                        {"threads", fromCache ? 1u : workers_}};
     return;
   }
 
@@ -463,25 +491,22 @@ void TrainWorkload::run(const workload::RunOptions& options) {
       otherWafers.push_back(std::make_unique<runtime::SimulatedGemm>(algorithm_, g.shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
       sequence.push_back(otherWafers.back().get());
     }
-  const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
-  runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip,
+  runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
                                arch_.fabric.routeSwitchCycles);
   chip.setController(&driver);
   wafer.setStopWhenFinished(false);
 
   // When the wafer is done, the cluster runs the step's tasks with the cycles just simulated.
-  std::vector<std::uint64_t> streamedBytes;
-  for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan->streamedWavelets(arch_.mesh) * pe::elementBytes(inputType));
   makeClusters(&wafer.finishedEvent(), [&] {
     std::vector<std::vector<GemmTiming>> wafers;
     for (unsigned w = 0; w < wafersSimulated; ++w)
-      wafers.push_back(gemmTimings(driver, wafer.cycles(), w, meshColumns_, streamedBytes));
+      wafers.push_back(gemmTimings(driver, wafer.cycles(), w, streamedBytes));
     return wafers;
   });
 
   chip::SimulationTimes times = chip.simulate(options);
 
-  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, meshColumns_, streamedBytes), wafer.cycles(),
+  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, streamedBytes), wafer.cycles(),
                         wafer.fabric().counters().fromEdge, chip.egress().received()};
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
     gemms_[i].cycles = simulated.gemms[i].cycles;
@@ -504,20 +529,26 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   results_["simulated_wavelets"] = {{"weights_in", simulated.weightsIn}, {"gradients_out", simulated.gradientsOut}};
   results_["host"] = {{"elaboration_seconds", times.elaborationSeconds},
                       {"simulation_seconds", times.simulationSeconds},
-                      {"simulated_gemm_cycles", simulated.simulatedCycles}};
+                      {"simulated_gemm_cycles", simulated.simulatedCycles},
+                      {"threads", 1u}};
 }
 
 std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end,
-                                                   unsigned wafer, std::uint32_t meshColumns,
+                                                   unsigned wafer,
                                                    const std::vector<std::uint64_t>& streamedBytes) const {
   std::vector<GemmTiming> perGemm;
-  for (std::size_t j = 0; j < gemms_.size(); ++j) {
-    const std::size_t k = wafer * gemms_.size() + j;  // in the sequence the wafer ran
-    const runtime::GemmTime t = driver.fullTime(k, end, arch_, meshColumns);
-    perGemm.push_back(GemmTiming{t.cycles, t.inputEnd, streamedBytes[j],
-                                 gemms_[j].plan->fullActions(driver.actions(k, end))});
-  }
+  for (std::size_t j = 0; j < gemms_.size(); ++j)  // at wafer x size + j in the sequence the wafer ran
+    perGemm.push_back(sequencedGemmTiming(driver, wafer * gemms_.size() + j, *gemms_[j].plan, end, arch_,
+                                          meshColumns_, streamedBytes[j]));
   return perGemm;
+}
+
+WaferTiming TrainWorkload::simulateGroups(const std::vector<std::uint64_t>& streamedBytes,
+                                          sim::ProgressObserver* progress) {
+  std::vector<runtime::SimulatedGemm*> plans;
+  for (const StepGemm& g : gemms_) plans.push_back(g.plan.get());
+  return simulateGemmGroups(plans, gemmGroups_, streamedBytes,
+                            GroupedRun{arch_, meshColumns_, run_, chipParts(), workers_, progress});
 }
 
 void TrainWorkload::addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const {

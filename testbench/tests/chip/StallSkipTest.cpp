@@ -81,7 +81,7 @@ TEST(StallSkip, ASlowRingIsSteppedPerTransferWithTheSameCycles) {
   RingThenPes controller(chip.ingress(), chip.pes());
   chip.setController(&controller);
   StepCounter counter;
-  chip.wafer().addTraceObserver(&counter);
+  chip.loop().addTraceObserver(&counter);
   chip.simulate({});
 
   // Ring wavelet k goes in cycle 1024 (k + 1) - 1 (a cycle's worth of

@@ -120,13 +120,16 @@ TEST(WaferChip, TheFabricOfAChipWithPesDeliversToThem) {
 
 TEST(WaferChip, PlansTheHostBytesOfThePartsAsked) {
   const Configs c = tiny();
-  const std::uint64_t wafer = wafer::Wafer::plannedHostBytes(c.arch.fabricParams(c.run.watchdogCycles));
+  const std::uint64_t wafer =
+      wafer::CycleLoop::plannedHostBytes(c.arch.fabricParams(c.run.watchdogCycles)) + sizeof(wafer::Wafer);
   const std::uint64_t pes = pe::PeArray::plannedHostBytes(c.arch.pe, c.arch.mesh, c.arch.fabric.colors, c.run.mode);
   const std::uint64_t routes = fabric::ColorRouteTable::plannedHostBytes(c.arch.mesh, c.arch.fabric.colors);
   EXPECT_EQ(WaferChip::plannedHostBytes(c.arch, c.run, ChipParts{}), wafer + pes + routes);
   ChipParts bare;
   bare.pes = bare.routes = false;
   EXPECT_EQ(WaferChip::plannedHostBytes(c.arch, c.run, bare), wafer);
+  bare.systemc = false;
+  EXPECT_EQ(WaferChip::plannedHostBytes(c.arch, c.run, bare), wafer - sizeof(wafer::Wafer));
 }
 
 // Runs the chip for `cycles` cycles, doing nothing.

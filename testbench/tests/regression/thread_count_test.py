@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""Results do not depend on run.threads (docs/testing.md): every run below
+at 1, 2, 3 and 7 threads (more than this host's cores: oversubscribed, for
+correctness only) gives the same exit status, the same error, and byte for
+byte the same result JSON (its host fields and run.threads itself apart),
+timeline and waveform (its $date line apart):
+
+  thread_count_test.py WSESIM SOURCE_DIR WORK_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+THREADS = [1, 2, 3, 7]
+
+# name: (example config, overrides, also write a timeline and a waveform)
+RUNS = {
+    "noc_packet_saturated": ("noc_small.yaml", ["arch.mesh.width=16", "arch.mesh.height=16",
+                                                 "workload.injection_rate=0.5", "workload.warmup_cycles=200",
+                                                 "workload.measure_cycles=1000"], True),
+    "noc_color_saturated": ("row_broadcast_small.yaml", ["arch.mesh.width=16", "arch.mesh.height=16",
+                                                          "workload.measure_cycles=1000", "workload.warmup_cycles=200"],
+                            False),
+    "gemm_functional": ("gemm_small.yaml", [], True),
+    "chain_reduce": ("chain_reduce_small.yaml", [], False),
+    "train_cluster": ("train_tiny.yaml", ["arch.cluster.systems=4"], False),
+    # More groups of GEMMs than threads: each GEMM its own group.
+    "train_every_gemm": ("train_tiny.yaml", ["arch.cluster.systems=4", "workload.phases=all"],
+                         False),
+    "train_timeline": ("train_tiny.yaml", [], True),
+    # Every group of GEMMs fails: the error is the earliest GEMM's whatever ran first.
+    "train_fails": ("train_tiny.yaml", ["run.max_cycles=300"], False),
+}
+
+
+# The simulator's own speed, measured in host time, beside the simulated results.
+HOST_SPEEDS = ["router_cycles_per_second", "wavelet_hops_per_second", "pe_ops_per_second"]
+
+
+def without_host(result):
+    result.pop("host", None)
+    workload = result.get("workload", {})
+    for field in ["host"] + HOST_SPEEDS:
+        workload.pop(field, None)
+    result.get("config", {}).get("run", {}).pop("threads", None)
+    return result
+
+
+def outcome(wsesim, configs, work, name, threads):
+    config, overrides, traced = RUNS[name]
+    base = os.path.join(work, f"{name}.t{threads}")
+    command = [wsesim, "run", os.path.join(configs, config), "--out", base + ".json", "--set", f"run.threads={threads}"]
+    if traced:
+        command += ["--timeline", base + ".timeline.json", "--vcd", base + ".vcd"]
+    for o in overrides:
+        command += ["--set", o]
+    p = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    got = {"status": p.returncode, "stderr": p.stderr}
+    if p.returncode == 0:
+        with open(base + ".json", encoding="utf-8") as f:
+            got["result"] = json.dumps(without_host(json.load(f)), sort_keys=True)
+        if traced:
+            with open(base + ".timeline.json", "rb") as f:
+                got["timeline"] = f.read()
+            with open(base + ".vcd", encoding="utf-8") as f:
+                got["vcd"] = re.sub(r"\$date.*?\$end", "", f.read(), count=1, flags=re.S)
+    return got
+
+
+def main():
+    wsesim, source, work = sys.argv[1:4]
+    configs = os.path.join(source, "testbench", "configs")
+    os.makedirs(work, exist_ok=True)
+    failures = []
+    for name in RUNS:
+        first = outcome(wsesim, configs, work, name, THREADS[0])
+        if name == "train_fails":
+            if first["status"] != 3:
+                failures.append(f"{name}: expected a failed simulation (exit 3), got {first['status']}")
+        elif first["status"] != 0:
+            failures.append(f"{name}: exit {first['status']}: {first['stderr'].strip()}")
+            continue
+        for threads in THREADS[1:]:
+            other = outcome(wsesim, configs, work, name, threads)
+            for part in first:
+                if other.get(part) != first[part]:
+                    failures.append(f"{name}: {part} at run.threads={threads} differs from run.threads=1")
+    for f in failures:
+        print(f)
+    print(f"{len(RUNS)} runs at {THREADS} threads: {'FAILED' if failures else 'same results'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

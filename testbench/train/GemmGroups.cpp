@@ -1,0 +1,168 @@
+#include "testbench/train/GemmGroups.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <string>
+#include <thread>
+
+#include "hw/chip/WaferChip.h"
+
+namespace wsesim::train {
+namespace {
+
+// The groups' progress told to the run's observer as one: the fraction
+// weighs each group by its share of the work, the cycle is summed.
+class GroupsProgress {
+ public:
+  GroupsProgress(sim::ProgressObserver* out, std::vector<double> weights)
+      : out_(out), weights_(std::move(weights)), cycles_(weights_.size()), fractions_(weights_.size()) {
+    for (std::size_t g = 0; g < weights_.size(); ++g) groups_.push_back(One{this, g});
+  }
+  sim::ProgressObserver* of(std::size_t group) { return out_ ? &groups_[group] : nullptr; }
+  void finish() {
+    if (out_) out_->progress(std::accumulate(cycles_.begin(), cycles_.end(), std::uint64_t(0)), 1.0, true);
+  }
+
+ private:
+  struct One : sim::ProgressObserver {
+    GroupsProgress* all;
+    std::size_t group;
+    One(GroupsProgress* a, std::size_t g) : all(a), group(g) {}
+    void progress(std::uint64_t cycle, double fraction, bool done) override { all->update(group, cycle, fraction, done); }
+  };
+
+  void update(std::size_t group, std::uint64_t cycle, double fraction, bool done) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    cycles_[group] = cycle;
+    fractions_[group] = done ? 1.0 : std::max(0.0, fraction);
+    double total = 0, weight = 0;
+    for (std::size_t g = 0; g < weights_.size(); ++g) {
+      total += weights_[g] * fractions_[g];
+      weight += weights_[g];
+    }
+    out_->progress(std::accumulate(cycles_.begin(), cycles_.end(), std::uint64_t(0)), total / weight, false);
+  }
+
+  sim::ProgressObserver* out_;
+  std::vector<double> weights_;
+  std::vector<One> groups_;
+  std::mutex mutex_;
+  std::vector<std::uint64_t> cycles_;
+  std::vector<double> fractions_;
+};
+
+// A group as one chip ran it.
+struct GroupRun {
+  std::vector<GemmTiming> gemms;  // its members'
+  std::uint64_t cycles = 0, weightsIn = 0, gradientsOut = 0;
+  std::exception_ptr error;
+  std::size_t failedGemm = 0;  // with an error: the GEMM (of the step's list) it ran
+};
+
+GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::vector<std::size_t>& members,
+                  const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how,
+                  sim::ProgressObserver* progress) {
+  GroupRun r;
+  chip::ChipParts parts = how.parts;
+  parts.systemc = false;
+  chip::WaferChip chip(runtime::withMeshColumns(how.arch, how.meshColumns), how.run, parts);
+  std::vector<runtime::SimulatedGemm*> sequence;
+  for (std::size_t g : members) sequence.push_back(gemms[g]);
+  runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
+                               how.arch.fabric.routeSwitchCycles);
+  chip.setController(&driver);
+  try {
+    chip::RunOptions options;
+    options.progress = progress;
+    chip.simulate(options);
+  } catch (...) {
+    r.error = std::current_exception();
+    r.failedGemm = members[driver.starts().size() - 1];
+    return r;
+  }
+  for (std::size_t p = 0; p < members.size(); ++p)
+    r.gemms.push_back(sequencedGemmTiming(driver, p, *gemms[members[p]], chip.cycles(), how.arch, how.meshColumns,
+                                          streamedBytes[members[p]]));
+  r.cycles = chip.cycles();
+  r.weightsIn = chip.fabric().counters().fromEdge;
+  r.gradientsOut = chip.egress().received();
+  return r;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> independentGemmGroups(const std::vector<const runtime::SimulatedGemm*>& gemms,
+                                                            bool sharedLines) {
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<std::string, std::size_t> groupOfLayout;
+  for (std::size_t i = 0; i < gemms.size(); ++i) {
+    if (!sharedLines) {
+      groups.push_back({i});
+      continue;
+    }
+    const auto [it, added] = groupOfLayout.emplace(gemms[i]->phaseLayout(), groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
+GemmTiming sequencedGemmTiming(const runtime::GemmSequence& driver, std::size_t position,
+                               const runtime::SimulatedGemm& gemm, std::uint64_t end, const config::ArchConfig& arch,
+                               std::uint32_t meshColumns, std::uint64_t streamedBytes) {
+  const runtime::GemmTime t = driver.fullTime(position, end, arch, meshColumns);
+  return GemmTiming{t.cycles, t.inputEnd, streamedBytes, gemm.fullActions(driver.actions(position, end))};
+}
+
+WaferTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
+                               const std::vector<std::vector<std::size_t>>& groups,
+                               const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how) {
+  // Largest first (by weights streamed in, a proxy for the cycles to
+  // simulate), so that the last group a worker starts is a small one.
+  std::vector<double> weights;
+  for (const std::vector<std::size_t>& members : groups) {
+    double bytes = 0;
+    for (std::size_t g : members) bytes += double(streamedBytes[g]);
+    weights.push_back(std::max(bytes, 1.0));
+  }
+  std::vector<std::size_t> order(groups.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+
+  GroupsProgress progress(how.progress, weights);
+  std::vector<GroupRun> runs(groups.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < order.size(); i = next++) {
+      const std::size_t g = order[i];
+      runs[g] = runGroup(gemms, groups[g], streamedBytes, how, progress.of(g));
+    }
+  };
+  std::vector<std::thread> helpers;
+  const unsigned workers = std::max(1u, std::min<unsigned>(how.workers, unsigned(groups.size())));
+  for (unsigned w = 1; w < workers; ++w) helpers.emplace_back(work);
+  work();
+  for (std::thread& t : helpers) t.join();
+
+  const GroupRun* failed = nullptr;
+  for (const GroupRun& r : runs)
+    if (r.error && (!failed || r.failedGemm < failed->failedGemm)) failed = &r;
+  if (failed) std::rethrow_exception(failed->error);
+  progress.finish();
+
+  WaferTiming timing;
+  timing.gemms.resize(gemms.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (std::size_t p = 0; p < groups[g].size(); ++p) timing.gemms[groups[g][p]] = runs[g].gemms[p];
+    timing.simulatedCycles += runs[g].cycles;
+    timing.weightsIn += runs[g].weightsIn;
+    timing.gradientsOut += runs[g].gradientsOut;
+  }
+  return timing;
+}
+
+}  // namespace wsesim::train

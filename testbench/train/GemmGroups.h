@@ -1,0 +1,58 @@
+#pragma once
+// The wafer's side of a training step on several host cores. The step's
+// distinct GEMMs fall into groups that share nothing while simulated: a
+// GEMM with representative phases reads the lines its layout's earlier
+// GEMMs learnt (SimulatedGemm::begin), so a layout's GEMMs stay together,
+// in the step's order; otherwise each GEMM is a group of its own. Each
+// group runs as a GEMM sequence on a chip of its own, without SystemC (its
+// kernel is one per process and single-threaded), and `run.threads`
+// workers take the groups, largest first. A GEMM's cycles are its own
+// (SimulatedGemm.h: a phase's route switch is its own, not its
+// predecessor's), so the timing is the same whichever chip and thread ran
+// it, and the same as one sequence of them all on one chip.
+
+#include <cstdint>
+#include <vector>
+
+#include "firmware/runtime/GemmSequence.h"
+#include "firmware/runtime/SimulatedGemm.h"
+#include "hw/chip/ChipParts.h"
+#include "hw/config/ArchConfig.h"
+#include "hw/config/RunConfig.h"
+#include "hw/sim/CycleDriver.h"
+#include "testbench/train/WaferTimingCache.h"
+
+namespace wsesim::train {
+
+// The groups of `gemms` (indices, each group in the gemms' order; groups in
+// the order of their first GEMM). `sharedLines`: the GEMMs sample
+// representative phases, whose lines a layout's GEMMs share.
+std::vector<std::vector<std::size_t>> independentGemmGroups(const std::vector<const runtime::SimulatedGemm*>& gemms,
+                                                            bool sharedLines);
+
+// GEMM `gemm`, at `position` in the sequence `driver` ran, which ended at
+// cycle `end`, on a mesh of `meshColumns` columns; `streamedBytes` of
+// weights in at the edge.
+GemmTiming sequencedGemmTiming(const runtime::GemmSequence& driver, std::size_t position,
+                               const runtime::SimulatedGemm& gemm, std::uint64_t end, const config::ArchConfig& arch,
+                               std::uint32_t meshColumns, std::uint64_t streamedBytes);
+
+// What the groups' simulation takes: the chip they run on and how many at once.
+struct GroupedRun {
+  config::ArchConfig arch;         // as the step has it
+  std::uint32_t meshColumns = 0;   // of the mesh simulated
+  config::RunConfig run;
+  chip::ChipParts parts;           // built without SystemC whatever it says
+  unsigned workers = 1;            // threads; 1: the caller's alone
+  sim::ProgressObserver* progress = nullptr;
+};
+
+// The wafer's timing of every GEMM of `gemms` (their `streamedBytes`),
+// simulating `groups` as above: every group runs, and the error of the
+// earliest GEMM that failed (in `gemms` order) is rethrown, so that what
+// fails is the same for any number of workers.
+WaferTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
+                               const std::vector<std::vector<std::size_t>>& groups,
+                               const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how);
+
+}  // namespace wsesim::train
