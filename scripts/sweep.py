@@ -15,6 +15,7 @@ The spec format and the folder layout are in docs/exploration.md."""
 import argparse
 import concurrent.futures
 import os
+import queue
 import sys
 
 from wsesweep import aggregate, emit, inputs as run_inputs, result_fields, spec as specs, sweepdir
@@ -96,9 +97,24 @@ def run_all(out_dir, plan, jobs):
     print(f"sweep: {total} points, {total - len(pending)} done earlier, {len(pending)} to run "
           f"on {min(jobs, max(len(pending), 1))} jobs in {out_dir}", flush=True)
     failed = []
+    # Each running point has cores of its own (its default run.threads), so
+    # `jobs` points of several threads each do not oversubscribe the host.
+    cores = sorted(os.sched_getaffinity(0))
+    share = max(1, len(cores) // jobs)
+    slots = queue.SimpleQueue()
+    for slot in range(jobs):
+        slots.put({cores[(slot * share + c) % len(cores)] for c in range(share)})
+
+    def run_in_slot(point):
+        cpus = slots.get()
+        try:
+            return run_point(out_dir, plan, point, cpus)
+        finally:
+            slots.put(cpus)
+
     # Threads are enough: each one only waits for its wsesim process.
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_point, out_dir, plan, plan["points"][i]) for i in pending]
+        futures = [pool.submit(run_in_slot, plan["points"][i]) for i in pending]
         try:
             for finished, future in enumerate(concurrent.futures.as_completed(futures), 1):
                 outcome = future.result()

@@ -24,7 +24,9 @@ class Outcome:
     reason: str = ""     # for "failed": exit status or signal, and the last stderr line
 
 
-def run_point(out_dir, plan, point):
+def run_point(out_dir, plan, point, cpus=None):
+    """Runs `point` unless it is done; `cpus` (a set of core numbers, or None)
+    confines wsesim to those cores, whose count is its default run.threads."""
     name = point["name"]
     if sweepdir.load_result(out_dir, plan, point) is not None:
         return Outcome(name, "skipped")
@@ -44,7 +46,8 @@ def run_point(out_dir, plan, point):
     started = time.monotonic()
     try:
         # stdout is wsesim's human summary, already in the result JSON.
-        process = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        confine = ["taskset", "--cpu-list", ",".join(str(c) for c in sorted(cpus))] if cpus else []
+        process = subprocess.run(confine + command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                  env={**os.environ, **environment})
         returncode, stderr = process.returncode, process.stderr.decode(errors="replace")
     except OSError as e:

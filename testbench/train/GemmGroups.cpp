@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -59,6 +60,7 @@ class GroupsProgress {
 struct GroupRun {
   std::vector<GemmTiming> gemms;  // its members'
   std::uint64_t cycles = 0, weightsIn = 0, gradientsOut = 0;
+  double seconds = 0;  // of the host
   std::exception_ptr error;
   std::size_t failedGemm = 0;  // with an error: the GEMM (of the step's list) it ran
 };
@@ -67,6 +69,7 @@ GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::
                   const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how,
                   sim::ProgressObserver* progress) {
   GroupRun r;
+  const auto started = std::chrono::steady_clock::now();
   chip::ChipParts parts = how.parts;
   parts.systemc = false;
   chip::WaferChip chip(runtime::withMeshColumns(how.arch, how.meshColumns), how.run, parts);
@@ -90,6 +93,7 @@ GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::
   r.cycles = chip.cycles();
   r.weightsIn = chip.fabric().counters().fromEdge;
   r.gradientsOut = chip.egress().received();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return r;
 }
 
@@ -118,7 +122,7 @@ GemmTiming sequencedGemmTiming(const runtime::GemmSequence& driver, std::size_t 
   return GemmTiming{t.cycles, t.inputEnd, streamedBytes, gemm.fullActions(driver.actions(position, end))};
 }
 
-WaferTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
+GroupedTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
                                const std::vector<std::vector<std::size_t>>& groups,
                                const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how) {
   // Largest first (by weights streamed in, a proxy for the cycles to
@@ -154,15 +158,17 @@ WaferTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms
   if (failed) std::rethrow_exception(failed->error);
   progress.finish();
 
-  WaferTiming timing;
+  GroupedTiming found;
+  WaferTiming& timing = found.timing;
   timing.gemms.resize(gemms.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     for (std::size_t p = 0; p < groups[g].size(); ++p) timing.gemms[groups[g][p]] = runs[g].gemms[p];
     timing.simulatedCycles += runs[g].cycles;
     timing.weightsIn += runs[g].weightsIn;
     timing.gradientsOut += runs[g].gradientsOut;
+    found.groupSeconds.push_back(runs[g].seconds);
   }
-  return timing;
+  return found;
 }
 
 }  // namespace wsesim::train

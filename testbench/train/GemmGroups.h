@@ -47,11 +47,17 @@ struct GroupedRun {
   sim::ProgressObserver* progress = nullptr;
 };
 
+// What the groups' simulation found, and how long each group took the host.
+struct GroupedTiming {
+  WaferTiming timing;
+  std::vector<double> groupSeconds;  // per group, in the groups' order
+};
+
 // The wafer's timing of every GEMM of `gemms` (their `streamedBytes`),
 // simulating `groups` as above: every group runs, and the error of the
 // earliest GEMM that failed (in `gemms` order) is rethrown, so that what
 // fails is the same for any number of workers.
-WaferTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
+GroupedTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
                                const std::vector<std::vector<std::size_t>>& groups,
                                const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how);
 

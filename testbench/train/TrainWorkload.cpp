@@ -300,7 +300,7 @@ class TrainWorkload : public workload::Workload {
                                       const std::vector<std::uint64_t>& streamedBytes) const;
   // The wafer's timing of every distinct GEMM, their groups simulated on
   // `workers_` threads (GemmGroups.h).
-  WaferTiming simulateGroups(const std::vector<std::uint64_t>& streamedBytes, sim::ProgressObserver* progress);
+  GroupedTiming simulateGroups(const std::vector<std::uint64_t>& streamedBytes, sim::ProgressObserver* progress);
   // The cost side of a step (results: actions, energy, power, area, efficiency).
   void reportEnergy(const system::Cluster& cluster, const std::map<std::string, std::uint64_t>& gemmCyclesByPass,
                     std::uint64_t opCycles);
@@ -450,8 +450,12 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }
   const bool fromCache = timing.has_value();
   const auto elaborated = std::chrono::steady_clock::now();
+  nlohmann::json groups = nlohmann::json::array();  // host seconds per group of GEMMs simulated at once
   if (!timing && !oneSequence) {
-    timing = simulateGroups(streamedBytes, options.progress);
+    GroupedTiming grouped = simulateGroups(streamedBytes, options.progress);
+    timing = grouped.timing;
+    for (std::size_t g = 0; g < gemmGroups_.size(); ++g)
+      groups.push_back({{"gemms", gemmGroups_[g]}, {"seconds", grouped.groupSeconds[g]}});
     if (cache) cache->store(*timing);
   }
   if (timing) {
@@ -471,7 +475,8 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     results_["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
                         {"simulation_seconds", std::chrono::duration<double>(finished - elaborated).count()},
                         {"simulated_gemm_cycles", timing->simulatedCycles},
-                        {"threads", fromCache ? 1u : workers_}};
+                        {"threads", fromCache ? 1u : workers_},
+                        {"gemm_groups", groups}};
     return;
   }
 
@@ -543,7 +548,7 @@ std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& 
   return perGemm;
 }
 
-WaferTiming TrainWorkload::simulateGroups(const std::vector<std::uint64_t>& streamedBytes,
+GroupedTiming TrainWorkload::simulateGroups(const std::vector<std::uint64_t>& streamedBytes,
                                           sim::ProgressObserver* progress) {
   std::vector<runtime::SimulatedGemm*> plans;
   for (const StepGemm& g : gemms_) plans.push_back(g.plan.get());

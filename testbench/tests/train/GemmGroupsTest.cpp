@@ -1,0 +1,191 @@
+// The training step's GEMMs simulated in groups on worker threads
+// (GemmGroups.h): a layout's GEMMs stay in one group, and any number of
+// workers gives every GEMM the cycles, actions and weights in that one
+// sequence of them all on one chip gives. No SystemC kernel runs here (the
+// groups' chips have none), so the ThreadSanitizer job runs these tests.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "firmware/runtime/GemmSequence.h"
+#include "firmware/runtime/SimulatedGemm.h"
+#include "hw/chip/WaferChip.h"
+#include "hw/config/ConfigTree.h"
+#include "testbench/train/GemmGroups.h"
+#include "testbench/workload/GemmChipParts.h"
+
+namespace wsesim::train {
+namespace {
+
+struct Machine {
+  config::ArchConfig arch;
+  config::RunConfig run;
+};
+
+Machine tiny(const std::string& runYaml = "") {
+  config::ConfigTree tree =
+      config::ConfigTree::fromText("arch:\n  preset: tiny\nrun:\n  mode: timing\n" + runYaml, "test");
+  tree.applyPreset(config::defaultPresetDir());
+  config::ParamReader params(tree);
+  Machine s;
+  s.arch = config::ArchConfig::read(params);
+  s.run = config::RunConfig::read(params, s.arch);
+  return s;
+}
+
+// A step's distinct GEMMs in miniature: every pass, shapes that share a
+// layout (the same k and m blocks, other n's) and shapes that do not.
+std::vector<firmware::GemmShape> stepShapes() {
+  using firmware::GemmShape;
+  const pe::Precision p = pe::Precision::Mixed;
+  return {
+      runtime::passShape(32, 64, 96, p, GemmPass::Forward),
+      runtime::passShape(32, 64, 64, p, GemmPass::Forward),
+      runtime::passShape(32, 96, 64, p, GemmPass::Forward),
+      runtime::passShape(32, 64, 96, p, GemmPass::BackwardData),
+      runtime::passShape(32, 64, 96, p, GemmPass::WeightGrad),
+      runtime::passShape(32, 64, 64, p, GemmPass::WeightGrad),
+  };
+}
+
+const runtime::GemmSampling kSampled{true, true, 2, 0.002};
+
+// Fresh plans (a SimulatedGemm keeps the rounds it ran).
+std::vector<std::unique_ptr<runtime::SimulatedGemm>> plans(const Machine& s, const runtime::GemmSampling& sampling) {
+  std::vector<std::unique_ptr<runtime::SimulatedGemm>> out;
+  for (const firmware::GemmShape& shape : stepShapes())
+    out.push_back(std::make_unique<runtime::SimulatedGemm>("weight_stream", shape, s.arch, 0, 0,
+                                                           firmware::Buffering::Auto, sampling));
+  return out;
+}
+
+std::vector<runtime::SimulatedGemm*> raw(const std::vector<std::unique_ptr<runtime::SimulatedGemm>>& p) {
+  std::vector<runtime::SimulatedGemm*> out;
+  for (const auto& g : p) out.push_back(g.get());
+  return out;
+}
+
+std::uint32_t widest(const Machine& s, const std::vector<runtime::SimulatedGemm*>& gemms) {
+  std::uint32_t columns = 1;
+  for (const runtime::SimulatedGemm* g : gemms) columns = std::max(columns, g->meshColumns(s.arch));
+  return columns;
+}
+
+std::vector<std::uint64_t> streamedBytes(const Machine& s, const std::vector<runtime::SimulatedGemm*>& gemms) {
+  std::vector<std::uint64_t> bytes;
+  for (const runtime::SimulatedGemm* g : gemms) bytes.push_back(g->streamedWavelets(s.arch.mesh) * 2);
+  return bytes;
+}
+
+chip::ChipParts parts(const Machine& s) {
+  return workload::gemmChipParts(s.arch, pe::Precision::Mixed, config::DataMode::Timing);
+}
+
+// Every GEMM in one sequence on one chip, as a run with a timeline has them.
+WaferTiming oneSequence(const Machine& s, const runtime::GemmSampling& sampling) {
+  const auto owned = plans(s, sampling);
+  const std::vector<runtime::SimulatedGemm*> gemms = raw(owned);
+  const std::uint32_t columns = widest(s, gemms);
+  const std::vector<std::uint64_t> bytes = streamedBytes(s, gemms);
+  chip::ChipParts p = parts(s);
+  p.systemc = false;
+  chip::WaferChip chip(runtime::withMeshColumns(s.arch, columns), runtime::withMeshColumns(s.run, columns), p);
+  runtime::GemmSequence driver(gemms, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
+                               s.arch.fabric.routeSwitchCycles);
+  chip.setController(&driver);
+  chip.simulate({});
+  WaferTiming t;
+  for (std::size_t i = 0; i < gemms.size(); ++i)
+    t.gemms.push_back(sequencedGemmTiming(driver, i, *gemms[i], chip.cycles(), s.arch, columns, bytes[i]));
+  t.simulatedCycles = chip.cycles();
+  t.weightsIn = chip.fabric().counters().fromEdge;
+  t.gradientsOut = chip.egress().received();
+  return t;
+}
+
+WaferTiming inGroups(const Machine& s, const runtime::GemmSampling& sampling, unsigned workers) {
+  const auto owned = plans(s, sampling);
+  const std::vector<runtime::SimulatedGemm*> gemms = raw(owned);
+  const std::vector<const runtime::SimulatedGemm*> constant(gemms.begin(), gemms.end());
+  const std::uint32_t columns = widest(s, gemms);
+  return simulateGemmGroups(gemms, independentGemmGroups(constant, sampling.representativePhases),
+                            streamedBytes(s, gemms),
+                            GroupedRun{s.arch, columns, runtime::withMeshColumns(s.run, columns), parts(s), workers})
+      .timing;
+}
+
+void expectSameTiming(const WaferTiming& a, const WaferTiming& b, const std::string& what) {
+  ASSERT_EQ(a.gemms.size(), b.gemms.size()) << what;
+  for (std::size_t i = 0; i < a.gemms.size(); ++i) {
+    EXPECT_EQ(a.gemms[i].cycles, b.gemms[i].cycles) << what << ", GEMM " << i;
+    EXPECT_EQ(a.gemms[i].inputEnd, b.gemms[i].inputEnd) << what << ", GEMM " << i;
+    EXPECT_EQ(a.gemms[i].streamedBytes, b.gemms[i].streamedBytes) << what << ", GEMM " << i;
+    // Bit for bit: the same counts summed in the same order.
+    EXPECT_EQ(std::memcmp(&a.gemms[i].actions, &b.gemms[i].actions, sizeof(energy::ActionCounts)), 0)
+        << what << ", GEMM " << i;
+  }
+  EXPECT_EQ(a.simulatedCycles, b.simulatedCycles) << what;
+  EXPECT_EQ(a.weightsIn, b.weightsIn) << what;
+  EXPECT_EQ(a.gradientsOut, b.gradientsOut) << what;
+}
+
+TEST(GemmGroups, ALayoutsGemmsStayInOneGroupInTheStepsOrder) {
+  const Machine s = tiny();
+  const auto owned = plans(s, kSampled);
+  const std::vector<runtime::SimulatedGemm*> mutableGemms = raw(owned);
+  const std::vector<const runtime::SimulatedGemm*> gemms(mutableGemms.begin(), mutableGemms.end());
+  const std::vector<std::vector<std::size_t>> groups = independentGemmGroups(gemms, true);
+  std::set<std::size_t> seen;
+  std::set<std::string> layouts;
+  for (const std::vector<std::size_t>& g : groups) {
+    ASSERT_FALSE(g.empty());
+    EXPECT_TRUE(std::is_sorted(g.begin(), g.end()));
+    EXPECT_TRUE(layouts.insert(gemms[g[0]]->phaseLayout()).second) << "a layout split over two groups";
+    for (std::size_t i : g) {
+      EXPECT_EQ(gemms[i]->phaseLayout(), gemms[g[0]]->phaseLayout());
+      EXPECT_TRUE(seen.insert(i).second);
+    }
+  }
+  EXPECT_EQ(seen.size(), gemms.size());
+  EXPECT_LT(groups.size(), gemms.size()) << "the shapes were chosen to share layouts";
+  EXPECT_GT(groups.size(), 1u);
+  // Without representative phases nothing is shared: a group per GEMM.
+  EXPECT_EQ(independentGemmGroups(gemms, false).size(), gemms.size());
+}
+
+TEST(GemmGroups, AnyNumberOfWorkersGivesOneSequencesTiming) {
+  const Machine s = tiny();
+  for (const runtime::GemmSampling& sampling : {kSampled, runtime::GemmSampling{}}) {
+    const WaferTiming reference = oneSequence(s, sampling);
+    for (unsigned workers : {1u, 2u, 3u, 7u})
+      expectSameTiming(inGroups(s, sampling, workers), reference,
+                       std::string(sampling.sampled() ? "sampled" : "whole") + ", " + std::to_string(workers) +
+                           " workers");
+  }
+}
+
+TEST(GemmGroups, AFailedGroupFailsTheRunWhateverTheWorkers) {
+  // Every group outruns run.max_cycles; the error is the same at any count.
+  const Machine s = tiny("  max_cycles: 50\n");
+  std::string first;
+  for (unsigned workers : {1u, 3u}) {
+    try {
+      inGroups(s, kSampled, workers);
+      ADD_FAILURE() << "no error at " << workers << " workers";
+    } catch (const std::runtime_error& e) {
+      if (first.empty()) first = e.what();
+      EXPECT_EQ(e.what(), first);
+      EXPECT_NE(first.find("run.max_cycles = 50"), std::string::npos) << first;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wsesim::train
