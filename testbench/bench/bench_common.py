@@ -63,10 +63,11 @@ def fastest(rows):
 def main(doc, benchmark, scenarios, run, line, context=None):
     """The command line of a benchmark script: runs each scenario (name,
     overrides) through `run(wsesim, name, overrides)`, `--repeat` times, and
-    with `--baseline` the same on a second binary, their runs alternating so
-    that both meet the same load on the host; prints `line(row)` per
-    scenario and binary, keeps each one's fastest run and writes the document,
-    with the fields `context(wsesim)` returns (measured before the scenarios)."""
+    with `--baseline` the same on a second binary, and with `--threads` at
+    each of those run.threads, their runs alternating so that all meet the
+    same load on the host; prints `line(row)` per scenario, binary and thread
+    count, keeps each one's fastest run and writes the document, with the
+    fields `context(wsesim)` returns (measured before the scenarios)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--wsesim", default=DEFAULT_WSESIM)
     parser.add_argument("--out", default=f"{benchmark}_bench.json")
@@ -75,7 +76,13 @@ def main(doc, benchmark, scenarios, run, line, context=None):
                         help="runs per scenario (and binary); the fastest is kept, all times are recorded")
     parser.add_argument("--baseline", help="a second wsesim (say, a build of the previous commit) to compare "
                         "with: each scenario's row gets a `baseline` row and the speedup")
+    parser.add_argument("--threads", help="comma-separated run.threads to run each scenario at (e.g. 1,2): a "
+                        "row per count, with its speedup over the first count's simulation time")
     args = parser.parse_args()
+    try:
+        thread_counts = [int(t) for t in args.threads.split(",")] if args.threads else [None]
+    except ValueError:
+        parser.error(f"--threads takes comma-separated integers, got {args.threads!r}")
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
     for binary in filter(None, (args.wsesim, args.baseline)):
@@ -87,23 +94,36 @@ def main(doc, benchmark, scenarios, run, line, context=None):
         parser.error(f"no scenario named {', '.join(unknown)}; there are: {', '.join(n for n, _ in scenarios)}")
 
     setup = {"wsesim": args.wsesim, "baseline": args.baseline, "repeat": args.repeat,
-             **(context(args.wsesim) if context else {})}
+             "threads": args.threads, **(context(args.wsesim) if context else {})}
     binaries = [args.wsesim] + ([args.baseline] if args.baseline else [])
     rows = []
     for name, overrides in scenarios:
         if args.only and name not in args.only:
             continue
-        runs = [[] for _ in binaries]  # per binary, by position: a baseline may be the same file
+        # Per thread count and binary, by position: a baseline may be the same file.
+        runs = [[[] for _ in binaries] for _ in thread_counts]
         for _ in range(args.repeat):
-            for binary, its_runs in zip(binaries, runs):
-                its_runs.append(run(binary, name, overrides))
-        row = fastest(runs[0])
-        print(line(row), flush=True)
-        if args.baseline:
-            base = fastest(runs[1])
-            row["baseline"] = base
-            row["speedup"] = base["simulation_seconds"] / row["simulation_seconds"]
-            print(line({**base, "name": "  baseline"}), flush=True)
-            print(f'{"  speedup (baseline time / time)":36s} {row["speedup"]:8.2f}', flush=True)
-        rows.append(row)
+            for threads, per_binary in zip(thread_counts, runs):
+                at = {**overrides, "run.threads": threads} if threads else overrides
+                for binary, its_runs in zip(binaries, per_binary):
+                    its_runs.append(run(binary, name, at))
+        first = None
+        for threads, per_binary in zip(thread_counts, runs):
+            row = fastest(per_binary[0])
+            if threads:
+                row["name"] = f"{name} threads={threads}"
+                row["run_threads"] = threads
+                first = first or row
+                row["speedup_over_first_threads"] = first["simulation_seconds"] / row["simulation_seconds"]
+            print(line(row), flush=True)
+            if args.baseline:
+                base = fastest(per_binary[1])
+                row["baseline"] = base
+                row["speedup"] = base["simulation_seconds"] / row["simulation_seconds"]
+                print(line({**base, "name": "  baseline"}), flush=True)
+                print(f'{"  speedup (baseline time / time)":36s} {row["speedup"]:8.2f}', flush=True)
+            if threads and row is not first:
+                print(f'{"  speedup over " + str(thread_counts[0]) + " thread(s)":36s} '
+                      f'{row["speedup_over_first_threads"]:8.2f}', flush=True)
+            rows.append(row)
     write_document(benchmark, rows, args.out, setup)
