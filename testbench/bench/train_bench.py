@@ -53,6 +53,9 @@ def run(wsesim, name, overrides):
         "phase_bounds": w["phase_bounds"],
         "gemms_simulated": len(w["gemms"]),
         "simulated_gemm_cycles": w["host"]["simulated_gemm_cycles"],
+        # The groups of GEMMs simulated at once (training.md, "On several cores"): their host seconds.
+        "threads_used": w["host"]["threads"],
+        "gemm_group_seconds": [g["seconds"] for g in w["host"].get("gemm_groups", [])],
         **host_fields(result, wall),
     }
 
