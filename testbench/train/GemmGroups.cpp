@@ -65,6 +65,14 @@ struct GroupRun {
   std::size_t failedGemm = 0;  // with an error: the GEMM (of the step's list) it ran
 };
 
+// What simulating `gemm` costs the host, for ordering the groups only: the
+// PE-cycles of its simulated rows were nothing else cut (its whole cycles'
+// lower bound on their PEs). The weights streamed in rank a weight
+// gradient, whose PEs work per token as well as per weight, too low.
+double simulationCost(const runtime::SimulatedGemm& gemm, const config::ArchConfig& arch) {
+  return double(gemm.full().bounds(arch).max()) * double(gemm.rows().gridX()) * double(gemm.rows().gridY());
+}
+
 GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::vector<std::size_t>& members,
                   const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how,
                   sim::ProgressObserver* progress) {
@@ -125,13 +133,12 @@ GemmTiming sequencedGemmTiming(const runtime::GemmSequence& driver, std::size_t 
 GroupedTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
                                const std::vector<std::vector<std::size_t>>& groups,
                                const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how) {
-  // Largest first (by weights streamed in, a proxy for the cycles to
-  // simulate), so that the last group a worker starts is a small one.
+  // Costliest first, so that the last group a worker starts is a cheap one.
   std::vector<double> weights;
   for (const std::vector<std::size_t>& members : groups) {
-    double bytes = 0;
-    for (std::size_t g : members) bytes += double(streamedBytes[g]);
-    weights.push_back(std::max(bytes, 1.0));
+    double cost = 0;
+    for (std::size_t g : members) cost += simulationCost(*gemms[g], how.arch);
+    weights.push_back(std::max(cost, 1.0));
   }
   std::vector<std::size_t> order(groups.size());
   std::iota(order.begin(), order.end(), std::size_t(0));

@@ -6,7 +6,7 @@
 // in the step's order; otherwise each GEMM is a group of its own. Each
 // group runs as a GEMM sequence on a chip of its own, without SystemC (its
 // kernel is one per process and single-threaded), and `run.threads`
-// workers take the groups, largest first. A GEMM's cycles are its own
+// workers take the groups, costliest first. A GEMM's cycles are its own
 // (SimulatedGemm.h: a phase's route switch is its own, not its
 // predecessor's), so the timing is the same whichever chip and thread ran
 // it, and the same as one sequence of them all on one chip.
