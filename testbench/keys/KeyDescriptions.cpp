@@ -75,7 +75,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"", "run.max_host_bytes",
        "the most host memory the run may plan to take, checked before anything is built; unset: the host's available memory (`MemAvailable` in `/proc/meminfo`), not recorded in the result"},
       {"", "run.max_cycles",
-       "a wafer that has not finished by this cycle fails the run (exit 3); unset: no bound"},
+       "a wafer that has not finished by this cycle fails the run (exit 3; a training step's wafers are its groups of GEMMs, training.md); unset: no bound"},
       {"", "run.threads",
        "host threads the run may use (a training step simulates its groups of GEMMs on them at once); results are the same for any value; unset: every core of the process's affinity mask, not recorded in the result"},
       {"", "workload.type",
