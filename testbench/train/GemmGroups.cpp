@@ -8,6 +8,7 @@
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "hw/chip/WaferChip.h"
@@ -73,34 +74,41 @@ double simulationCost(const runtime::SimulatedGemm& gemm, const config::ArchConf
   return double(gemm.full().bounds(arch).max()) * double(gemm.rows().gridX()) * double(gemm.rows().gridY());
 }
 
+// Runs one group on a chip of its own. Whatever it throws (building the
+// chip, simulating, reading the timing) is kept for the caller: nothing
+// leaves a worker thread.
 GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::vector<std::size_t>& members,
                   const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how,
                   sim::ProgressObserver* progress) {
   GroupRun r;
   const auto started = std::chrono::steady_clock::now();
-  chip::ChipParts parts = how.parts;
-  parts.systemc = false;
-  chip::WaferChip chip(runtime::withMeshColumns(how.arch, how.meshColumns), how.run, parts);
-  std::vector<runtime::SimulatedGemm*> sequence;
-  for (std::size_t g : members) sequence.push_back(gemms[g]);
-  runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
-                               how.arch.fabric.routeSwitchCycles);
-  chip.setController(&driver);
+  r.failedGemm = members.front();  // until a GEMM of the group runs
   try {
+    chip::ChipParts parts = how.parts;
+    parts.systemc = false;
+    chip::WaferChip chip(runtime::withMeshColumns(how.arch, how.meshColumns), how.run, parts);
+    std::vector<runtime::SimulatedGemm*> sequence;
+    for (std::size_t g : members) sequence.push_back(gemms[g]);
+    runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
+                                 how.arch.fabric.routeSwitchCycles);
+    chip.setController(&driver);
     chip::RunOptions options;
     options.progress = progress;
-    chip.simulate(options);
+    try {
+      chip.simulate(options);
+    } catch (...) {
+      r.failedGemm = members[driver.starts().size() - 1];  // the one running
+      throw;
+    }
+    for (std::size_t p = 0; p < members.size(); ++p)
+      r.gemms.push_back(sequencedGemmTiming(driver, p, *gemms[members[p]], chip.cycles(), how.arch,
+                                            how.meshColumns, streamedBytes[members[p]]));
+    r.cycles = chip.cycles();
+    r.weightsIn = chip.fabric().counters().fromEdge;
+    r.gradientsOut = chip.egress().received();
   } catch (...) {
     r.error = std::current_exception();
-    r.failedGemm = members[driver.starts().size() - 1];
-    return r;
   }
-  for (std::size_t p = 0; p < members.size(); ++p)
-    r.gemms.push_back(sequencedGemmTiming(driver, p, *gemms[members[p]], chip.cycles(), how.arch, how.meshColumns,
-                                          streamedBytes[members[p]]));
-  r.cycles = chip.cycles();
-  r.weightsIn = chip.fabric().counters().fromEdge;
-  r.gradientsOut = chip.egress().received();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return r;
 }
@@ -155,7 +163,13 @@ GroupedTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gem
   };
   std::vector<std::thread> helpers;
   const unsigned workers = std::max(1u, std::min<unsigned>(how.workers, unsigned(groups.size())));
-  for (unsigned w = 1; w < workers; ++w) helpers.emplace_back(work);
+  for (unsigned w = 1; w < workers; ++w) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // the host gives no more threads: fewer workers take the same groups
+    }
+  }
   work();
   for (std::thread& t : helpers) t.join();
 
