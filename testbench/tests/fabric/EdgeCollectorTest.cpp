@@ -67,6 +67,22 @@ TEST(EdgeCollector, OutboundBandwidthHoldsWaveletsBack) {
   EXPECT_GT(b.driver.refusals, 0u);
 }
 
+// A new GEMM's results leave on the ring's bandwidth afresh (GemmSequence
+// restarts the egress per GEMM, so a GEMM's cycles do not depend on the one
+// before it): after restart() the collector accepts as a new one does, not
+// with the credit its feed saved up while idle.
+TEST(EdgeCollector, RestartGivesTheBandwidthAfresh) {
+  EgressBench b;
+  wafer::EdgeCollector used(b.ring(0.25), b.params.mesh, false), fresh(b.ring(0.25), b.params.mesh, false);
+  const std::uint64_t first = used.firstAcceptingCycle(0, b.edge, Port::East);
+  EXPECT_EQ(first, 3u);  // a quarter of a wavelet a cycle, from one cycle's worth
+  used.leave(b.edge, Port::East, makeWavelet(1, 7), first + 1);
+  EXPECT_EQ(used.firstAcceptingCycle(1000, b.edge, Port::East), 1000u);  // idle since: a whole wavelet saved
+  used.restart();
+  EXPECT_EQ(used.firstAcceptingCycle(1000, b.edge, Port::East), 1003u);
+  EXPECT_EQ(fresh.firstAcceptingCycle(1000, b.edge, Port::East), 1003u);
+}
+
 // A ring far slower than the watchdog: at 1/1024 wavelet per cycle the
 // wavelet at the edge in cycle 3 has its bandwidth in cycle 3 + 1023 and
 // arrives outside a hop later. Waiting for the ring is not a deadlock, even
