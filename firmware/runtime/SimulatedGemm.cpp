@@ -108,6 +108,14 @@ std::string SimulatedGemm::lineKey(const std::string& kind) const {
   return rows().outline().phaseLayout + "|" + kind;
 }
 
+std::set<std::string> SimulatedGemm::lineKeys() const {
+  std::set<std::string> keys;
+  const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
+  if (likeness.size() != samples_.size()) return keys;
+  for (std::uint32_t p = 0; p + 1 < samples_.size(); ++p) keys.insert(lineKey(likeness[p].kind));
+  return keys;
+}
+
 void SimulatedGemm::pickRepresentativePhases(const KindLines& learnt) {
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
   if (likeness.size() != samples_.size()) return;

@@ -39,6 +39,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,10 +122,10 @@ class SimulatedGemm {
   bool anotherRound(const std::vector<std::uint64_t>& phaseCycles) const;
   void nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd);
 
-  // The layout its kinds' lines are filed under (KindLines): a GEMM reads
-  // and learns only lines of its own layout, so GEMMs of other layouts may
-  // run in sequences of their own with the same cycles.
-  const std::string& phaseLayout() const { return rows().outline().phaseLayout; }
+  // The keys (KindLines) of the lines it may read or learn: its phases'
+  // kinds in its layout. GEMMs sharing none may run in sequences of their
+  // own with the same cycles.
+  std::set<std::string> lineKeys() const;
 
   // The columns of the mesh the simulated mapping needs: all of them, or
   // only the representative rows' (several GEMMs on one mesh take the widest).

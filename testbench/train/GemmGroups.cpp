@@ -117,14 +117,26 @@ GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::
 
 std::vector<std::vector<std::size_t>> independentGemmGroups(const std::vector<const runtime::SimulatedGemm*>& gemms,
                                                             bool sharedLines) {
+  // Union-find over the GEMMs: two sharing a line key are one group.
+  std::vector<std::size_t> parent(gemms.size());
+  std::iota(parent.begin(), parent.end(), std::size_t(0));
+  const auto root = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  if (sharedLines) {
+    std::map<std::string, std::size_t> firstWithKey;
+    for (std::size_t i = 0; i < gemms.size(); ++i)
+      for (const std::string& key : gemms[i]->lineKeys()) {
+        const auto [it, added] = firstWithKey.emplace(key, i);
+        if (!added) parent[root(i)] = root(it->second);
+      }
+  }
+  // Groups in the order of their first GEMM, each in the GEMMs' order.
   std::vector<std::vector<std::size_t>> groups;
-  std::map<std::string, std::size_t> groupOfLayout;
+  std::map<std::size_t, std::size_t> groupOfRoot;
   for (std::size_t i = 0; i < gemms.size(); ++i) {
-    if (!sharedLines) {
-      groups.push_back({i});
-      continue;
-    }
-    const auto [it, added] = groupOfLayout.emplace(gemms[i]->phaseLayout(), groups.size());
+    const auto [it, added] = groupOfRoot.emplace(root(i), groups.size());
     if (added) groups.emplace_back();
     groups[it->second].push_back(i);
   }

@@ -1,9 +1,10 @@
 #pragma once
 // The wafer's side of a training step on several host cores. The step's
 // distinct GEMMs fall into groups that share nothing while simulated: a
-// GEMM with representative phases reads the lines its layout's earlier
-// GEMMs learnt (SimulatedGemm::begin), so a layout's GEMMs stay together,
-// in the step's order; otherwise each GEMM is a group of its own. Each
+// GEMM with representative phases reads the lines of its phases' kinds that
+// earlier GEMMs of its layout learnt (SimulatedGemm::begin), so GEMMs
+// sharing a line key (SimulatedGemm::lineKeys) stay together, in the step's
+// order; otherwise each GEMM is a group of its own. Each
 // group runs as a GEMM sequence on a chip of its own, without SystemC (its
 // kernel is one per process and single-threaded), and `run.threads`
 // workers take the groups, costliest first. A GEMM's cycles are its own
@@ -26,7 +27,7 @@ namespace wsesim::train {
 
 // The groups of `gemms` (indices, each group in the gemms' order; groups in
 // the order of their first GEMM). `sharedLines`: the GEMMs sample
-// representative phases, whose lines a layout's GEMMs share.
+// representative phases, whose lines GEMMs with a key in common share.
 std::vector<std::vector<std::size_t>> independentGemmGroups(const std::vector<const runtime::SimulatedGemm*>& gemms,
                                                             bool sharedLines);
 
