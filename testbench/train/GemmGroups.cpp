@@ -151,8 +151,8 @@ GemmTiming sequencedGemmTiming(const runtime::GemmSequence& driver, std::size_t 
 }
 
 GroupedTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
-                               const std::vector<std::vector<std::size_t>>& groups,
-                               const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how) {
+                                 const std::vector<std::vector<std::size_t>>& groups,
+                                 const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how) {
   // Costliest first, so that the last group a worker starts is a cheap one.
   std::vector<double> weights;
   for (const std::vector<std::size_t>& members : groups) {

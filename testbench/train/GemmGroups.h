@@ -59,7 +59,7 @@ struct GroupedTiming {
 // earliest GEMM that failed (in `gemms` order) is rethrown, so that what
 // fails is the same for any number of workers.
 GroupedTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
-                               const std::vector<std::vector<std::size_t>>& groups,
-                               const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how);
+                                 const std::vector<std::vector<std::size_t>>& groups,
+                                 const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how);
 
 }  // namespace wsesim::train
