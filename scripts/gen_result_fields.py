@@ -7,7 +7,7 @@ The fields come from real runs of small probe configurations of every
 workload type, covering the options that add fields (a NoC in packet and
 broadcast mode, every GEMM algorithm and pass, weights through MemoryX, sparse
 weights, a
-training step on one and two systems, GELU and SwiGLU models). Leaves only:
+training step on one and two systems, GELU and SwiGLU models, sparse blocks). Leaves only:
 a metric names a number or a text, never an object or a list.
 
   scripts/gen_result_fields.py --wsesim build/wsesim            # rewrite
@@ -28,7 +28,8 @@ OUTPUT = os.path.join(HERE, "wsesweep", "result_fields.json")
 NOC = "arch: {preset: tiny, fabric: {routing: %s}}\nworkload: {type: noc, pattern: %s, warmup_cycles: 50, measure_cycles: 300}\n"
 GEMM = ("arch: {preset: tiny}\nrun: {mode: %s}\n"
         "workload: {type: gemm, algorithm: %s, pass: %s, m: 16, k: 16, n: 8, dtype: fp32%s}\n")
-TRAIN = "arch: {preset: tiny, cluster: {systems: %d}}\nrun: {mode: timing}\nworkload: {type: train, model: %s, batch: 2, steps: %d}\n"
+TRAIN = ("arch: {preset: tiny, cluster: {systems: %d}}\nrun: {mode: timing}\n"
+         "workload: {type: train, model: %s, batch: 2, steps: %d%s}\n")
 SWIGLU_MODEL = """name: tiny-swiglu
 description: the tiny model with a SwiGLU FFN, RMSNorm and no biases (result-field probe)
 layers: 2
@@ -57,9 +58,10 @@ def probes(model_file):
         yield "gemm", GEMM % ("timing", "weight_stream", gemm_pass, "")
     yield "gemm", GEMM % ("timing", "weight_stream", "forward", ", weights: memoryx, optimizer: adam")
     yield "gemm", (GEMM % ("timing", "weight_stream", "forward", ", weight_density: 0.5")).replace("fp32", "mixed")
-    yield "train", TRAIN % (1, "tiny", 1)
-    yield "train", TRAIN % (2, "tiny", 2)
-    yield "train", TRAIN % (1, model_file, 1)
+    yield "train", TRAIN % (1, "tiny", 1, "")
+    yield "train", TRAIN % (2, "tiny", 2, "")
+    yield "train", TRAIN % (1, model_file, 1, "")
+    yield "train", TRAIN % (1, "tiny", 1, ", weight_density: 0.5")
 
 
 def leaves(value, prefix=""):

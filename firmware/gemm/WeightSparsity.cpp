@@ -23,4 +23,12 @@ bool WeightSparsity::kept(std::uint32_t k, std::uint32_t n) const {
   return double(h >> 11) * 0x1.0p-53 < p;
 }
 
+std::uint64_t WeightSparsity::keptCount(std::uint32_t rows, std::uint32_t columns) const {
+  if (dense()) return std::uint64_t(rows) * columns;
+  std::uint64_t count = 0;
+  for (std::uint32_t k = 0; k < rows; ++k)
+    for (std::uint32_t n = 0; n < columns; ++n) count += kept(k, n);
+  return count;
+}
+
 }  // namespace wsesim::firmware

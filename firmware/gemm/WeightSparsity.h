@@ -33,6 +33,8 @@ struct WeightSparsity {
   bool dense() const { return density >= 1; }
   // Whether B's weight (k, n) of the product is non-zero.
   bool kept(std::uint32_t k, std::uint32_t n) const;
+  // How many of B's weights (k, n), k < rows and n < columns, are non-zero.
+  std::uint64_t keptCount(std::uint32_t rows, std::uint32_t columns) const;
   // The same weights, streamed as the other of W and W^T.
   WeightSparsity transposedView() const {
     WeightSparsity t = *this;

@@ -39,7 +39,7 @@ void GemmPhases::startPhase(std::uint32_t phase, std::uint64_t now, bool switchi
 
 void GemmPhases::loadPhase(std::uint64_t now) {
   mapping().load(pes_, mesh_, phase_);
-  ingress_.stream(mapping().streams(mesh_, b_, phase_), now);
+  ingress_.stream(mapping().streams(mesh_, b_, phase_), now, gemm_.ingressRing());
   loaded_ = true;
 }
 

@@ -53,6 +53,7 @@ SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmS
                              const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
                              firmware::Buffering buffering, const GemmSampling& sampling)
     : full_(firmware::makeGemmMapping(algorithm, shape, arch, gridX, gridY, buffering)),
+      ingressRing_(arch.ioRingEdge(firmware::streamedWaveletBytes(shape))),
       sampling_(sampling),
       colors_(arch.fabric.colors),
       switchCycles_(arch.fabric.routeSwitchCycles),
@@ -307,7 +308,10 @@ energy::ActionCounts SimulatedGemm::fullActions(const energy::ActionCounts& simu
   const firmware::GemmShape& s = full_->shape();
   const double macs = simulated.elements(pe::Opcode::Fmac, s.precision);
   if (!sampling_.sampled() || macs == 0) return simulated;
-  return simulated * (double(s.m) * double(s.k) * double(s.n) / macs);
+  // Sparse weights streamed: an FMAC per non-zero (the weight gradient's products stay dense).
+  const std::uint64_t weights =
+      s.pass == GemmPass::WeightGrad ? std::uint64_t(s.k) * s.n : s.sparsity.keptCount(s.k, s.n);
+  return simulated * (double(s.m) * double(weights) / macs);
 }
 
 config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t columns) {

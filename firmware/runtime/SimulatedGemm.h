@@ -48,6 +48,7 @@
 #include "hw/config/ArchConfig.h"
 #include "hw/config/RunConfig.h"
 #include "hw/energy/ActionCounts.h"
+#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::runtime {
 
@@ -138,10 +139,15 @@ class SimulatedGemm {
                     const config::ArchConfig& arch, std::uint32_t meshColumns) const;
   // Wavelets the whole GEMM takes in at the edge, over all its phases.
   std::uint64_t streamedWavelets(const fabric::MeshGeometry& mesh) const;
+  // The I/O ring's rates for its streamed operand's wavelets (a sparse
+  // weight's value and index, or a dense element): a sequence of GEMMs
+  // hands each its own (GemmPhases).
+  const wafer::IoRingEdge& ingressRing() const { return ingressRing_; }
   // The whole GEMM's actions from those of its simulation (every round):
   // as they are unless sampled; sampled, scaled by the whole GEMM's
-  // multiply-adds over those simulated, since every action of a
-  // weight-streamed GEMM recurs per weight and row as its multiply-adds do.
+  // multiply-adds (sparse: its non-zero weights') over those simulated,
+  // since every action of a weight-streamed GEMM recurs per weight and row
+  // as its multiply-adds do.
   energy::ActionCounts fullActions(const energy::ActionCounts& simulated) const;
 
  private:
@@ -191,6 +197,7 @@ class SimulatedGemm {
 
   std::unique_ptr<firmware::GemmMapping> full_;
   std::unique_ptr<firmware::GemmMapping> rows_;  // its representative rows, or null
+  wafer::IoRingEdge ingressRing_;
   GemmSampling sampling_;
   std::vector<PhaseSample> samples_;             // per phase of the GEMM
   unsigned colors_, switchCycles_;               // arch.fabric's

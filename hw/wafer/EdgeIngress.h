@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "hw/wafer/EdgeStream.h"
+#include "hw/wafer/IoRingEdge.h"
 
 namespace wsesim::wafer {
 
@@ -16,10 +18,16 @@ class EdgeIngress {
  public:
   virtual ~EdgeIngress() = default;
   // Replaces the streams, all sent, by `streams`, which enter from cycle
-  // `now` on the ring's bandwidth afresh. Throws FabricError for a stream
-  // that does not enter from the West or East edge of the mesh, and
-  // std::logic_error while the streams before still have wavelets to send.
-  virtual void stream(std::vector<EdgeStream> streams, std::uint64_t now) = 0;
+  // `now` on `ring`'s bandwidth afresh: the ring of this wafer's edges,
+  // built for the bytes each of their wavelets takes (a GEMM's weights,
+  // dense or sparse: IoRingEdge's wavelets per cycle). Throws FabricError
+  // for a stream that does not enter from the West or East edge of the
+  // mesh, and std::logic_error while the streams before still have
+  // wavelets to send.
+  virtual void stream(std::vector<EdgeStream> streams, std::uint64_t now, const IoRingEdge& ring) = 0;
+  // The same on the ring the ingress was built with.
+  void stream(std::vector<EdgeStream> streams, std::uint64_t now) { stream(std::move(streams), now, ring()); }
+  virtual const IoRingEdge& ring() const = 0;
   // Wavelets sent and in all of the current streams.
   virtual std::uint64_t sent() const = 0;
   virtual std::uint64_t total() const = 0;

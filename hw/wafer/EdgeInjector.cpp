@@ -15,7 +15,7 @@ EdgeInjector::EdgeInjector(std::vector<EdgeStream> streams, const IoRingEdge& ri
   stream(std::move(streams), 0);
 }
 
-void EdgeInjector::stream(std::vector<EdgeStream> streams, std::uint64_t now) {
+void EdgeInjector::stream(std::vector<EdgeStream> streams, std::uint64_t now, const IoRingEdge& ring) {
   if (openFeeds_ != 0)
     throw std::logic_error("edge streams handed over while " + std::to_string(total_ - sent_) +
                            " wavelets of the streams before are still to enter");
@@ -33,11 +33,11 @@ void EdgeInjector::stream(std::vector<EdgeStream> streams, std::uint64_t now) {
     const EdgeStream& stream = streams_[s];
     total_ += stream.count;
     if (stream.count == 0) continue;
-    const unsigned f = ring_.feed(stream.side, mesh_.yOf(stream.router));
+    const unsigned f = ring.feed(stream.side, mesh_.yOf(stream.router));
     auto it = feedIndex.find(f);
     if (it == feedIndex.end()) {
       it = feedIndex.emplace(f, feeds_.size()).first;
-      feeds_.push_back(Feed{IoBandwidth(ring_.waveletsPerCycle(f)), {}});
+      feeds_.push_back(Feed{IoBandwidth(ring.waveletsPerCycle(f)), {}});
     }
     feeds_[it->second].open.push_back(s);
   }

@@ -27,7 +27,9 @@ class EdgeInjector : public sim::CycleDriver, public EdgeIngress {
   // not enter from the West or East edge of `mesh`.
   EdgeInjector(std::vector<EdgeStream> streams, const IoRingEdge& ring, const fabric::MeshGeometry& mesh);
 
-  void stream(std::vector<EdgeStream> streams, std::uint64_t now) override;
+  using EdgeIngress::stream;
+  void stream(std::vector<EdgeStream> streams, std::uint64_t now, const IoRingEdge& ring) override;
+  const IoRingEdge& ring() const override { return ring_; }
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
@@ -48,7 +50,7 @@ class EdgeInjector : public sim::CycleDriver, public EdgeIngress {
   };
   void serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fabric);
 
-  IoRingEdge ring_;
+  IoRingEdge ring_;  // the one it was built with
   fabric::MeshGeometry mesh_;
   std::vector<EdgeStream> streams_;
   std::vector<std::uint64_t> next_;  // per stream: index of its next wavelet

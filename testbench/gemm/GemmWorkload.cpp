@@ -190,7 +190,7 @@ class GemmWorkload : public workload::Workload {
     return config_.pass == GemmPass::WeightGrad ? full_.shape().m : full_.shape().k;
   }
   chip::ChipParts chipParts() const {
-    return workload::gemmChipParts(arch_, full_.shape().precision, run_.mode, !full_.shape().sparsity.dense());
+    return workload::gemmChipParts(arch_, full_.shape().precision, run_.mode);
   }
 
   GemmConfig config_;
@@ -267,12 +267,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                           double(r.wavelets);
   }
   const std::uint64_t streamedBytes = r.wavelets * firmware::streamedWaveletBytes(s);
-  r.nonzeroWeights = std::uint64_t(layerWeightRows()) * s.n;
-  if (!s.sparsity.dense()) {
-    r.nonzeroWeights = 0;
-    for (std::uint32_t k = 0; k < layerWeightRows(); ++k)
-      for (std::uint32_t n = 0; n < s.n; ++n) r.nonzeroWeights += s.sparsity.kept(k, n);
-  }
+  r.nonzeroWeights = s.sparsity.keptCount(layerWeightRows(), s.n);
 
   // Weights from MemoryX: once the wafer has timed the GEMM, the cluster
   // places it against the weights' way in (and the gradients' way out).

@@ -18,15 +18,25 @@ std::string matrixName(const models::StreamedGemm& g) {
 }  // namespace
 
 StepOnCluster::StepOnCluster(const models::TransformerModel& model, const models::TrainingStep& step,
-                             pe::Precision precision, std::uint32_t offloadedLayers)
+                             pe::Precision precision, std::uint32_t offloadedLayers, const StreamedMatrix& streamedAs)
     : step_(step), offloadedLayers_(offloadedLayers) {
   const unsigned weightBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
   gradientBytes_ = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, -1));
   weights_.name = model.name;
   std::map<std::pair<std::uint32_t, std::string>, std::size_t> entry;
+  std::uint64_t streamed = 0;  // the matrices' parameters, zeros included
   for (const models::StreamedGemm& g : step.gemms) {
     auto [it, fresh] = entry.try_emplace({g.layer, g.name}, weights_.layers.size());
-    if (fresh) weights_.layers.push_back(system::LayerWeights{matrixName(g), g.k * g.n, weightBytes});
+    if (fresh) {
+      system::LayerWeights w{matrixName(g), g.k * g.n, weightBytes};
+      if (const std::optional<system::LayerWeights> as = streamedAs ? streamedAs(g) : std::nullopt) {
+        w.parameters = as->parameters;
+        w.streamedBytesPerParameter = as->streamedBytesPerParameter;
+        w.markBytes = as->markBytes;
+      }
+      weights_.layers.push_back(w);
+      streamed += g.k * g.n;
+    }
     matrixOf_.push_back(it->second);
   }
   unstreamed_ = weights_.layers.size();
@@ -55,7 +65,6 @@ StepOnCluster::StepOnCluster(const models::TransformerModel& model, const models
     }
     moves_.push_back(move);
   }
-  const std::uint64_t streamed = weights_.parameters();
   if (model.parameters() > streamed)
     weights_.layers.push_back(
         system::LayerWeights{"embeddings, norms and biases", model.parameters() - streamed, weightBytes});

@@ -15,6 +15,8 @@
 // layers' (MicroBatches.h).
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "hw/config/ArchConfig.h"
@@ -37,8 +39,12 @@ struct GemmTiming {
 
 class StepOnCluster {
  public:
+  // How MemoryX keeps the matrix a GEMM of the step streams, where not
+  // dense in `precision` (sparse: its non-zeros, value and index); nullopt: dense.
+  using StreamedMatrix = std::function<std::optional<system::LayerWeights>(const models::StreamedGemm&)>;
+
   StepOnCluster(const models::TransformerModel& model, const models::TrainingStep& step, pe::Precision precision,
-                std::uint32_t offloadedLayers = 0);
+                std::uint32_t offloadedLayers = 0, const StreamedMatrix& streamedAs = {});
 
   const system::ModelWeights& weights() const { return weights_; }
   // The most bytes of offloaded activations MemoryX holds at once, per system.

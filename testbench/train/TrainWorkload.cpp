@@ -50,24 +50,45 @@ struct TrainConfig {
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
   runtime::GemmSampling sampling{true, true, 8, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
+  firmware::WeightSparsity sparsity;  // of the transformer blocks' weight matrices (StepWeights)
+};
+
+// How the step's GEMMs stream their weights: in the step's precision, the
+// transformer blocks' matrices with the sparsity asked (each its own rows
+// for a row_imbalanced pattern), the LM head dense (docs/training.md,
+// "Sparse weights": a modelling choice).
+struct StepWeights {
+  pe::Precision precision = pe::Precision::Mixed;
+  firmware::WeightSparsity blocks;
+  firmware::GemmShape shapeOf(const models::StreamedGemm& g) const {
+    firmware::WeightSparsity sparsity;
+    if (g.layer != models::kHeadLayer) {
+      sparsity = blocks;
+      sparsity.layerRows = std::uint32_t(g.k);
+    }
+    return runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precision, g.pass, sparsity);
+  }
 };
 
 // The algorithm a training step maps its layers with: the first in the
 // registry that streams weights from MemoryX, maps every pass in the step's
-// precision and, if the step samples its GEMMs (representative rows or
-// phases, steady-state outputs), samples its timing.
-std::string stepAlgorithm(pe::Precision precision, const runtime::GemmSampling& sampling) {
+// precision (sparse weights too, if the blocks' are) and, if the step
+// samples its GEMMs (representative rows or phases, steady-state outputs),
+// samples its timing.
+std::string stepAlgorithm(pe::Precision precision, bool sparse, const runtime::GemmSampling& sampling) {
   const bool sampled = sampling.sampled();
+  const GemmPass passes[] = {GemmPass::Forward, GemmPass::BackwardData, GemmPass::WeightGrad};
   for (const firmware::GemmAlgorithm& a : firmware::gemmAlgorithmRegistry()) {
     const firmware::GemmCapabilities& can = a.capabilities;
     if (can.weightsFromMemoryx && (can.sampledTiming || !sampled) && can.supports(precision) &&
-        can.supports(GemmPass::Forward) && can.supports(GemmPass::BackwardData) && can.supports(GemmPass::WeightGrad))
+        std::all_of(std::begin(passes), std::end(passes),
+                    [&](GemmPass p) { return can.supports(p) && (!sparse || can.supportsSparse(p)); }))
       return a.name;
   }
-  throw config::ConfigError(std::string("workload.dtype: no GEMM algorithm maps a training step in ") +
-                            pe::precisionName(precision) +
-                            std::string(" (every pass, weights from MemoryX") + (sampled ? ", sampled timing" : "") +
-                            ": docs/adding-a-gemm-algorithm.md)");
+  throw config::ConfigError(std::string(sparse ? "workload.weight_density" : "workload.dtype") +
+                            ": no GEMM algorithm maps a training step in " + pe::precisionName(precision) +
+                            " (every pass, weights from MemoryX" + (sparse ? ", sparse" : "") +
+                            (sampled ? ", sampled timing" : "") + ": docs/adding-a-gemm-algorithm.md)");
 }
 
 // The step of `micro.count` micro-batches, one after another: each a
@@ -100,10 +121,8 @@ struct Misfit {
 
 // The mapping a GEMM of the step gets on `arch` (its SRAM what is left to it).
 std::unique_ptr<firmware::GemmMapping> stepGemmMapping(const std::string& algorithm, const models::StreamedGemm& g,
-                                                       pe::Precision precision, const config::ArchConfig& arch) {
-  return firmware::makeGemmMapping(
-      algorithm, runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precision, g.pass),
-      arch, 0, 0, firmware::Buffering::Auto);
+                                                       const StepWeights& weights, const config::ArchConfig& arch) {
+  return firmware::makeGemmMapping(algorithm, weights.shapeOf(g), arch, 0, 0, firmware::Buffering::Auto);
 }
 
 // The activations a micro-batch keeps for its backward pass, per PE: the
@@ -139,7 +158,7 @@ struct KeptActivations {
 // activations of its first `offloaded` layers offloaded: its kept
 // activations, beside the buffers of each of its GEMMs.
 std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::ArchConfig& arch,
-                               const std::string& algorithm, pe::Precision precision, const KeptActivations& kept,
+                               const std::string& algorithm, const StepWeights& weights, const KeptActivations& kept,
                                std::uint32_t offloaded) {
   const std::uint64_t onWafer = kept.onWafer(offloaded);
   const std::string keptText = std::to_string(onWafer) + " B a PE of activations kept for the backward pass" +
@@ -152,7 +171,7 @@ std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::
   for (const models::StreamedGemm& g : micro.gemms) {
     if (!tried.insert({g.pass, g.m, g.k, g.n}).second) continue;
     try {
-      stepGemmMapping(algorithm, g, precision, beside);
+      stepGemmMapping(algorithm, g, weights, beside);
     } catch (const firmware::PlanError& e) {
       return Misfit{g.name + " " + gemmPassName(g.pass) + ": " + e.what() + " (what is left beside " + keptText +
                         " of arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes) + ")",
@@ -170,17 +189,17 @@ struct MicroBatchFit {
 };
 
 MicroBatchFit fitOf(const models::TrainingStep& micro, const config::ArchConfig& arch, const std::string& algorithm,
-                    pe::Precision precision, bool offload) {
+                    const StepWeights& weights, bool offload) {
   KeptActivations kept;
   std::set<std::pair<std::uint32_t, std::string>> keptInputs;                 // (layer, input)
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::uint64_t> blockOf;  // by shape
-  const std::uint64_t inputBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, precision, 1));
+  const std::uint64_t inputBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, weights.precision, 1));
   for (const models::StreamedGemm& g : micro.gemms) {
     if (g.pass != GemmPass::Forward || !keptInputs.insert({g.layer, g.input}).second) continue;
     auto block = blockOf.find({g.m, g.k, g.n});
     if (block == blockOf.end()) {
       try {
-        const std::unique_ptr<firmware::GemmMapping> m = stepGemmMapping(algorithm, g, precision, arch);
+        const std::unique_ptr<firmware::GemmMapping> m = stepGemmMapping(algorithm, g, weights, arch);
         const std::uint64_t bytes = pe::SramAllocator::aligned(((g.k + m->gridX() - 1) / m->gridX()) *
                                                                ((g.m + m->gridY() - 1) / m->gridY()) * inputBytes);
         block = blockOf.emplace(std::make_tuple(g.m, g.k, g.n), bytes).first;
@@ -191,7 +210,7 @@ MicroBatchFit fitOf(const models::TrainingStep& micro, const config::ArchConfig&
     kept.bytesByLayer[g.layer] += block->second;
   }
   const auto misfit = [&](std::uint32_t offloaded) {
-    return misfitOf(micro, arch, algorithm, precision, kept, offloaded);
+    return misfitOf(micro, arch, algorithm, weights, kept, offloaded);
   };
   std::optional<Misfit> none = misfit(0);
   if (!none || !offload || kept.layers() == 0) return {0, none};
@@ -216,10 +235,10 @@ struct MicroBatchLayout {
 };
 
 MicroBatchLayout layOut(const models::TransformerModel& model, std::uint32_t sequences, std::uint32_t seq,
-                        const config::ArchConfig& arch, const std::string& algorithm, pe::Precision precision,
+                        const config::ArchConfig& arch, const std::string& algorithm, const StepWeights& weights,
                         bool offload) {
   const auto fit = [&](std::uint32_t chunks) {
-    return fitOf(models::lowerTrainingStep(model, sequences, seq, chunks), arch, algorithm, precision, offload);
+    return fitOf(models::lowerTrainingStep(model, sequences, seq, chunks), arch, algorithm, weights, offload);
   };
   const auto layout = [](std::uint32_t chunks, const MicroBatchFit& f) {
     return MicroBatchLayout{chunks, f.offloadedLayers,
@@ -280,6 +299,7 @@ class TrainWorkload : public workload::Workload {
   std::string typeSummary() const override;
 
  private:
+  StepWeights stepWeights() const { return {config_.precision, config_.sparsity}; }
   // Always in timing mode: the GEMMs have no operands.
   chip::ChipParts chipParts() const {
     return workload::gemmChipParts(arch_, config_.precision, config::DataMode::Timing);
@@ -314,6 +334,16 @@ class TrainWorkload : public workload::Workload {
   // every system's offloaded activations beside them (naming
   // workload.activation_offload).
   void checkMemoryXFits() const;
+  // What MemoryX keeps of the sparse matrices (StepOnCluster::StreamedMatrix).
+  StepOnCluster::StreamedMatrix streamedAs() const {
+    return [this](const models::StreamedGemm& g) -> std::optional<system::LayerWeights> {
+      const auto it = sparseMatrices_.find({g.k, g.n});
+      if (g.layer == models::kHeadLayer || it == sparseMatrices_.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+  // Fills sparseMatrices_ and the counts from the step's forward GEMMs.
+  void countSparseWeights();
   // The results of the run, from the cluster after it (and the one-system
   // reference beside a cluster of several).
   void report(const workload::ClusterModel& clusters, const std::vector<std::uint64_t>& opCycles);
@@ -331,13 +361,18 @@ class TrainWorkload : public workload::Workload {
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
   std::vector<std::vector<std::size_t>> gemmGroups_;  // of gemms_, simulated apart (GemmGroups.h)
   unsigned workers_ = 1;  // threads simulating the groups: run.threads, at most one per group
+  // Sparse: how MemoryX keeps a block's matrix, by its shape (K, N): every
+  // layer's of a shape has the same zeros. And over the step's matrices,
+  // the sparse ones' non-zeros and all their weights.
+  std::map<std::pair<std::uint64_t, std::uint64_t>, system::LayerWeights> sparseMatrices_;
+  std::uint64_t sparseNonzeros_ = 0, sparseWeights_ = 0;
   std::uint64_t stepCycles_ = 0;
   StepResults found_;
   nlohmann::json results_;
 };
 
 void TrainWorkload::checkMemoryXFits() const {
-  const StepOnCluster onCluster(config_.model, step_, config_.precision, offloadedLayers_);
+  const StepOnCluster onCluster(config_.model, step_, config_.precision, offloadedLayers_, streamedAs());
   const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
   const double stored = double(onCluster.weights().parameters()) * optimizer.storedBytesPerParameter;
   const double offloaded = double(onCluster.mostOffloadedBytes()) * arch_.cluster.systems;
@@ -356,9 +391,9 @@ void TrainWorkload::checkMemoryXFits() const {
 
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
     : config_(std::move(config)), arch_(arch), run_(run) {
-  algorithm_ = stepAlgorithm(config_.precision, config_.sampling);
+  algorithm_ = stepAlgorithm(config_.precision, !config_.sparsity.dense(), config_.sampling);
   const auto layOutMicroBatch = [&](std::uint32_t sequences) {
-    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, config_.precision, config_.activationOffload);
+    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, stepWeights(), config_.activationOffload);
   };
   microBatches_ = chooseMicroBatches(config_.batch, config_.microBatch,
                                      [&](std::uint32_t sequences) { return layOutMicroBatch(sequences).misfit; });
@@ -367,16 +402,20 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
   lmHeadChunks_ = layout.lmHeadChunks;
   offloadedLayers_ = layout.offloadedLayers;
   step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_);
-  checkMemoryXFits();
   // A GEMM is distinct by the product it computes: the forward and
   // backward-data passes stream their weights through one dataflow, so a
   // backward-data product of a forward one's shape (GPT-2's FFN-up
   // backward and FFN-down forward) is simulated once.
-  std::map<std::tuple<bool, std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> distinct;
+  // Sparse, every block's matrix of a shape has the same zeros (one seed),
+  // so identical layers stay identical products; a backward-data pass
+  // streams its matrix transposed, so it shares a forward one's product
+  // only when dense.
+  std::map<std::tuple<bool, bool, bool, std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> distinct;
   for (const models::StreamedGemm& g : step_.gemms) {
-    const firmware::GemmShape shape =
-        runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), config_.precision, g.pass);
-    const auto key = std::make_tuple(g.pass == GemmPass::WeightGrad, shape.m, shape.k, shape.n);
+    const firmware::GemmShape shape = stepWeights().shapeOf(g);
+    const firmware::WeightSparsity& sparsity = shape.sparsity;
+    const auto key = std::make_tuple(g.pass == GemmPass::WeightGrad, sparsity.dense(),
+                                     !sparsity.dense() && sparsity.transposed, shape.m, shape.k, shape.n);
     auto it = distinct.find(key);
     if (it == distinct.end() || config_.everyLayer) {
       try {
@@ -397,15 +436,39 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     plans.push_back(g.plan.get());
   }
   run_ = runtime::withMeshColumns(run_, meshColumns_);
+  countSparseWeights();
+  checkMemoryXFits();
   gemmGroups_ = independentGemmGroups(plans, config_.sampling.representativePhases);
   workers_ = std::min<unsigned>(run_.hostThreads(), unsigned(gemmGroups_.size()));
+}
+
+void TrainWorkload::countSparseWeights() {
+  std::set<std::pair<std::uint32_t, std::string>> counted;  // (layer, matrix)
+  for (std::size_t i = 0; i < step_.gemms.size(); ++i) {
+    const models::StreamedGemm& g = step_.gemms[i];
+    const StepGemm& simulated = gemms_[gemmOfStep_[i]];
+    if (g.pass != GemmPass::Forward || simulated.shape.sparsity.dense() || !counted.insert({g.layer, g.name}).second)
+      continue;
+    auto it = sparseMatrices_.find({g.k, g.n});
+    if (it == sparseMatrices_.end()) {
+      // Its non-zeros, value and index, and each column's last wavelet of
+      // a pass (WeightStreamGemm), as the forward pass streams them.
+      system::LayerWeights w;
+      w.parameters = simulated.shape.sparsity.keptCount(simulated.shape.k, simulated.shape.n);
+      w.streamedBytesPerParameter = firmware::kSparseWaveletBytes;
+      w.markBytes = simulated.plan->streamedWavelets(arch_.mesh) * firmware::kSparseWaveletBytes - w.streamedBytes();
+      it = sparseMatrices_.emplace(std::make_pair(g.k, g.n), w).first;
+    }
+    sparseNonzeros_ += it->second.parameters;
+    sparseWeights_ += g.k * g.n;
+  }
 }
 
 void TrainWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::uint64_t> opCycles;
   for (const models::WaferOp& op : step_.ops) opCycles.push_back(waferOpCycles(op, arch_, config_.precision));
-  const StepOnCluster onCluster(config_.model, step_, config_.precision, offloadedLayers_);
+  const StepOnCluster onCluster(config_.model, step_, config_.precision, offloadedLayers_, streamedAs());
   const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
   // Builds the cluster's work from each simulated wafer's timing (per distinct GEMM).
   const auto clusterWork = [&](const std::vector<std::vector<GemmTiming>>& wafers, const system::MemoryX& memoryx) {
@@ -433,9 +496,9 @@ void TrainWorkload::run(const workload::RunOptions& options) {
         true);
   };
 
-  const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, config_.precision, 1);
   std::vector<std::uint64_t> streamedBytes;
-  for (const StepGemm& g : gemms_) streamedBytes.push_back(g.plan->streamedWavelets(arch_.mesh) * pe::elementBytes(inputType));
+  for (const StepGemm& g : gemms_)
+    streamedBytes.push_back(g.plan->streamedWavelets(arch_.mesh) * firmware::streamedWaveletBytes(g.shape));
   // A run that asks for the wafer's timeline, map or waveform, or simulates
   // every system's wafer, runs the GEMMs in one sequence on the SystemC
   // chip; any other takes the wafer's timing from the cache or simulates
@@ -709,6 +772,14 @@ nlohmann::json TrainWorkload::typeResults() const {
                              {"layers_offloaded", offloadedLayers_},
                              {"layers", config_.model.layers},
                              {"bytes_each_way_per_system", f.offloadedBytes}};
+  if (!config_.sparsity.dense())
+    r["sparsity"] = {{"density", config_.sparsity.density},
+                     {"pattern", firmware::sparsityPatternName(config_.sparsity.pattern)},
+                     {"seed", config_.sparsity.seed},
+                     {"matrices", "every transformer block's weight matrix; the LM head dense"},
+                     {"weights", sparseWeights_},
+                     {"nonzero_weights", sparseNonzeros_},
+                     {"streamed_bytes_per_weight", firmware::kSparseWaveletBytes}};
   r["tokens_per_step"] = step_.tokens * systems;
   r["steps"] = config_.steps;
   r["dtype"] = pe::precisionName(config_.precision);
@@ -752,6 +823,14 @@ std::string TrainWorkload::typeSummary() const {
   out << line;
   out << "  micro     " << describe(microBatches_) << "; the LM head in " << lmHeadChunks_
       << (lmHeadChunks_ == 1 ? " chunk" : " chunks") << " of the vocabulary\n";
+  if (!config_.sparsity.dense()) {
+    std::snprintf(line, sizeof line,
+                  "  sparsity  the blocks' matrices at density %g (%s): %llu of %llu weights non-zero, each streamed "
+                  "as value and index (%u B); the LM head dense\n",
+                  config_.sparsity.density, firmware::sparsityPatternName(config_.sparsity.pattern),
+                  (unsigned long long)sparseNonzeros_, (unsigned long long)sparseWeights_, firmware::kSparseWaveletBytes);
+    out << line;
+  }
   if (config_.activationOffload) {
     std::snprintf(line, sizeof line,
                   "  offload   the kept activations of %u of %u layers, %.4g GB out and back per system and step\n",
@@ -821,6 +900,17 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
   c.sampling = workload::readGemmSampling(p, c.sampling);
   c.precision = p.choice("workload.dtype", pe::kPrecisionNames, pe::Precision::Mixed);
+  c.sparsity.density = p.real("workload.weight_density", 1e-6, 1, 1.0,
+                              "the fraction of each block's weight matrix that is non-zero; 1: dense");
+  c.sparsity.pattern = p.choice("workload.weight_sparsity", firmware::kSparsityPatternNames,
+                                firmware::SparsityPattern::Uniform);
+  c.sparsity.seed = std::uint64_t(p.integer("workload.seed", 0, std::int64_t(1) << 62, 1));
+  if (!c.sparsity.dense() && pe::elementBytes(pe::operandType(pe::Opcode::Fmac, c.precision, 1)) != 2) {
+    std::ostringstream density;
+    density << "workload.weight_density=" << c.sparsity.density;
+    throw config::ConfigError(density.str() + ": a sparse weight streams as 16 bits of value beside 16 of index, so "
+                              "workload.dtype must be fp16 or mixed, not " + pe::precisionName(c.precision));
+  }
   // A run option only this workload has, so it is read here, not in RunConfig.
   c.waferTimingCache = p.text("run.wafer_timing_cache", std::string());
   c.waferTimingKey = waferTimingKey(p.resolved());

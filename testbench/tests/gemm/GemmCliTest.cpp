@@ -406,7 +406,9 @@ TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
 // representative rows give every row's cycles; a pass's period per n
 // varies with its n's non-zeros, so steady-state cuts (which keep each
 // pass's own n's) do not settle and the GEMM ends up simulated whole, with
-// its cycles exact.
+// its cycles exact. The rows' actions scale to the whole GEMM's by its
+// non-zeros' FMACs, not by a dense GEMM's (within 1%: the rows' FMACs
+// also count each pass's last wavelet per column, of a zero).
 TEST(GemmSteadyStateOutputs, SparseRowsExactAndCutsRunWhole) {
   const ScratchDir dir;
   for (const std::string pass : {"forward", "backward_data", "weight_grad"}) {
@@ -419,6 +421,10 @@ TEST(GemmSteadyStateOutputs, SparseRowsExactAndCutsRunWhole) {
     if (all.empty() || rows.empty() || cut.empty()) continue;
     EXPECT_EQ(rows.at("cycles"), all.at("cycles")) << pass;
     EXPECT_EQ(cut.at("cycles"), all.at("cycles")) << pass;
+    const auto fmacs = [](const nlohmann::json& r) {
+      return r.at("workload").at("actions").at("op_elements").at("mixed").at("fmac").get<double>();
+    };
+    EXPECT_NEAR(fmacs(rows), fmacs(all), 0.01 * fmacs(all)) << pass;
     EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), 0u) << pass;
     EXPECT_GT(cut.at("workload").at("rounds_simulated").get<unsigned>(), 1u) << pass;
   }

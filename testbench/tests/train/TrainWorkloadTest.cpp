@@ -3,7 +3,8 @@
 // GEMMs (each distinct GEMM once, times its occurrences), the ops' cost
 // model, the wafer's waits for weights and the optimizer's tail; simulating
 // every layer or every wafer gives the same step; bad settings are refused
-// with the key named.
+// with the key named; sparse blocks stream, send and update only their
+// non-zeros.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -16,12 +17,14 @@
 #include <sstream>
 #include <map>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "firmware/gemm/WeightSparsity.h"
 #include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
 #include "testbench/registry/WorkloadTypes.h"
@@ -533,6 +536,72 @@ TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
             std::string::npos) << model.said;
 }
 
+// Sparse blocks (density 1/2, the LM head dense): MemoryX keeps, streams
+// and updates only the non-zeros. Per step of the tiny model (one system,
+// one micro-batch), derived by hand: the gradients out are the blocks'
+// non-zeros, the LM head's 16 x 24 and the 512 parameters no GEMM streams,
+// each in fp32; the weights in are, in each of the two passes, the LM
+// head's 384 in fp16 and each non-zero's value and index (4 B), plus one
+// last wavelet per grid column of each pass of a sparse matrix (8 matrices
+// of one pass on 8 columns: 64).
+TEST(TrainSparse, MemoryXKeepsStreamsAndUpdatesOnlyTheNonzeros) {
+  const nlohmann::json r = runTrain("  model: tiny\n  batch: 2\n  weight_density: 0.5\n  seed: 7\n");
+  firmware::WeightSparsity sparsity;
+  sparsity.density = 0.5;
+  sparsity.seed = 7;
+  std::uint64_t nonzeros = 0;  // two layers of QKV, attention out, FFN up and down
+  for (const auto& [k, n] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{16, 48}, {16, 16}, {16, 32}, {32, 16}})
+    nonzeros += 2 * sparsity.keptCount(k, n);
+  EXPECT_EQ(r["sparsity"]["weights"], 4096u);
+  EXPECT_EQ(r["sparsity"]["nonzero_weights"], nonzeros);
+  EXPECT_GT(nonzeros, 1800u);
+  EXPECT_LT(nonzeros, 2300u);
+  const nlohmann::json& traffic = r["traffic"];
+  EXPECT_EQ(traffic["io_ring_egress"]["bytes"], (nonzeros + 16 * 24 + 512) * 4);
+  EXPECT_EQ(traffic["io_ring_ingress"]["bytes"], 2 * (384 * 2 + (nonzeros + 64) * 4));
+  EXPECT_EQ(traffic["swarmx_reduce"]["bytes"], traffic["io_ring_egress"]["bytes"]);
+  // Adam reads and writes each non-zero's state once, the dense LM head's
+  // and the rest's all: less storage traffic than the dense step's.
+  const nlohmann::json dense = runCli("dense", "");  // a second simulation: in a process of its own
+  ASSERT_FALSE(dense.empty());
+  EXPECT_LT(traffic["memoryx_storage"]["bytes"].get<double>(),
+            0.7 * dense["workload"]["traffic"]["memoryx_storage"]["bytes"].get<double>());
+  EXPECT_EQ(dense["workload"].count("sparsity"), 0u);
+}
+
+// One I/O ring, each GEMM at its own wavelets' rate: the sparse blocks'
+// value and index (4 B), the dense LM head's fp16 (2 B). With the ring slow
+// enough to bound both, each takes no less than its bytes through the ring
+// (the bandwidth bound, counted from its wavelets' bytes), and in the step
+// what it takes alone.
+TEST(TrainSparse, EachGemmStreamsAtItsOwnWaveletsRate) {
+  const std::string slowRing = "--set arch.io.bandwidth_bytes_per_s=2e9";
+  const nlohmann::json step = runCli("sparse_ring", "--set workload.weight_density=0.5 " + slowRing);
+  ASSERT_FALSE(step.empty());
+  for (const auto& [name, n, density] : std::vector<std::tuple<std::string, int, std::string>>{
+           {"qkv", 48, "0.5"}, {"lm_head", 24, "1"}}) {
+    const std::string out = ::testing::TempDir() + "/sparse_ring_" + name + ".json";
+    const std::string command = "'" WSESIM_BINARY "' run '" WSESIM_SOURCE_DIR
+                                "/testbench/configs/gemm_small.yaml' --set run.mode=timing --set workload.m=16 "
+                                "--set workload.k=16 --set workload.n=" + std::to_string(n) +
+                                " --set workload.dtype=mixed --set workload.rows=representative "
+                                "--set workload.weight_density=" + density + " " + slowRing + " --out '" + out +
+                                "' > /dev/null";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const nlohmann::json alone = nlohmann::json::parse(std::ifstream(out));
+    bool found = false;
+    for (const nlohmann::json& g : step["workload"]["gemms"])
+      if (g["name"] == name && g["pass"] == "forward") {
+        found = true;
+        EXPECT_EQ(g["bound"], "bandwidth") << name;
+        EXPECT_GE(g["cycles"], g["lower_bound"]) << name;
+        EXPECT_NEAR(g["cycles"].get<double>(), alone["cycles"].get<double>(), 0.005 * alone["cycles"].get<double>())
+            << name;
+      }
+    EXPECT_TRUE(found) << name;
+  }
+}
+
 TEST(TrainStep, BadSettingsNameTheKey) {
   const auto message = [](const std::string& workload, const std::string& run) {
     try {
@@ -551,6 +620,12 @@ TEST(TrainStep, BadSettingsNameTheKey) {
   EXPECT_EQ(message("  model: tiny\n  batch: 2\n  micro_batch: 3\n", "  mode: timing\n"),
             "workload.micro_batch: '3' is neither auto nor a number of sequences from 1 to workload.batch = 2");
   EXPECT_NE(message("  model: tiny\n  batch: 2\n  micro_batch: half\n", "  mode: timing\n").find("workload.micro_batch"),
+            std::string::npos);
+  EXPECT_NE(message("  model: tiny\n  batch: 2\n  weight_density: 0\n", "  mode: timing\n").find("workload.weight_density"),
+            std::string::npos);
+  EXPECT_NE(message("  model: tiny\n  batch: 2\n  weight_density: 0.5\n  dtype: fp32\n", "  mode: timing\n")
+                .find("workload.weight_density=0.5: a sparse weight streams as 16 bits of value beside 16 of index, so "
+                      "workload.dtype must be fp16 or mixed, not fp32"),
             std::string::npos);
   EXPECT_NE(message("  model: tiny\n  batch: 2\n  activation_offload: yes\n", "  mode: timing\n")
                 .find("workload.activation_offload"),
