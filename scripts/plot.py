@@ -5,13 +5,18 @@ one run's per-PE statistics (wsesim run --map MAP.json). PNG or SVG by
 extension.
 
   scripts/plot.py OUT/results.json --x KEY --y METRIC [--y METRIC]... [--lines KEY]
-                  [--where KEY=VALUE]... [--logx] [--logy] [--title TEXT] --out FILE.png [--out FILE.svg]
+                  [--where KEY=VALUE]... [--logx] [--logy] [--title TEXT]
+                  [--speedup-over KEY=VALUE] [--reciprocal-x] --out FILE.png [--out FILE.svg]
   scripts/plot.py --map MAP.json --metric pe_busy|sram|energy|link_load[:N|E|S|W|RAMP]
                   [--region X0,Y0,X1,Y1] [--title TEXT] --out FILE.png [--out FILE.svg]
 
 Every other swept key must be fixed with --where or have one value. Axes
 are labelled by name and unit (SRAM per PE (KiB), energy per sample (uJ), ...);
-the title is --title or "Y vs X", over the sweep's name and the --where values."""
+the title is --title or "Y vs X", over the sweep's name and the --where values.
+--speedup-over draws each metric as its value at that point of its line over
+its own (a time's speed-up; with KEY the x key, beside the ideal line
+proportional to x); --reciprocal-x draws x as 1 / x (a density as the
+work it saves)."""
 import argparse
 import json
 import os
@@ -33,6 +38,9 @@ def main():
                         help="keep only the points with this swept value (repeatable)")
     parser.add_argument("--logx", action="store_true")
     parser.add_argument("--logy", action="store_true")
+    parser.add_argument("--speedup-over", metavar="KEY=VALUE",
+                        help="the metrics as speed-ups over the point of each line with this swept value")
+    parser.add_argument("--reciprocal-x", action="store_true", help="x drawn as 1 / x")
     parser.add_argument("--title", help="the heading (default: Y vs X; a heatmap: the metric and cycles)")
     parser.add_argument("--out", required=True, action="append", help="FILE.png or FILE.svg (repeatable)")
     args = parser.parse_args()
@@ -43,6 +51,12 @@ def main():
         if not sep:
             parser.error(f"--where {condition}: expected KEY=VALUE")
         where[key] = value
+    speedup_over = None
+    if args.speedup_over:
+        key, sep, value = args.speedup_over.partition("=")
+        if not sep:
+            parser.error(f"--speedup-over {args.speedup_over}: expected KEY=VALUE")
+        speedup_over = {key: value}
     for path in args.out:
         if not path.endswith((".png", ".svg")):
             parser.error(f"--out {path}: the name must end in .png or .svg")
@@ -54,7 +68,8 @@ def main():
         table = aggregate.load_table(args.table)
         missing = plotting.line_plot(table, args.x, args.y, args.out, lines=args.lines, where=where,
                                      logx=args.logx, logy=args.logy, title=args.title,
-                                     sweep=sweep_name(args.table))
+                                     sweep=sweep_name(args.table), speedup_over=speedup_over,
+                                     reciprocal_x=args.reciprocal_x)
     except (OSError, ValueError, aggregate.AggregateError, plotting.PlotError) as e:
         print(f"plot: {e}", file=sys.stderr)
         return 2

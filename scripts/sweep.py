@@ -149,7 +149,8 @@ def report(out_dir, plan, spec):
             try:
                 missing = plotting.line_plot(table, plot.x, plot.y, [stem + ".png", stem + ".svg"],
                                              lines=plot.lines, where=plot.where, logx=plot.logx,
-                                             logy=plot.logy, title=plot.title, sweep=spec.name)
+                                             logy=plot.logy, title=plot.title, sweep=spec.name,
+                                             speedup_over=plot.speedup_over, reciprocal_x=plot.reciprocal_x)
             except plotting.PlotError as e:
                 print(f"sweep: plot {plot.name}: {e}", file=sys.stderr)
                 continue

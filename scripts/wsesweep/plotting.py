@@ -45,6 +45,7 @@ LABELS = {
     "workload.pattern": ("traffic pattern", None),
     "workload.packet_wavelets": ("packet length", "fixed:wavelets"),
     "workload.batch": ("batch", "fixed:sequences"),
+    "workload.weight_density": ("weight density", None),
     "workload.seq": ("sequence length", "fixed:tokens"),
     "workload.m": ("M", None),
     "workload.k": ("K", None),
@@ -133,6 +134,7 @@ SATURATED = "workload.saturated"
 DELIVERIES_MISSING = "workload.measured_deliveries_missing"
 SATURATED_NOTE = "hollow: saturated (latencies are lower bounds)"
 FITS_NOTE = "fits on the wafer (at or below 100 %)"
+IDEAL_NOTE = "ideal: proportional to x"
 
 _SI_PREFIXES = {-12: "p", -9: "n", -6: "\u00b5", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T"}
 _COUNT_PREFIXES = {0: "", 3: "k ", 6: "M ", 9: "G "}
@@ -231,12 +233,19 @@ def is_saturated(row):
     return _is_number(missing) and missing > 0
 
 
-def line_plot(table, x, ys, outputs, lines=None, where=None, logx=False, logy=False, title=None, sweep=None):
+def line_plot(table, x, ys, outputs, lines=None, where=None, logx=False, logy=False, title=None, sweep=None,
+              speedup_over=None, reciprocal_x=False):
     """Returns how many matching points had no result (failed or pending).
     title: the heading (else 'Y vs X'); sweep: the sweep's name, shown under
-    it with the fixed `where` values."""
+    it with the fixed `where` values. speedup_over: {KEY: VALUE}, each
+    metric drawn as its value at that point of the line over its own (a
+    time's speed-up), with the ideal line (proportional to x) when KEY is
+    x; reciprocal_x: x drawn as 1 / its value (a density as its work saved)."""
     where = where or {}
-    for key in [x] + ([lines] if lines else []) + list(where):
+    over = next(iter(speedup_over.items())) if speedup_over else None
+    if speedup_over and len(speedup_over) != 1:
+        raise PlotError(f"speed-up over one point of a swept key, not {speedup_over}")
+    for key in [x] + ([lines] if lines else []) + list(where) + ([over[0]] if over else []):
         if key not in table["axes"]:
             raise PlotError(f"{key} is not a swept key of this table ({', '.join(table['axes'])})")
     for metric in ys:
@@ -254,11 +263,17 @@ def line_plot(table, x, ys, outputs, lines=None, where=None, logx=False, logy=Fa
     done = [r for r in selected if r["status"] == "ok"]
     if not done:
         raise PlotError("no finished point matches")
+    if over:
+        done = _speedups(done, ys, over, lines)
+    if reciprocal_x:
+        done = _reciprocal(done, x)
 
     groups = {}
     for row in done:
         groups.setdefault(row[lines] if lines else None, []).append(row)
     x_label, x_divisor = axis_label(x, [r[x] for r in done], logx)
+    if reciprocal_x:
+        x_label, x_divisor = f"1 / {label(x)[0]}", 1
     line_name, line_divisor = axis_label(lines, [r[lines] for r in done]) if lines else (None, 1)
     any_saturated = any(is_saturated(r) for r in done)
 
@@ -267,6 +282,8 @@ def line_plot(table, x, ys, outputs, lines=None, where=None, logx=False, logy=Fa
     beside = None
     for panel, metric in zip(panels[:, 0], ys):
         y_label, y_divisor = axis_label(metric, [r[metric] for r in done], logy)
+        if over:
+            y_label, y_divisor = f"speed-up of {label(metric)[0]}\nover {describe_value(*over)}", 1
         for (value, rows), color in zip(groups.items(), _colors()):
             rows = sorted(rows, key=lambda r: _sort_key(r[x]))
             xs = [_scaled(r[x], x_divisor) for r in rows]
@@ -281,6 +298,11 @@ def line_plot(table, x, ys, outputs, lines=None, where=None, logx=False, logy=Fa
                            markeredgewidth=1.2)
         if metric == AREA_FRACTION:
             panel.axhline(1 / y_divisor, color="0.35", linestyle="--", linewidth=1, label=FITS_NOTE)
+        if over and over[0] == x:
+            reference = 1 / float(over[1]) if reciprocal_x else float(over[1])
+            xs = sorted({float(r[x]) for r in done})
+            panel.plot([v / x_divisor for v in xs], [v / reference for v in xs], "--", color="0.35", linewidth=1,
+                       label=IDEAL_NOTE)
         panel.set_ylabel(y_label)
         panel.grid(True, alpha=0.3)
         if logy:
@@ -316,7 +338,7 @@ def _legend(panel, with_lines, line_name, with_saturated_note):
     """The line values (first panel), the fits line where drawn, the hollow-marker note (first panel)."""
     handles, texts = panel.get_legend_handles_labels()
     if not with_lines:
-        kept = [(h, t) for h, t in zip(handles, texts) if t == FITS_NOTE]
+        kept = [(h, t) for h, t in zip(handles, texts) if t in (FITS_NOTE, IDEAL_NOTE)]
         handles, texts = [h for h, _ in kept], [t for _, t in kept]
     if with_saturated_note:
         handles.append(Line2D([], [], linestyle="none", marker="o", markersize=5, color="0.3",
@@ -324,12 +346,48 @@ def _legend(panel, with_lines, line_name, with_saturated_note):
         texts.append(SATURATED_NOTE)
     if not handles:
         return None
-    if not with_lines and not with_saturated_note:  # the fits line only: small, inside
+    if not with_lines and not with_saturated_note:  # the fits or ideal line only: small, inside
         panel.legend(handles, texts, fontsize="small")
         return None
     # Beside the panel, right of it: lines that saturate run into any corner.
     return panel.legend(handles, texts, title=line_name if with_lines else None, fontsize="small",
                         title_fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
+
+
+def _speedups(rows, metrics, over, lines):
+    """The rows with each metric as the value at the point of their line
+    where over's key has over's value, divided by their own."""
+    key, value = over
+    references = {}
+    for row in rows:
+        if same_value(row[key], value):
+            references[row[lines] if lines else None] = row
+    faster = []
+    for row in rows:
+        reference = references.get(row[lines] if lines else None)
+        if reference is None:
+            raise PlotError(f"no finished point with {key} = {value}" +
+                            (f" for {lines} = {row[lines]}" if lines else "") + " to take speed-ups over")
+        derived = dict(row)
+        for metric in metrics:
+            if not (_is_number(row[metric]) and _is_number(reference[metric]) and row[metric] > 0):
+                raise PlotError(f"{metric} = {row[metric]!r}: a speed-up needs positive numbers")
+            derived[metric] = reference[metric] / row[metric]
+        faster.append(derived)
+    return faster
+
+
+def _reciprocal(rows, key):
+    inverted = []
+    for row in rows:
+        try:
+            value = float(row[key])
+        except (TypeError, ValueError):
+            raise PlotError(f"{key} = {row[key]!r}: 1 / x needs numbers")
+        if value == 0:
+            raise PlotError(f"{key} = 0 has no reciprocal")
+        inverted.append(dict(row, **{key: 1 / value}))
+    return inverted
 
 
 def _no_offset(panel, which):

@@ -42,6 +42,8 @@ class PlotSpec:
     logx: bool = False
     logy: bool = False
     title: str = None
+    speedup_over: dict = dataclasses.field(default_factory=dict)  # {KEY: VALUE}: metrics as speed-ups over that point
+    reciprocal_x: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +61,7 @@ class Spec:
 
 
 SPEC_KEYS = {"base", "set", "axes", "mode", "metrics", "plots", "sbatch"}
-PLOT_KEYS = {"name", "x", "y", "lines", "where", "logx", "logy", "title"}
+PLOT_KEYS = {"name", "x", "y", "lines", "where", "logx", "logy", "title", "speedup_over", "reciprocal_x"}
 # A point's folder name must stay a valid file name (255 bytes on Linux).
 MAX_NAME_LENGTH = 200
 # Points a sweep may have (each one a folder), and values one range may make.
@@ -391,7 +393,7 @@ def _check_count(where, count):
 def _plot_spec(doc, axis_keys, metrics, path):
     if not isinstance(doc, dict) or set(doc) - PLOT_KEYS or "name" not in doc or "x" not in doc or "y" not in doc:
         raise SpecError(f"{path}: a plot is a mapping with name, x, y and optionally title, lines, where, logx, "
-                        "logy")
+                        "logy, speedup_over, reciprocal_x")
     if not isinstance(doc["name"], str) or not PLOT_NAME.match(doc["name"]):
         raise SpecError(f"{path}: plot name {doc['name']!r}: letters, digits, '.', '_' and '-', at most 100, "
                         "not starting with '.' (it names the files plots/NAME.png and .svg)")
@@ -399,7 +401,12 @@ def _plot_spec(doc, axis_keys, metrics, path):
     y = doc["y"] if isinstance(doc["y"], list) else [doc["y"]]
     if "title" in doc and (not isinstance(doc["title"], str) or not doc["title"].strip()):
         raise SpecError(f"{where}: title is the plot's heading, a non-empty string")
-    for key in [doc["x"]] + ([doc["lines"]] if doc.get("lines") else []) + list(doc.get("where") or {}):
+    speedup_over = doc.get("speedup_over") or {}
+    if not isinstance(speedup_over, dict) or len(speedup_over) > 1:
+        raise SpecError(f"{where}: speedup_over maps one swept key to the value whose point the speed-ups are "
+                        "over, e.g. {workload.weight_density: 1}")
+    for key in ([doc["x"]] + ([doc["lines"]] if doc.get("lines") else []) + list(doc.get("where") or {}) +
+                list(speedup_over)):
         if key not in axis_keys:
             raise SpecError(f"{where}: {key} is not an axis ({', '.join(axis_keys)})")
     for metric in y:
@@ -407,4 +414,5 @@ def _plot_spec(doc, axis_keys, metrics, path):
             raise SpecError(f"{where}: {metric} is not among the metrics")
     return PlotSpec(name=str(doc["name"]), x=doc["x"], y=y, lines=doc.get("lines"),
                     where=dict(doc.get("where") or {}), logx=bool(doc.get("logx")), logy=bool(doc.get("logy")),
-                    title=doc.get("title"))
+                    title=doc.get("title"), speedup_over=dict(speedup_over),
+                    reciprocal_x=bool(doc.get("reciprocal_x")))
