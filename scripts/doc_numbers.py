@@ -265,6 +265,27 @@ def render_sparsity_speedup(t):
             f"dense; the row reduction's bound stays {grouped(least['workload.lower_bounds.reduction'])} at every density.")
 
 
+def render_sparsity_speedup_train(t):
+    rows = sorted(t.ok_at_least(len(t.rows)), key=lambda r: -r["workload.weight_density"])
+    dense = rows[0]
+    if dense["workload.weight_density"] != 1:
+        raise RenderError(f"{t.name}: the sweep needs its dense point (density 1)")
+    sparse, least = rows[1:], rows[-1]
+
+    def share(r, part):
+        return r[f"workload.breakdown_cycles.{part}"] / r["workload.step_cycles"]
+
+    speedups = listing(f"{ratio(dense['workload.step_seconds'] / r['workload.step_seconds'])} times at density "
+                       f"{r['workload.weight_density']:g} (its GEMMs "
+                       f"{ratio(dense['workload.breakdown_cycles.gemms'] / r['workload.breakdown_cycles.gemms'])}, "
+                       f"ideal {ratio(1 / r['workload.weight_density'])})" for r in sparse)
+    return (f"Dense, the step takes {seconds(dense['workload.step_seconds'])} "
+            f"({dense['workload.samples_per_second']:.3g} samples/s). With its blocks sparse it runs {speedups}. "
+            f"At density {least['workload.weight_density']:g} the GEMMs are {pct(share(least, 'gemms'))} of the "
+            f"step (dense: {pct(share(dense, 'gemms'))}) and the wafer's wait for weights "
+            f"{pct(share(least, 'wafer_idle'))} ({pct(share(dense, 'wafer_idle'))}).")
+
+
 def render_sram_energy_area(t):
     rows = sorted(t.ok_at_least(len(t.rows)), key=lambda r: r["arch.pe.sram_bytes"])
     first, last = rows[0], rows[-1]
@@ -370,6 +391,8 @@ EXAMPLES = [
     Example("gemm_sram_vs_utilisation", render_gemm_sram_vs_utilisation),
     Example("gemm_mesh_size", render_gemm_mesh_size),
     Example("sparsity_speedup", render_sparsity_speedup),
+    Example("sparsity_speedup_train", render_sparsity_speedup_train, jobs=1, slow=True,
+            metrics=("workload.step_cycles",)),
     Example("sram_energy_area", render_sram_energy_area,
             metrics=("workload.energy.components_j.sram", "workload.energy.total_j")),
     Example("sram_energy_area_train", render_sram_energy_area_train, jobs=1, slow=True,
