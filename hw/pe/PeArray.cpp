@@ -33,8 +33,9 @@ PeArray::PeArray(const PeParams& params, DataMode mode, fabric::FabricKernel& fa
 
 PeArray::~PeArray() = default;
 
-ProgramId PeArray::addProgram(Program program) {
+ProgramId PeArray::addProgram(Program program, ProgramLifetime lifetime) {
   LoadedProgram loaded;
+  loaded.lifetime = lifetime;
   for (std::size_t t = 0; t < program.tasks.size(); ++t) {
     std::vector<OpTiming> timing;
     for (const Instruction& in : program.tasks[t].code)
@@ -50,6 +51,12 @@ ProgramId PeArray::addProgram(Program program) {
   }
   loaded.colors = colorUse(program);
   loaded.program = std::move(program);
+  if (!freeProgramIds_.empty()) {
+    const ProgramId id = freeProgramIds_.back();
+    freeProgramIds_.pop_back();
+    programs_[id] = std::move(loaded);
+    return id;
+  }
   programs_.push_back(std::move(loaded));
   return ProgramId(programs_.size() - 1);
 }
@@ -85,6 +92,7 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
     kept.erase(it);  // the program's own again until it is unloaded
   }
   s.program = id;
+  ++lp.loadedOn;
   for (std::size_t t = 0; t < p.tasks.size(); ++t) {
     if (p.tasks[t].activeAtStart) s.activated |= std::uint64_t(1) << t;
     if (p.tasks[t].blockedAtStart) s.blocked |= std::uint64_t(1) << t;
@@ -119,6 +127,11 @@ void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) 
   }
   bufferBase_[pe].clear();
   for (unsigned reg = 0; reg < params_.indexRegisters; ++reg) indexRegister(pe, reg) = 0;
+  LoadedProgram& lp = programs_[s.program];
+  if (--lp.loadedOn == 0 && lp.lifetime == ProgramLifetime::UntilUnloaded) {
+    lp = LoadedProgram{};
+    freeProgramIds_.push_back(s.program);
+  }
   s.program = kNoProgram;
   s.activated = s.blocked = 0;
 }

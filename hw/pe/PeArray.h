@@ -85,7 +85,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   PeArray(const PeParams& params, DataMode mode, fabric::FabricKernel& fabric, const fabric::ColorRouteTable* routes);
   ~PeArray() override;
 
-  ProgramId addProgram(Program program) override;
+  ProgramId addProgram(Program program, ProgramLifetime lifetime = ProgramLifetime::Kept) override;
   const Program& program(ProgramId id) const { return programs_[id].program; }
   // Allocates the program's buffers in the PE's SRAM, zeroed like a loaded
   // program image's (a buffer of the same name and size kept from the
@@ -167,6 +167,8 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
     std::uint64_t dataTasks = 0;                // tasks bound to a color
     ColorUse colors;
     bool checked = false;  // against the architecture, on the first PE it was loaded on
+    ProgramLifetime lifetime = ProgramLifetime::Kept;
+    std::uint32_t loadedOn = 0;  // PEs running it
   };
   // An op in flight on a hardware thread (or the main thread's slot).
   struct OpSlot {
@@ -256,6 +258,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   unsigned depth_;
 
   std::vector<LoadedProgram> programs_;
+  std::vector<ProgramId> freeProgramIds_;  // of programs gone with their last PE (UntilUnloaded)
   std::vector<PeState> pes_;
   std::vector<PeCounters> counters_;
   // Every PE's op elements by registered action class: an op slot's byte

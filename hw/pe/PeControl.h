@@ -16,11 +16,21 @@ namespace wsesim::pe {
 using ProgramId = std::uint32_t;
 inline constexpr ProgramId kNoProgram = ~ProgramId(0);
 
+// How long the array keeps a program it was given.
+enum class ProgramLifetime : std::uint8_t {
+  Kept,           // until the array goes: its id may be loaded again at any time
+  UntilUnloaded,  // until the last PE it was loaded on unloads it; its id is then reused
+};
+
 class PeControl {
  public:
   virtual ~PeControl() = default;
 
-  virtual ProgramId addProgram(Program program) = 0;
+  // A mapping that builds its programs afresh for each phase gives them
+  // ProgramLifetime::UntilUnloaded, so that a GEMM of many phases does not
+  // keep every phase's (a sparse weight gradient's are a column's own, each
+  // an op per run of kept weights).
+  virtual ProgramId addProgram(Program program, ProgramLifetime lifetime = ProgramLifetime::Kept) = 0;
   // Allocates the program's buffers on the PE and activates its start
   // tasks; throws ProgramError naming the PE and the offending item.
   virtual void load(fabric::RouterId pe, ProgramId id) = 0;

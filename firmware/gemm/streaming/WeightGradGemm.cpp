@@ -287,7 +287,8 @@ void WeightGradGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, std:
       const auto key = std::make_tuple(c == target(phase), chainStart(c, r), r % 2, layout_.ks(c), layout_.ms(r),
                                        layout_.outputColumns(c), shape().sparsity.dense() ? 0 : c);
       auto it = programs.find(key);
-      if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, phase))).first;
+      if (it == programs.end())
+        it = programs.emplace(key, pes.addProgram(program(c, r, phase), ProgramLifetime::UntilUnloaded)).first;
       pes.load(layout_.pe(mesh, c, r), it->second);
     }
 }

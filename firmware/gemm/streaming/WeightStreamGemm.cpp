@@ -210,7 +210,8 @@ void WeightStreamGemm::load(PeControl& pes, const fabric::MeshGeometry& mesh, st
     for (std::uint32_t c = 0; c < plan_.gridX; ++c) {
       const auto key = std::make_tuple(roleOf(c, pass), plan_.ks(c), plan_.ms(r));
       auto it = programs.find(key);
-      if (it == programs.end()) it = programs.emplace(key, pes.addProgram(program(c, r, pass))).first;
+      if (it == programs.end())
+        it = programs.emplace(key, pes.addProgram(program(c, r, pass), ProgramLifetime::UntilUnloaded)).first;
       pes.load(plan_.pe(mesh, c, r), it->second);
     }
 }
