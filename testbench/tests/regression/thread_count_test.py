@@ -30,6 +30,9 @@ RUNS = {
     "train_every_gemm": ("train_tiny.yaml", ["arch.cluster.systems=4", "workload.phases=all"],
                          False),
     "train_timeline": ("train_tiny.yaml", [], True),
+    # Sparse blocks beside the dense LM head: each GEMM at its own ring rate,
+    # its programs released phase by phase.
+    "train_sparse": ("train_tiny.yaml", ["workload.weight_density=0.5", "arch.cluster.systems=2"], False),
     # Every group of GEMMs fails: the error is the earliest GEMM's whatever ran first.
     "train_fails": ("train_tiny.yaml", ["run.max_cycles=300"], False),
 }
