@@ -22,6 +22,7 @@
 #include "testbench/workload/GemmChipParts.h"
 #include "testbench/workload/GemmSampling.h"
 #include "testbench/workload/Simulation.h"
+#include "testbench/workload/SparseLayerWeights.h"
 
 namespace wsesim::gemm {
 namespace {
@@ -276,12 +277,12 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     wafer.setStopWhenFinished(false);
     // Sparse, MemoryX keeps and streams the non-zeros (value and index)
     // and each pass's last wavelets, and updates only the non-zeros.
+    // (The weight gradient streams no weights in: nothing beside them.)
     system::LayerWeights layer{"W", std::uint64_t(config_.k) * config_.n, pe::elementBytes(inputType)};
-    if (!s.sparsity.dense()) {
-      layer.parameters = found_.nonzeroWeights;
-      layer.streamedBytesPerParameter = firmware::kSparseWaveletBytes;
-      if (config_.pass != GemmPass::WeightGrad) layer.markBytes = streamedBytes - layer.streamedBytes();
-    }
+    if (!s.sparsity.dense())
+      layer = workload::sparseLayerWeights(
+          "W", found_.nonzeroWeights,
+          config_.pass != GemmPass::WeightGrad ? streamedBytes : found_.nonzeroWeights * firmware::kSparseWaveletBytes);
     // The cluster calls this during the simulation, after this block has
     // ended: the layer is copied in, the rest lives as long as run().
     cluster = std::make_unique<workload::ClusterModel>(

@@ -28,13 +28,9 @@ StepOnCluster::StepOnCluster(const models::TransformerModel& model, const models
   for (const models::StreamedGemm& g : step.gemms) {
     auto [it, fresh] = entry.try_emplace({g.layer, g.name}, weights_.layers.size());
     if (fresh) {
-      system::LayerWeights w{matrixName(g), g.k * g.n, weightBytes};
-      if (const std::optional<system::LayerWeights> as = streamedAs ? streamedAs(g) : std::nullopt) {
-        w.parameters = as->parameters;
-        w.streamedBytesPerParameter = as->streamedBytesPerParameter;
-        w.markBytes = as->markBytes;
-      }
-      weights_.layers.push_back(w);
+      const std::optional<system::LayerWeights> as = streamedAs ? streamedAs(g) : std::nullopt;
+      weights_.layers.push_back(as ? *as : system::LayerWeights{"", g.k * g.n, weightBytes});
+      weights_.layers.back().name = matrixName(g);
       streamed += g.k * g.n;
     }
     matrixOf_.push_back(it->second);

@@ -40,7 +40,8 @@ struct GemmTiming {
 class StepOnCluster {
  public:
   // How MemoryX keeps the matrix a GEMM of the step streams, where not
-  // dense in `precision` (sparse: its non-zeros, value and index); nullopt: dense.
+  // dense in `precision` (sparse: its non-zeros, value and index; the
+  // entry takes the step's name for it); nullopt: dense.
   using StreamedMatrix = std::function<std::optional<system::LayerWeights>(const models::StreamedGemm&)>;
 
   StepOnCluster(const models::TransformerModel& model, const models::TrainingStep& step, pe::Precision precision,

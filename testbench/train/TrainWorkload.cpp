@@ -33,6 +33,7 @@
 #include "testbench/workload/ClusterModel.h"
 #include "testbench/workload/GemmChipParts.h"
 #include "testbench/workload/GemmSampling.h"
+#include "testbench/workload/SparseLayerWeights.h"
 #include "testbench/workload/Simulation.h"
 
 namespace wsesim::train {
@@ -451,13 +452,14 @@ void TrainWorkload::countSparseWeights() {
       continue;
     auto it = sparseMatrices_.find({g.k, g.n});
     if (it == sparseMatrices_.end()) {
-      // Its non-zeros, value and index, and each column's last wavelet of
-      // a pass (WeightStreamGemm), as the forward pass streams them.
-      system::LayerWeights w;
-      w.parameters = simulated.shape.sparsity.keptCount(simulated.shape.k, simulated.shape.n);
-      w.streamedBytesPerParameter = firmware::kSparseWaveletBytes;
-      w.markBytes = simulated.plan->streamedWavelets(arch_.mesh) * firmware::kSparseWaveletBytes - w.streamedBytes();
-      it = sparseMatrices_.emplace(std::make_pair(g.k, g.n), w).first;
+      // As the forward pass streams it.
+      const firmware::GemmShape& shape = simulated.shape;
+      it = sparseMatrices_
+               .emplace(std::make_pair(g.k, g.n),
+                        workload::sparseLayerWeights(
+                            "", shape.sparsity.keptCount(shape.k, shape.n),
+                            simulated.plan->streamedWavelets(arch_.mesh) * firmware::kSparseWaveletBytes))
+               .first;
     }
     sparseNonzeros_ += it->second.parameters;
     sparseWeights_ += g.k * g.n;
