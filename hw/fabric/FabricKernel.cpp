@@ -144,8 +144,9 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     if (r + southAhead < routers_.size()) prefetch(&routers_[r + southAhead]);
     RouterState& s = routers_[r];
     s.injected = 0;
+    stayAwake_ = false;
     routeRouter<Arbitration>(routing, r, now);
-    if (s.inputs) markActive(r);
+    if (s.inputs && stayAwake_) markActive(r);
   });
   // The hops' pushes, in a second pass: a wavelet pushed this cycle is not
   // ready before the next, and the queue it joins is fed by this one link,
@@ -176,6 +177,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     if (queues_.header(rel.router, rel.input, rel.color).count == queues_.depth()) continue;
     routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
     if (rel.input == unsigned(Port::Ramp) && sink_) sink_->rampFreed(rel.router, rel.color, now + 1);
+    wakeSender(rel.router, rel.input);
   }
   releases_.clear();
   if (counters_.queued != 0) checkWatchdog(now);
@@ -322,6 +324,7 @@ template <class Arbitration, class Routing>
 void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o, unsigned in,
                             unsigned color, Header& h, std::uint64_t now) {
   Arbitration::granted(s.arbiter[o], in, color);
+  stayAwake_ = true;
   const QueuedWavelet w = queues_.front(h);  // copy: a sink may inject into the queue it sits in
   if (o == unsigned(Port::Ramp)) {
     ++counters_.delivered;
@@ -357,7 +360,10 @@ std::uint32_t FabricKernel::edgeNoSpace(RouterId r, unsigned output, std::uint64
   return ~0u;
 }
 
-void FabricKernel::noteHeldUntil(std::uint64_t cycle) { earliestHeld_ = std::min(earliestHeld_, cycle); }
+void FabricKernel::noteHeldUntil(std::uint64_t cycle) {
+  earliestHeld_ = std::min(earliestHeld_, cycle);
+  stayAwake_ = true;
+}
 
 void FabricKernel::checkWatchdog(std::uint64_t now) const {
   if (now < watchdogExpiry()) return;
@@ -395,7 +401,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
   const MeshGeometry& mesh = params_.mesh;
   std::ostringstream out;
   std::size_t lines = 0, omitted = 0;
-  next_.forEach([&](RouterId r) {
+  for (RouterId r = 0; r < routers_.size(); ++r) {
     forEachQueue(r, [&](RouterId, unsigned in, unsigned color) {
       if (lines == maxLines) {
         ++omitted;
@@ -426,7 +432,7 @@ std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {
       out << "\n";
       ++lines;
     });
-  });
+  }
   if (omitted) out << "  ... and " << omitted << " more non-empty queues\n";
   return out.str();
 }

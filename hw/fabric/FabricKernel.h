@@ -100,10 +100,13 @@ class FabricKernel {
   // Whether the PE at `r` can take another wavelet of `color` from its
   // RAMP; while it cannot, the router holds such wavelets back.
   void setRampAccepting(RouterId r, unsigned color, bool accepting) {
-    if (accepting)
-      routers_[r].rampNoSpace &= ~(1u << color);
-    else
-      routers_[r].rampNoSpace |= 1u << color;
+    RouterState& s = routers_[r];
+    if (!accepting) {
+      s.rampNoSpace |= 1u << color;
+    } else if (s.rampNoSpace & (1u << color)) {
+      s.rampNoSpace &= ~(1u << color);
+      if (s.inputs) markActive(r);  // it may have been waiting for this PE
+    }
   }
   // Something outside the fabric is certain to happen in cycle `due`
   // whatever the fabric does (a PE's op completing or its task starting,
@@ -121,7 +124,7 @@ class FabricKernel {
   // cycle past kLastCycle.
   void step(std::uint64_t now);
 
-  bool idle() const { return next_.empty(); }
+  bool idle() const { return counters_.queued == 0; }
   // The earliest cycle >= now in which step() can change anything (or
   // report a deadlock) with nothing from outside: no wavelet injected, no
   // PE taking from its RAMP again. That is now while the last step moved a
@@ -133,7 +136,6 @@ class FabricKernel {
   std::uint64_t nextChange(std::uint64_t now) const { return idle() ? kNoChange : std::max(now, nextChange_); }
   const FabricCounters& counters() const { return counters_; }
   const FabricParams& params() const { return params_; }
-  std::size_t activeRouters() const { return next_.size(); }
 
   // Wavelets that left router r through `output` since construction,
   // modulo 2^32: differences over any window shorter than 2^32 cycles are exact.
@@ -235,6 +237,12 @@ class FabricKernel {
     }
   }
   void markActive(RouterId r) { next_.insert(r); }
+  // The upstream end of a queue that had no room: it may be waiting for it.
+  void wakeSender(RouterId r, unsigned input) {
+    if (input == unsigned(Port::Ramp) || ((routers_[r].edgeOutputs >> input) & 1u)) return;
+    const RouterId sender = r + neighbourOffset_[input];
+    if (routers_[sender].inputs) markActive(sender);
+  }
   template <class Routing>
   bool inject(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt,
               std::uint64_t now);
@@ -253,8 +261,14 @@ class FabricKernel {
   ZeroedArray<RouterState> routers_;
   ZeroedArray<std::uint32_t> transfers_;  // [router][output], wrapping
   WaveletQueues queues_;
+  // Routers holding wavelets sleep while every head waits for room (a
+  // neighbour's queue, the PE's inbox), which only a pop there or the PE
+  // gives back: then they are woken (wakeSender, setRampAccepting). Those
+  // that moved a wavelet, or wait for a time (a head still on its link, an
+  // edge port's bandwidth), stay in the set.
   ActiveSet current_;  // routers being stepped this cycle
-  ActiveSet next_;     // routers holding wavelets after it
+  ActiveSet next_;     // routers to step in the next
+  bool stayAwake_ = false;  // the router being stepped moved a wavelet or waits for a time
   // This cycle steps at least 3/4 of the routers (those ahead in the walk
   // are likely busy too) and a queue per 4 of them is outside its home:
   // worth prefetching for.
