@@ -176,8 +176,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   for (const Release& rel : releases_) {
     if (queues_.header(rel.router, rel.input, rel.color).count == queues_.depth()) continue;
     routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
-    if (rel.input == unsigned(Port::Ramp) && sink_) sink_->rampFreed(rel.router, rel.color, now + 1);
-    wakeSender(rel.router, rel.input);
+    wakeSender(rel.router, rel.input, rel.color, now);
   }
   releases_.clear();
   if (counters_.queued != 0) checkWatchdog(now);

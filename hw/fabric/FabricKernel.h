@@ -58,6 +58,16 @@ class EdgeSink {
   virtual void leave(RouterId from, Port side, const Wavelet& w, std::uint64_t arrivalCycle) = 0;
 };
 
+// Feeds wavelets into edge ports (injectAtEdge) and hears when one of
+// their queues, full until now, has room again: it need not retry a full
+// queue every cycle.
+class EdgeSource {
+ public:
+  virtual ~EdgeSource() = default;
+  // The queue of `color` at edge router `at`'s input `side` takes a wavelet again from the next cycle.
+  virtual void edgeInputFreed(RouterId at, Port side, unsigned color) = 0;
+};
+
 // Sees every link transfer (for waveform tracing); off the hot path when unset.
 class LinkObserver {
  public:
@@ -83,6 +93,7 @@ class FabricKernel {
   void setSink(WaveletSink* sink) { sink_ = sink; }
   void setObserver(LinkObserver* observer) { observer_ = observer; }
   void setEdgeSink(EdgeSink* sink) { edgeSink_ = sink; }
+  void setEdgeSource(EdgeSource* source) { edgeSource_ = source; }
 
   // Offers a wavelet from the PE at `r` to its router at cycle `now`.
   // Returns false (backpressure) when the RAMP queue of that color is full
@@ -94,6 +105,11 @@ class FabricKernel {
   // a wavelet this cycle; throws FabricError if `side` is not an edge port.
   bool injectAtEdge(RouterId r, Port side, const Wavelet& w, std::uint64_t now);
 
+  // Whether the queue of `color` at edge router r's input `side` is full:
+  // injectAtEdge refuses it until the edge source hears edgeInputFreed().
+  bool edgeInputFull(RouterId r, Port side, unsigned color) const {
+    return color < params_.colors && ((routers_[r].noSpace[unsigned(side)] >> color) & 1u);
+  }
   // Whether the RAMP queue of `color` at `r` is full: inject() refuses that
   // color until the sink hears rampFreed().
   bool rampFull(RouterId r, unsigned color) const { return (routers_[r].noSpace[unsigned(Port::Ramp)] >> color) & 1u; }
@@ -237,11 +253,15 @@ class FabricKernel {
     }
   }
   void markActive(RouterId r) { next_.insert(r); }
-  // The upstream end of a queue that had no room: it may be waiting for it.
-  void wakeSender(RouterId r, unsigned input) {
-    if (input == unsigned(Port::Ramp) || ((routers_[r].edgeOutputs >> input) & 1u)) return;
-    const RouterId sender = r + neighbourOffset_[input];
-    if (routers_[sender].inputs) markActive(sender);
+  // Tells the sender into queue (r, input, color), full until now, that it has room.
+  void wakeSender(RouterId r, unsigned input, unsigned color, std::uint64_t now) {
+    if (input == unsigned(Port::Ramp)) {
+      if (sink_) sink_->rampFreed(r, color, now + 1);
+    } else if ((routers_[r].edgeOutputs >> input) & 1u) {
+      if (edgeSource_) edgeSource_->edgeInputFreed(r, Port(input), color);
+    } else if (const RouterId sender = r + neighbourOffset_[input]; routers_[sender].inputs) {
+      markActive(sender);  // it may have been waiting for the room
+    }
   }
   template <class Routing>
   bool inject(const Routing& routing, RouterId r, Port in, const Wavelet& w, std::uint64_t readyAt,
@@ -257,6 +277,7 @@ class FabricKernel {
   WaveletSink* sink_ = nullptr;
   LinkObserver* observer_ = nullptr;
   EdgeSink* edgeSink_ = nullptr;
+  EdgeSource* edgeSource_ = nullptr;
 
   ZeroedArray<RouterState> routers_;
   ZeroedArray<std::uint32_t> transfers_;  // [router][output], wrapping

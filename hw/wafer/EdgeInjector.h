@@ -4,11 +4,14 @@
 // edge router on its edge port, at most one wavelet per cycle (the link
 // rate), in order; the streams of one feed (the rows of a channel's band)
 // share its bandwidth round-robin. A stream held back by a full queue
-// retries next cycle: backpressure from the fabric to the ring. A mapping's
+// waits until the fabric says the queue has room (EdgeSource), and counts a
+// stall in every cycle its turn came in the meantime, as if it had retried:
+// backpressure from the fabric to the ring. A mapping's
 // phases hand over their streams one after another (EdgeIngress::stream).
 
 #include <cstdint>
 #include <cstddef>
+#include <unordered_map>
 #include <vector>
 
 #include "hw/fabric/FabricKernel.h"
@@ -19,7 +22,7 @@
 
 namespace wsesim::wafer {
 
-class EdgeInjector : public sim::CycleDriver, public EdgeIngress {
+class EdgeInjector : public sim::CycleDriver, public EdgeIngress, public fabric::EdgeSource {
  public:
   // Without streams until stream() hands some over.
   EdgeInjector(const IoRingEdge& ring, const fabric::MeshGeometry& mesh);
@@ -33,6 +36,7 @@ class EdgeInjector : public sim::CycleDriver, public EdgeIngress {
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
   std::uint64_t nextActivity(std::uint64_t now) const override;
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
+  void edgeInputFreed(fabric::RouterId at, fabric::Port side, unsigned color) override;
 
   std::uint64_t sent() const override { return sent_; }
   std::uint64_t total() const override { return total_; }
@@ -47,6 +51,7 @@ class EdgeInjector : public sim::CycleDriver, public EdgeIngress {
     IoBandwidth bandwidth;
     std::vector<std::size_t> open;       // streams with wavelets left, in stream order
     std::size_t lastServed = SIZE_MAX;   // the stream that sent last (round-robin)
+    std::size_t blocked = 0;             // open streams whose queue is full
   };
   void serve(Feed& feed, std::uint64_t now, fabric::FabricKernel& fabric);
 
@@ -54,6 +59,9 @@ class EdgeInjector : public sim::CycleDriver, public EdgeIngress {
   fabric::MeshGeometry mesh_;
   std::vector<EdgeStream> streams_;
   std::vector<std::uint64_t> next_;  // per stream: index of its next wavelet
+  std::vector<char> blocked_;        // per stream: its queue was full, and has not had room since
+  std::vector<std::size_t> feedOf_;  // per stream: its entry in feeds_
+  std::unordered_multimap<std::uint64_t, std::size_t> byQueue_;  // (router, side, color) -> its streams
   std::vector<Feed> feeds_;          // those with streams
   std::size_t openFeeds_ = 0;
   std::uint64_t sent_ = 0, stalls_ = 0, total_ = 0, inputEnd_ = 0;
