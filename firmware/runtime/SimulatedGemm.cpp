@@ -38,13 +38,14 @@ std::unique_ptr<firmware::GemmMapping> representativeRows(const std::string& alg
     sample.k = 2 * low + (shape.k % rows != 0 ? 1 : 0);
     return firmware::makeGemmMapping(algorithm, sample, arch, full.gridX(), 2, buffering);
   }
-  // Balanced rows hold floor(M / rows) or that + 1 m's: one row of each
-  // (the larger at the bottom, latest in the column multicast).
-  const std::uint32_t rows = full.gridY(), low = shape.m / rows;
-  const bool uneven = shape.m % rows != 0;
+  // Balanced rows hold floor(M / rows) or that + 1 m's. One row of the
+  // larger stands for all: a row's only tie to the others is the weights'
+  // multicast along each column's mesh row, and a row with fewer m's takes
+  // each weight, and sums each n, no later, so it never holds the larger
+  // ones back.
   firmware::GemmShape sample = shape;
-  sample.m = uneven ? 2 * low + 1 : low;
-  return firmware::makeGemmMapping(algorithm, sample, arch, full.gridX(), uneven ? 2 : 1, buffering);
+  sample.m = (shape.m + full.gridY() - 1) / full.gridY();
+  return firmware::makeGemmMapping(algorithm, sample, arch, full.gridX(), 1, buffering);
 }
 
 }  // namespace
@@ -323,9 +324,10 @@ config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t
 config::RunConfig withMeshColumns(const config::RunConfig& run, std::uint32_t columns) {
   config::RunConfig r = run;
   if (r.vcdRegion.x0 >= columns)
-    throw config::ConfigError("run.vcd.region.x0=" + std::to_string(r.vcdRegion.x0) + ": only mesh columns 0.." +
-                              std::to_string(columns - 1) +
-                              " are simulated (workload.rows: representative; the grid's rows lie along mesh "
+    throw config::ConfigError("run.vcd.region.x0=" + std::to_string(r.vcdRegion.x0) + ": only mesh " +
+                              (columns == 1 ? std::string("column 0 is")
+                                            : "columns 0.." + std::to_string(columns - 1) + " are") +
+                              " simulated (workload.rows: representative; the grid's rows lie along mesh "
                               "columns); pick a region there or set workload.rows: all");
   r.vcdRegion.x1 = std::min(r.vcdRegion.x1, columns - 1);
   return r;

@@ -5,10 +5,11 @@
 // whole GEMM:
 //
 // - Representative rows (of the grid; they lie along mesh columns,
-//   WeightStreamPlan.h). Forward and backward-data: one row per row size,
-//   with the hops the weights' multicast would take past the rows left out
-//   added to every phase (rows are alike but for their place in the
-//   multicast along each column's mesh row, from the West or the East end).
+//   WeightStreamPlan.h). Forward and backward-data: one row of the larger
+//   row size, with the hops the weights' multicast would take past the rows
+//   left out added to every phase (rows are alike but for their place in
+//   the multicast along each column's mesh row, from the West or the East
+//   end, and a row one m shorter is never the slower).
 //   Weight gradient: two rows of the token blocks, with two ramp latencies
 //   per row left out and a hop per mesh column left out added to every
 //   phase (each row adds its sums to the chain running along its column;

@@ -222,14 +222,13 @@ TEST(GemmBounds, ResidentCyclesNeverBelowTheLowerBoundOnRandomShapes) {
   }
 }
 
-// Rows of 5 and 6 m's (44 over 8 rows): simulating one row of each, on a
-// mesh two columns wide, plus the multicast's hops across the columns left
+// Rows of 5 and 6 m's (44 over 8 rows): simulating one row of 6, on a
+// mesh one column wide, plus the multicast's hops across the columns left
 // out in every pass, gives the cycles of all 8 rows in one pass within a
-// cycle (730 on 729 since arch.pe.fabric_input_cycles; equal with 0 or 2
-// fabric input cycles), and within 0.2% in 7 (400 bytes of SRAM; measured
-// 2954 on 2958): the columns fed from the East get their weights later than
-// those fed from the West by a skew that depends on the row's place, and a
-// narrower mesh shortens it; the sums' arrival order at a relay shifts with it.
+// cycle, and within 0.2% in 7 (400 bytes of SRAM): the columns fed from
+// the East get their weights later than those fed from the West by a skew
+// that depends on the row's place, and a narrower mesh shortens it; the
+// sums' arrival order at a relay shifts with it.
 TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
   const ScratchDir dir;
   for (const std::string passes : {"", " --set workload.n=64 --set arch.pe.sram_bytes=400"}) {
@@ -242,7 +241,7 @@ TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
     else
       EXPECT_NEAR(some.at("cycles").get<double>(), all.at("cycles").get<double>(),
                   0.002 * all.at("cycles").get<double>()) << base;
-    EXPECT_EQ(some.at("workload").at("rows_simulated"), 2) << base;
+    EXPECT_EQ(some.at("workload").at("rows_simulated"), 1) << base;
     EXPECT_EQ(all.at("workload").at("rows_simulated"), 8) << base;
     EXPECT_EQ(some.at("workload").at("lower_bounds"), all.at("workload").at("lower_bounds"));
   }
@@ -403,7 +402,8 @@ TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
 }
 
 // Sparse weights sampled: every row sees the same weights, so
-// representative rows give every row's cycles; a pass's period per n
+// representative rows give every row's cycles (within one: the row
+// simulated alone on a mesh one column wide); a pass's period per n
 // varies with its n's non-zeros, so steady-state cuts (which keep each
 // pass's own n's) do not settle and the GEMM ends up simulated whole, with
 // its cycles exact. The rows' actions scale to the whole GEMM's by its
@@ -419,8 +419,8 @@ TEST(GemmSteadyStateOutputs, SparseRowsExactAndCutsRunWhole) {
     const nlohmann::json cut = runGemm(dir, "sp_cut", base + " --set workload.rows=representative "
                                                              "--set workload.steady_state_outputs=4");
     if (all.empty() || rows.empty() || cut.empty()) continue;
-    EXPECT_EQ(rows.at("cycles"), all.at("cycles")) << pass;
-    EXPECT_EQ(cut.at("cycles"), all.at("cycles")) << pass;
+    EXPECT_NEAR(rows.at("cycles").get<double>(), all.at("cycles").get<double>(), 1.0) << pass;
+    EXPECT_EQ(cut.at("cycles"), rows.at("cycles")) << pass;
     const auto fmacs = [](const nlohmann::json& r) {
       return r.at("workload").at("actions").at("op_elements").at("mixed").at("fmac").get<double>();
     };
@@ -463,7 +463,7 @@ TEST(GemmRepresentativeRows, VcdRegionInRowsLeftOutIsAnError) {
   EXPECT_NE(WEXITSTATUS(status), 0);
   std::stringstream text;
   text << std::ifstream(dir.path() + "/out.txt").rdbuf();
-  EXPECT_NE(text.str().find("run.vcd.region.x0=4: only mesh columns 0..1 are simulated"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("run.vcd.region.x0=4: only mesh column 0 is simulated"), std::string::npos) << text.str();
 }
 
 // The wafer map of the small GEMM (40 x 24 x 16 on 8 x 8, 3 k per grid
