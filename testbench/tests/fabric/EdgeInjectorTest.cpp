@@ -141,6 +141,47 @@ TEST(EdgeInjector, AFullEdgeQueueHoldsTheChannelBack) {
   EXPECT_GE(out.lastArrival(), 4u * 39);  // paced by the slow channel out
 }
 
+// A stream whose queue is full waits to hear it has room (EdgeSource)
+// instead of trying every cycle, and counts a stall for every cycle it
+// would have tried: the same stalls, sends and arrivals as a feed that
+// tries injectAtEdge every cycle, on the slow-exit row above.
+TEST(EdgeInjector, WaitingForRoomCountsTheStallsRetryingWould) {
+  FabricParams params = makeParams(routingMode<ColorRouting>(), 2, 1, 1, 2, 4);
+  ColorRouteTable routes{params.mesh, params.colors};
+  for (std::uint32_t x = 0; x < 2; ++x) routes.set(x, 0, 0, bit(Port::West), bit(Port::East));
+  const auto run = [&](bool retryEveryCycle, std::uint64_t& stalls) {
+    FabricKernel kernel{params, &routes};
+    wafer::EdgeCollector out(wafer::IoRingEdge(1, 1, 0.25), params.mesh, true);
+    kernel.setEdgeSink(&out);
+    wafer::EdgeStream s;
+    s.router = params.mesh.id(0, 0);
+    s.side = Port::West;
+    s.count = 40;
+    wafer::EdgeInjector injector({s}, wafer::IoRingEdge(1, 1, 1.0), params.mesh);
+    std::uint64_t sent = 0;
+    for (std::uint64_t now = 0; now < 1000 && !((retryEveryCycle ? sent == 40 : injector.finished(now, kernel)) &&
+                                                 kernel.idle());
+         ++now) {
+      if (!retryEveryCycle) {
+        injector.beginCycle(now, kernel);
+      } else if (sent < 40) {  // one wavelet's bandwidth every cycle
+        if (kernel.injectAtEdge(s.router, s.side, Wavelet{}, now))
+          ++sent;
+        else
+          ++stalls;
+      }
+      kernel.step(now);
+    }
+    if (!retryEveryCycle) stalls = injector.stalls();
+    return out.lastArrival();
+  };
+  std::uint64_t retried = 0, waited = 0;
+  const std::uint64_t retriedEnd = run(true, retried), waitedEnd = run(false, waited);
+  EXPECT_GT(retried, 40u);  // more cycles held back than wavelets sent
+  EXPECT_EQ(waited, retried);
+  EXPECT_EQ(waitedEnd, retriedEnd);
+}
+
 // A stream waiting for the ring's bandwidth is not a deadlock, but once it
 // has sent its last wavelet a fabric that cannot move is. Row 0's receiver
 // takes nothing (its inbox is full); two wavelets come in at 1/1024 wavelet
