@@ -112,60 +112,63 @@ TEST(EdgeInjector, RowsOfOtherBandsAndEdgesDoNotShare) {
   }
 }
 
-// Backpressure from the fabric to the ring: a row whose wavelets leave at
-// its East edge through a channel four times slower than the West one
-// feeding it fills its queues (depth 4), and the West channel then waits:
-// it stalls, sends every wavelet once, and they all leave in order.
-TEST(EdgeInjector, AFullEdgeQueueHoldsTheChannelBack) {
+// A row whose wavelets leave at its East edge through a channel four times
+// slower than the West one feeding it (queues of depth 4), and a stream of
+// 40 numbered wavelets into its West edge.
+struct SlowExitRow {
   FabricParams params = makeParams(routingMode<ColorRouting>(), 2, 1, 1, 2, 4);
   ColorRouteTable routes{params.mesh, params.colors};
   FabricKernel kernel{params, &routes};
-  for (std::uint32_t x = 0; x < 2; ++x) routes.set(x, 0, 0, bit(Port::West), bit(Port::East));
-  wafer::EdgeCollector out(wafer::IoRingEdge(1, 1, 0.25), params.mesh, true);
-  kernel.setEdgeSink(&out);
-  wafer::EdgeStream s;
-  s.router = params.mesh.id(0, 0);
-  s.side = Port::West;
-  s.count = 40;
-  s.payload = [](std::uint64_t i) { return std::uint32_t(i); };
-  wafer::EdgeInjector injector({s}, wafer::IoRingEdge(1, 1, 1.0), params.mesh);
-  for (std::uint64_t now = 0; now < 1000 && !(injector.finished(now, kernel) && kernel.idle()); ++now) {
-    injector.beginCycle(now, kernel);
-    kernel.step(now);
+  wafer::EdgeCollector out{wafer::IoRingEdge(1, 1, 0.25), params.mesh, true};
+  wafer::EdgeStream stream;
+  SlowExitRow() {
+    for (std::uint32_t x = 0; x < 2; ++x) routes.set(x, 0, 0, bit(Port::West), bit(Port::East));
+    kernel.setEdgeSink(&out);
+    stream.router = params.mesh.id(0, 0);
+    stream.side = Port::West;
+    stream.count = 40;
+    stream.payload = [](std::uint64_t i) { return std::uint32_t(i); };
+  }
+};
+
+// Backpressure from the fabric to the ring: the slow exit fills the row's
+// queues, and the West channel then waits: it stalls, sends every wavelet
+// once, and they all leave in order.
+TEST(EdgeInjector, AFullEdgeQueueHoldsTheChannelBack) {
+  SlowExitRow row;
+  wafer::EdgeInjector injector({row.stream}, wafer::IoRingEdge(1, 1, 1.0), row.params.mesh);
+  for (std::uint64_t now = 0; now < 1000 && !(injector.finished(now, row.kernel) && row.kernel.idle()); ++now) {
+    injector.beginCycle(now, row.kernel);
+    row.kernel.step(now);
   }
   EXPECT_EQ(injector.sent(), 40u);
   EXPECT_GT(injector.stalls(), 0u);
-  const std::vector<std::uint32_t>& got = out.payloads(params.mesh.id(1, 0), Port::East);
+  const std::vector<std::uint32_t>& got = row.out.payloads(row.params.mesh.id(1, 0), Port::East);
   ASSERT_EQ(got.size(), 40u);
   for (std::uint32_t i = 0; i < 40; ++i) EXPECT_EQ(got[i], i);
-  EXPECT_GE(out.lastArrival(), 4u * 39);  // paced by the slow channel out
+  EXPECT_GE(row.out.lastArrival(), 4u * 39);  // paced by the slow channel out
 }
 
 // A stream whose queue is full waits to hear it has room (EdgeSource)
 // instead of trying every cycle, and counts a stall for every cycle it
 // would have tried: the same stalls, sends and arrivals as a feed that
-// tries injectAtEdge every cycle, on the slow-exit row above.
+// tries injectAtEdge every cycle, on the slow-exit row.
 TEST(EdgeInjector, WaitingForRoomCountsTheStallsRetryingWould) {
-  FabricParams params = makeParams(routingMode<ColorRouting>(), 2, 1, 1, 2, 4);
-  ColorRouteTable routes{params.mesh, params.colors};
-  for (std::uint32_t x = 0; x < 2; ++x) routes.set(x, 0, 0, bit(Port::West), bit(Port::East));
-  const auto run = [&](bool retryEveryCycle, std::uint64_t& stalls) {
-    FabricKernel kernel{params, &routes};
-    wafer::EdgeCollector out(wafer::IoRingEdge(1, 1, 0.25), params.mesh, true);
-    kernel.setEdgeSink(&out);
-    wafer::EdgeStream s;
-    s.router = params.mesh.id(0, 0);
-    s.side = Port::West;
-    s.count = 40;
-    wafer::EdgeInjector injector({s}, wafer::IoRingEdge(1, 1, 1.0), params.mesh);
+  const auto run = [](bool retryEveryCycle, std::uint64_t& stalls) {
+    SlowExitRow row;
+    const wafer::EdgeStream& s = row.stream;
+    FabricKernel& kernel = row.kernel;
+    wafer::EdgeInjector injector({s}, wafer::IoRingEdge(1, 1, 1.0), row.params.mesh);
     std::uint64_t sent = 0;
-    for (std::uint64_t now = 0; now < 1000 && !((retryEveryCycle ? sent == 40 : injector.finished(now, kernel)) &&
+    for (std::uint64_t now = 0; now < 1000 && !((retryEveryCycle ? sent == s.count : injector.finished(now, kernel)) &&
                                                  kernel.idle());
          ++now) {
       if (!retryEveryCycle) {
         injector.beginCycle(now, kernel);
-      } else if (sent < 40) {  // one wavelet's bandwidth every cycle
-        if (kernel.injectAtEdge(s.router, s.side, Wavelet{}, now))
+      } else if (sent < s.count) {  // one wavelet's bandwidth every cycle
+        Wavelet w;
+        w.payload = s.payload(sent);
+        if (kernel.injectAtEdge(s.router, s.side, w, now))
           ++sent;
         else
           ++stalls;
@@ -173,7 +176,7 @@ TEST(EdgeInjector, WaitingForRoomCountsTheStallsRetryingWould) {
       kernel.step(now);
     }
     if (!retryEveryCycle) stalls = injector.stalls();
-    return out.lastArrival();
+    return row.out.lastArrival();
   };
   std::uint64_t retried = 0, waited = 0;
   const std::uint64_t retriedEnd = run(true, retried), waitedEnd = run(false, waited);
