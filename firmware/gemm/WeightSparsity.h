@@ -41,6 +41,10 @@ struct WeightSparsity {
     t.transposed = !transposed;
     return t;
   }
+  bool operator==(const WeightSparsity& o) const {
+    return density == o.density && pattern == o.pattern && seed == o.seed && layerRows == o.layerRows &&
+           transposed == o.transposed;
+  }
 };
 
 // The wavelet a sparse stream carries: the weight's 16 bits of value below

@@ -305,14 +305,39 @@ std::uint64_t SimulatedGemm::streamedWavelets(const fabric::MeshGeometry& mesh) 
   return wavelets;
 }
 
+double SimulatedGemm::multiplyAdds() const {
+  const firmware::GemmShape& s = full_->shape();
+  // Sparse weights streamed: an FMAC per non-zero (the weight gradient's products stay dense).
+  const std::uint64_t weights =
+      s.pass == GemmPass::WeightGrad ? std::uint64_t(s.k) * s.n : s.sparsity.keptCount(s.k, s.n);
+  return double(s.m) * double(weights);
+}
+
 energy::ActionCounts SimulatedGemm::fullActions(const energy::ActionCounts& simulated) const {
   const firmware::GemmShape& s = full_->shape();
   const double macs = simulated.elements(pe::Opcode::Fmac, s.precision);
   if (!sampling_.sampled() || macs == 0) return simulated;
-  // Sparse weights streamed: an FMAC per non-zero (the weight gradient's products stay dense).
-  const std::uint64_t weights =
-      s.pass == GemmPass::WeightGrad ? std::uint64_t(s.k) * s.n : s.sparsity.keptCount(s.k, s.n);
-  return simulated * (double(s.m) * double(weights) / macs);
+  return simulated * (multiplyAdds() / macs);
+}
+
+bool SimulatedGemm::timesLike(const SimulatedGemm& other) const {
+  // Without representative rows the whole GEMM runs, tokens and all.
+  if (!rows_ || !other.rows_) return false;
+  const firmware::GemmShape &a = full_->shape(), &b = other.full_->shape();
+  // The tokens are m of a forward or backward-data product, k of a weight gradient.
+  const bool tokensInK = a.pass == GemmPass::WeightGrad;
+  const auto samePhases = [](const firmware::GemmOutline& x, const firmware::GemmOutline& y) {
+    if (x.phaseOutputs != y.phaseOutputs || x.phaseLikeness.size() != y.phaseLikeness.size()) return false;
+    for (std::size_t p = 0; p < x.phaseLikeness.size(); ++p)
+      if (x.phaseLikeness[p].kind != y.phaseLikeness[p].kind || x.phaseLikeness[p].reach != y.phaseLikeness[p].reach)
+        return false;
+    return true;
+  };
+  return a.pass == b.pass && a.precision == b.precision && a.sparsity == b.sparsity && a.n == b.n &&
+         (tokensInK ? a.m == b.m : a.k == b.k) && full_->gridX() == other.full_->gridX() &&
+         full_->gridY() == other.full_->gridY() && rows_->describe() == other.rows_->describe() &&
+         samePhases(full_->outline(), other.full_->outline()) && samePhases(rows_->outline(), other.rows_->outline()) &&
+         rows_->outline().phaseLayout == other.rows_->outline().phaseLayout;
 }
 
 config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t columns) {

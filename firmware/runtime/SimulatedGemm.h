@@ -150,6 +150,15 @@ class SimulatedGemm {
   // since every action of a weight-streamed GEMM recurs per weight and row
   // as its multiply-adds do.
   energy::ActionCounts fullActions(const energy::ActionCounts& simulated) const;
+  // The whole GEMM's multiply-adds (sparse: its non-zero weights').
+  double multiplyAdds() const;
+
+  // Whether `other` takes this GEMM's cycles without being simulated: the
+  // same product but for its tokens (the last micro-batch of a step, a few
+  // sequences short), on the same grid, its phases alike, and the same rows
+  // simulated (representative rows: those of the most tokens, which set the
+  // pace). Its actions are then this GEMM's scaled by their multiply-adds.
+  bool timesLike(const SimulatedGemm& other) const;
 
  private:
   // A phase of the GEMM: its n's and the cycles of the cuts run so far.

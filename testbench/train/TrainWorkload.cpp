@@ -319,6 +319,11 @@ class TrainWorkload : public workload::Workload {
   // others (`end`: the wafer's last cycle).
   std::vector<GemmTiming> gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end, unsigned wafer,
                                       const std::vector<std::uint64_t>& streamedBytes) const;
+  // Per distinct GEMM, from the timing of those simulated (simulated_, in
+  // its order): a GEMM timed like another takes its cycles, with its own
+  // streamed bytes and its actions scaled by its multiply-adds.
+  std::vector<GemmTiming> everyGemmTiming(const std::vector<GemmTiming>& perSimulated,
+                                          const std::vector<std::uint64_t>& streamedBytes) const;
   // The wafer's timing of every distinct GEMM, their groups simulated on
   // `workers_` threads (GemmGroups.h).
   GroupedTiming simulateGroups(const std::vector<std::uint64_t>& streamedBytes, sim::ProgressObserver* progress);
@@ -360,7 +365,9 @@ class TrainWorkload : public workload::Workload {
   std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
   std::vector<std::size_t> gemmOfStep_;  // per GEMM of the step: its entry in gemms_
-  std::vector<std::vector<std::size_t>> gemmGroups_;  // of gemms_, simulated apart (GemmGroups.h)
+  std::vector<std::size_t> simulated_;   // the entries of gemms_ the wafer model runs
+  std::vector<std::size_t> timedBy_;     // per entry of gemms_: the one of simulated_ whose cycles it takes
+  std::vector<std::vector<std::size_t>> gemmGroups_;  // of simulated_, simulated apart (GemmGroups.h)
   unsigned workers_ = 1;  // threads simulating the groups: run.threads, at most one per group
   // Sparse: how MemoryX keeps a block's matrix, by its shape (K, N): every
   // layer's of a shape has the same zeros. And over the step's matrices,
@@ -431,10 +438,20 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     ++gemms_[it->second].occurrences;
     gemmOfStep_.push_back(it->second);
   }
+  // A GEMM timed like an earlier one (the last micro-batch's, a few
+  // sequences short, with rows of as many tokens) is not simulated again.
+  for (std::size_t i = 0; i < gemms_.size(); ++i) {
+    std::size_t like = 0;
+    while (like < simulated_.size() &&
+           (config_.everyLayer || !gemms_[simulated_[like]].plan->timesLike(*gemms_[i].plan)))
+      ++like;
+    if (like == simulated_.size()) simulated_.push_back(i);
+    timedBy_.push_back(like);
+  }
   std::vector<const runtime::SimulatedGemm*> plans;
-  for (const StepGemm& g : gemms_) {
-    meshColumns_ = std::max(meshColumns_, g.plan->meshColumns(arch_));
-    plans.push_back(g.plan.get());
+  for (std::size_t i : simulated_) {
+    meshColumns_ = std::max(meshColumns_, gemms_[i].plan->meshColumns(arch_));
+    plans.push_back(gemms_[i].plan.get());
   }
   run_ = runtime::withMeshColumns(run_, meshColumns_);
   countSparseWeights();
@@ -521,8 +538,12 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     GroupedTiming grouped = simulateGroups(streamedBytes, options.progress);
     waferSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - elaborated).count();
     timing = grouped.timing;
-    for (std::size_t g = 0; g < gemmGroups_.size(); ++g)
-      groups.push_back({{"gemms", gemmGroups_[g]}, {"seconds", grouped.groupSeconds[g]}});
+    timing->gemms = everyGemmTiming(timing->gemms, streamedBytes);
+    for (std::size_t g = 0; g < gemmGroups_.size(); ++g) {
+      std::vector<std::size_t> members;  // of the step's distinct GEMMs
+      for (std::size_t m : gemmGroups_[g]) members.push_back(simulated_[m]);
+      groups.push_back({{"gemms", members}, {"seconds", grouped.groupSeconds[g]}});
+    }
     if (cache) cache->store(*timing);
   }
   if (timing) {
@@ -556,12 +577,12 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   // model places in time afterwards).
   const unsigned wafersSimulated = config_.everyWafer ? arch_.cluster.systems : 1;
   std::vector<runtime::SimulatedGemm*> sequence;
-  for (const StepGemm& g : gemms_) sequence.push_back(g.plan.get());
+  for (std::size_t i : simulated_) sequence.push_back(gemms_[i].plan.get());
   // Each further wafer runs GEMMs of its own (a GEMM sampled in rounds keeps their state).
   std::vector<std::unique_ptr<runtime::SimulatedGemm>> otherWafers;
   for (unsigned w = 1; w < wafersSimulated; ++w)
-    for (const StepGemm& g : gemms_) {
-      otherWafers.push_back(std::make_unique<runtime::SimulatedGemm>(algorithm_, g.shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
+    for (std::size_t i : simulated_) {
+      otherWafers.push_back(std::make_unique<runtime::SimulatedGemm>(algorithm_, gemms_[i].shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
       sequence.push_back(otherWafers.back().get());
     }
   runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
@@ -584,11 +605,11 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
     gemms_[i].cycles = simulated.gemms[i].cycles;
     gemms_[i].actions = simulated.gemms[i].actions;
-    if (times.timeline)
-      times.timeline->addSpan(gemms_[i].plan->full().describe(), driver.starts()[i],
-                              i + 1 < driver.starts().size() ? driver.starts()[i + 1] : wafer.cycles(),
-                              "wafer model: each distinct GEMM");
   }
+  for (std::size_t j = 0; j < simulated_.size() && times.timeline; ++j)
+    times.timeline->addSpan(gemms_[simulated_[j]].plan->full().describe(), driver.starts()[j],
+                            j + 1 < driver.starts().size() ? driver.starts()[j + 1] : wafer.cycles(),
+                            "wafer model: each distinct GEMM");
   if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &chip.pes(), wafer.cycles(), simulatedArch);
   if (times.timeline) {
     addSystemSpans(*times.timeline, clusters->cluster());
@@ -609,18 +630,37 @@ void TrainWorkload::run(const workload::RunOptions& options) {
 std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end,
                                                    unsigned wafer,
                                                    const std::vector<std::uint64_t>& streamedBytes) const {
+  std::vector<GemmTiming> perSimulated;
+  for (std::size_t j = 0; j < simulated_.size(); ++j)  // at wafer x size + j in the sequence the wafer ran
+    perSimulated.push_back(sequencedGemmTiming(driver, wafer * simulated_.size() + j, *gemms_[simulated_[j]].plan,
+                                               end, arch_, meshColumns_, streamedBytes[simulated_[j]]));
+  return everyGemmTiming(perSimulated, streamedBytes);
+}
+
+std::vector<GemmTiming> TrainWorkload::everyGemmTiming(const std::vector<GemmTiming>& perSimulated,
+                                                       const std::vector<std::uint64_t>& streamedBytes) const {
   std::vector<GemmTiming> perGemm;
-  for (std::size_t j = 0; j < gemms_.size(); ++j)  // at wafer x size + j in the sequence the wafer ran
-    perGemm.push_back(sequencedGemmTiming(driver, wafer * gemms_.size() + j, *gemms_[j].plan, end, arch_,
-                                          meshColumns_, streamedBytes[j]));
+  for (std::size_t i = 0; i < gemms_.size(); ++i) {
+    const std::size_t by = simulated_[timedBy_[i]];
+    GemmTiming t = perSimulated[timedBy_[i]];
+    if (by != i) {
+      t.streamedBytes = streamedBytes[i];
+      t.actions = t.actions * (gemms_[i].plan->multiplyAdds() / gemms_[by].plan->multiplyAdds());
+    }
+    perGemm.push_back(t);
+  }
   return perGemm;
 }
 
 GroupedTiming TrainWorkload::simulateGroups(const std::vector<std::uint64_t>& streamedBytes,
                                           sim::ProgressObserver* progress) {
   std::vector<runtime::SimulatedGemm*> plans;
-  for (const StepGemm& g : gemms_) plans.push_back(g.plan.get());
-  return simulateGemmGroups(plans, gemmGroups_, streamedBytes,
+  std::vector<std::uint64_t> simulatedBytes;
+  for (std::size_t i : simulated_) {
+    plans.push_back(gemms_[i].plan.get());
+    simulatedBytes.push_back(streamedBytes[i]);
+  }
+  return simulateGemmGroups(plans, gemmGroups_, simulatedBytes,
                             GroupedRun{arch_, meshColumns_, run_, chipParts(), workers_, progress});
 }
 
@@ -674,7 +714,8 @@ void TrainWorkload::report(const workload::ClusterModel& clusters, const std::ve
 
   StepResults& r = found_;
   nlohmann::json gemmRows = nlohmann::json::array();
-  for (const StepGemm& g : gemms_) {
+  for (std::size_t i = 0; i < gemms_.size(); ++i) {
+    const StepGemm& g = gemms_[i];
     const firmware::GemmBounds b = g.plan->full().bounds(arch_);
     gemmRows.push_back({{"name", g.name},
                         {"pass", gemmPassName(g.shape.pass)},
@@ -683,7 +724,8 @@ void TrainWorkload::report(const workload::ClusterModel& clusters, const std::ve
                         {"occurrences", g.occurrences},
                         {"lower_bound", b.max()},
                         {"bound", b.bound()},
-                        {"rows_simulated", g.plan->rows().gridY()}});
+                        {"rows_simulated", g.plan->rows().gridY()},
+                        {"cycles_of", simulated_[timedBy_[i]]}});
   }
   r.stepSeconds = stepSeconds;
   r.gemmCycles = gemmCycles;
@@ -805,7 +847,9 @@ nlohmann::json TrainWorkload::typeResults() const {
                   {"efficiency", f.oneSystemStepSeconds / f.stepSeconds},
                   {"loss_seconds", f.stepSeconds - f.oneSystemStepSeconds},
                   {"swarmx_depth", f.swarmxDepth}};
-  r["layers_simulated"] = config_.everyLayer ? "all" : "each distinct GEMM once, its timing reused for identical layers";
+  r["layers_simulated"] = config_.everyLayer ? "all"
+                                             : "each distinct GEMM once, its timing reused for identical layers "
+                                               "and for GEMMs whose simulated rows are the same";
   r["wafers_simulated"] = config_.everyWafer ? "every system's" : "one, its timing reused for every system";
   r["gemms"] = f.gemms;
   r["gemm_count"] = step_.gemms.size();
@@ -864,8 +908,10 @@ std::string TrainWorkload::typeSummary() const {
     for (const auto& [bound, v] : byBound.items())
       out << "  " << pass << ": " << bound << " x" << v["tasks"].get<std::uint64_t>();
   out << "\n";
-  std::snprintf(line, sizeof line, "  simulated %zu GEMMs for the step's %zu (%s) on %s\n", gemms_.size(),
-                step_.gemms.size(), config_.everyLayer ? "every layer" : "identical products reuse their timing",
+  std::snprintf(line, sizeof line, "  simulated %zu GEMMs for the step's %zu (%s) on %s\n", simulated_.size(),
+                step_.gemms.size(),
+                config_.everyLayer ? "every layer"
+                                   : "identical products, and products whose simulated rows are the same, reuse their timing",
                 config_.everyWafer ? "every system's wafer" : "one wafer");
   out << line;
   return out.str();
