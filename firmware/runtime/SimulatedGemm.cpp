@@ -106,6 +106,13 @@ firmware::PhaseCut SimulatedGemm::firstCut(std::uint32_t phase, std::uint32_t ou
   return {phase, s > 0 && outputs > 16 * s ? s : outputs};
 }
 
+std::uint32_t SimulatedGemm::nextCut(const PhaseSample& s) const {
+  // A cut of more than half the phase saves fewer n's than it runs, and a
+  // phase it does not settle runs whole after it: the phase runs whole.
+  const std::uint32_t twice = 2 * s.cuts.back().first;
+  return twice > s.outputs / 2 ? s.outputs : twice;
+}
+
 std::string SimulatedGemm::lineKey(const std::string& kind) const {
   return rows().outline().phaseLayout + "|" + kind;
 }
@@ -259,8 +266,7 @@ void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std
   for (std::uint32_t p = 0; p < samples_.size(); ++p) {
     const PhaseSample& s = samples_[p];
     if (settled(s)) continue;
-    cuts.push_back(s.cuts.empty() ? firstCut(p, s.outputs)
-                                  : firmware::PhaseCut{p, std::min(2 * s.cuts.back().first, s.outputs)});
+    cuts.push_back(s.cuts.empty() ? firstCut(p, s.outputs) : firmware::PhaseCut{p, nextCut(s)});
   }
   startRound(std::move(cuts));
 }

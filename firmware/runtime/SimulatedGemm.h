@@ -20,8 +20,9 @@
 // - Steady-state outputs. A phase streams its n's one after another through
 //   a pipeline that settles into a fixed period per n; a phase of more than
 //   16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while the period
-//   still moves) n's, in rounds, and its cycles extrapolated from the last
-//   period (a shorter phase would simulate more n's cut than whole).
+//   still moves, up to half the phase; then the whole phase) n's, in
+//   rounds, and its cycles extrapolated from the last period (a shorter
+//   phase would simulate more n's cut than whole).
 // - Representative phases. Phases of one kind (GemmOutline::phaseLikeness:
 //   a weight-streamed GEMM's passes of as many n's, their targets alike)
 //   take cycles linear in their reach. Of a kind of four phases or more,
@@ -84,7 +85,7 @@ struct GemmTime {
 // A GEMM, what of it the wafer model runs, and how that becomes the whole
 // GEMM's time. With steady-state outputs the GEMM runs in rounds, each a
 // mapping with the phases still unsettled cut to twice the n's of the
-// previous round (the first round cuts each phase of more than 16S n's to S
+// previous round, or whole when that is more than half the phase (the first round cuts each phase of more than 16S n's to S
 // and runs the others whole); a phase is settled when the periods per n
 // between its last three cuts agree within the tolerance, or when it has run
 // whole. One cut per phase and round: the cut keeps no more output than the
@@ -190,6 +191,8 @@ class SimulatedGemm {
   bool settled(const PhaseSample& s) const;
   // The first cut of a phase of `outputs` n's (whole unless it is long).
   firmware::PhaseCut firstCut(std::uint32_t phase, std::uint32_t outputs) const;
+  // The cut after a phase's last, or the whole phase.
+  std::uint32_t nextCut(const PhaseSample& s) const;
   // A simulated phase's cycles, its n's past the longest cut extrapolated.
   std::uint64_t cyclesOf(const PhaseSample& s) const;
   // An interpolated phase's cycles, on its kind's line.
