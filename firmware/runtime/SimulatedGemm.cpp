@@ -135,15 +135,23 @@ void SimulatedGemm::pickRepresentativePhases(const KindLines& learnt) {
     const auto line = learnt.find(lineKey(name));
     // Without a learnt line, three phases make the line and check it.
     if (members.size() < (line != learnt.end() ? 2u : 4u)) continue;  // nothing left to interpolate
-    std::vector<std::uint32_t> byReach = members;
-    std::stable_sort(byReach.begin(), byReach.end(),
+    PhaseKind kind;
+    kind.byReach = members;
+    std::stable_sort(kind.byReach.begin(), kind.byReach.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return likeness[a].reach < likeness[b].reach; });
-    PhaseKind kind{byReach.front(), byReach.back(), byReach[byReach.size() / 2], members, std::nullopt};
-    if (line != learnt.end()) kind.learnt = line->second;
+    const std::uint32_t last = std::uint32_t(members.size() - 1), middle = std::uint32_t(members.size() / 2);
+    if (line != learnt.end()) {
+      kind.learnt = line->second;
+      kind.checks.push_back({middle, 0, 0});
+    } else {
+      kind.knots = {0, last};
+      kind.checks.push_back({middle, 0, last});
+    }
     for (std::uint32_t p : members) {
       kindOf_[p] = int(kinds_.size());
-      samples_[p].interpolated = p != kind.check && (kind.learnt || (p != kind.nearest && p != kind.farthest));
+      samples_[p].interpolated = true;
     }
+    for (std::uint32_t at : kind.simulatedAt()) samples_[kind.byReach[at]].interpolated = false;
     kinds_.push_back(kind);
   }
 }
@@ -151,11 +159,14 @@ void SimulatedGemm::pickRepresentativePhases(const KindLines& learnt) {
 void SimulatedGemm::learn(KindLines& learnt, const std::vector<std::uint64_t>& phaseCycles) const {
   const std::vector<PhaseSample> samples = withRound(phaseCycles);
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
-  for (const PhaseKind& k : kinds_)
-    if (!k.learnt && settled(samples[k.nearest]) && settled(samples[k.farthest]) && !offTheLine(samples, k))
-      learnt.emplace(lineKey(likeness[k.nearest].kind),
-                     KindLine{likeness[k.nearest].reach, likeness[k.farthest].reach,
-                              double(cyclesOf(samples[k.nearest])), double(cyclesOf(samples[k.farthest]))});
+  // A kind whose first check lay on its own line: that line.
+  for (const PhaseKind& k : kinds_) {
+    if (k.learnt || k.split) continue;
+    const std::uint32_t nearest = k.byReach.front(), farthest = k.byReach.back();
+    learnt.emplace(lineKey(likeness[nearest].kind),
+                   KindLine{likeness[nearest].reach, likeness[farthest].reach, double(cyclesOf(samples[nearest])),
+                            double(cyclesOf(samples[farthest]))});
+  }
 }
 
 std::vector<bool> SimulatedGemm::reroutedPhases(const firmware::GemmMapping& mapping) const {
@@ -211,32 +222,74 @@ std::uint64_t SimulatedGemm::cyclesOf(const PhaseSample& s) const {
   return cycles + std::uint64_t(std::llround(rest));
 }
 
-double SimulatedGemm::interpolatedCycles(const std::vector<PhaseSample>& samples, const PhaseKind& kind,
-                                         std::uint32_t phase) const {
+double SimulatedGemm::lineAt(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t from,
+                             std::uint32_t to, std::uint32_t phase) const {
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
+  const std::uint32_t a = kind.byReach[from], b = kind.byReach[to];
   const KindLine line = kind.learnt ? *kind.learnt
-                                    : KindLine{likeness[kind.nearest].reach, likeness[kind.farthest].reach,
-                                               double(cyclesOf(samples[kind.nearest])),
-                                               double(cyclesOf(samples[kind.farthest]))};
+                                    : KindLine{likeness[a].reach, likeness[b].reach, double(cyclesOf(samples[a])),
+                                               double(cyclesOf(samples[b]))};
   if (line.fromReach == line.toReach) return line.fromCycles;
   return line.fromCycles + (line.toCycles - line.fromCycles) * (double(likeness[phase].reach) - line.fromReach) /
                                (double(line.toReach) - line.fromReach);
 }
 
-bool SimulatedGemm::offTheLine(const std::vector<PhaseSample>& samples, const PhaseKind& kind) const {
-  for (std::uint32_t p : {kind.nearest, kind.farthest, kind.check})
-    if ((!kind.learnt || p == kind.check) && !settled(samples[p])) return false;
-  const double simulated = double(cyclesOf(samples[kind.check]));
-  return std::abs(interpolatedCycles(samples, kind, kind.check) - simulated) > sampling_.steadyStateTolerance * simulated;
+double SimulatedGemm::interpolatedCycles(const std::vector<PhaseSample>& samples, const PhaseKind& kind,
+                                         std::uint32_t phase) const {
+  if (kind.learnt) return lineAt(samples, kind, 0, 0, phase);
+  // On the piece between the knots either side of it in reach.
+  const std::uint32_t at = std::uint32_t(std::find(kind.byReach.begin(), kind.byReach.end(), phase) - kind.byReach.begin());
+  const auto to = std::upper_bound(kind.knots.begin(), kind.knots.end(), at);
+  return lineAt(samples, kind, *(to - 1), *to, phase);
+}
+
+std::vector<std::uint32_t> SimulatedGemm::PhaseKind::simulatedAt() const {
+  std::vector<std::uint32_t> at = knots;
+  for (const Check& c : checks) at.push_back(c.at);
+  return at;
+}
+
+std::vector<SimulatedGemm::PhaseKind> SimulatedGemm::refinedKinds(const std::vector<PhaseSample>& samples,
+                                                                   bool& morePhases) const {
+  std::vector<PhaseKind> kinds = kinds_;
+  for (PhaseKind& k : kinds) {
+    std::vector<PhaseKind::Check> next;
+    for (const PhaseKind::Check& c : k.checks) {
+      const std::uint32_t phase = k.byReach[c.at];
+      const bool ready = settled(samples[phase]) &&
+                         (k.learnt || (settled(samples[k.byReach[c.from]]) && settled(samples[k.byReach[c.to]])));
+      if (!ready) {
+        next.push_back(c);
+        continue;
+      }
+      const double simulated = double(cyclesOf(samples[phase]));
+      if (std::abs(lineAt(samples, k, c.from, c.to, phase) - simulated) <= sampling_.steadyStateTolerance * simulated)
+        continue;  // on the line: the phases between its ends are interpolated
+      // Off the line: the check splits its segment (an earlier GEMM's line:
+      // the kind's whole span), whose halves are checked by their middles.
+      k.split = true;
+      const std::uint32_t from = k.learnt ? 0 : c.from, to = k.learnt ? std::uint32_t(k.byReach.size() - 1) : c.to;
+      k.learnt.reset();
+      k.knots.insert(std::upper_bound(k.knots.begin(), k.knots.end(), from), from);
+      k.knots.insert(std::upper_bound(k.knots.begin(), k.knots.end(), c.at), c.at);
+      k.knots.insert(std::upper_bound(k.knots.begin(), k.knots.end(), to), to);
+      k.knots.erase(std::unique(k.knots.begin(), k.knots.end()), k.knots.end());
+      for (const auto& [a, b] : {std::make_pair(from, c.at), std::make_pair(c.at, to)})
+        if (b - a >= 2) next.push_back({a + (b - a) / 2, a, b});
+    }
+    k.checks = std::move(next);
+  }
+  morePhases = false;
+  for (const PhaseKind& k : kinds)
+    for (std::uint32_t at : k.simulatedAt()) morePhases = morePhases || samples[k.byReach[at]].interpolated;
+  return kinds;
 }
 
 bool SimulatedGemm::anotherRound(const std::vector<std::uint64_t>& phaseCycles) const {
   const std::vector<PhaseSample> samples = withRound(phaseCycles);
-  const auto interpolating = [&](const PhaseKind& k) {
-    return std::any_of(k.members.begin(), k.members.end(), [&](std::uint32_t p) { return samples[p].interpolated; });
-  };
-  return !std::all_of(samples.begin(), samples.end(), [&](const PhaseSample& s) { return settled(s); }) ||
-         std::any_of(kinds_.begin(), kinds_.end(), [&](const PhaseKind& k) { return interpolating(k) && offTheLine(samples, k); });
+  bool morePhases = false;
+  refinedKinds(samples, morePhases);
+  return morePhases || !std::all_of(samples.begin(), samples.end(), [&](const PhaseSample& s) { return settled(s); });
 }
 
 namespace {
@@ -250,18 +303,12 @@ std::uint64_t drainOf(const std::vector<std::uint64_t>& phaseCycles, std::uint64
 void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd) {
   samples_ = withRound(phaseCycles);
   if (roundCuts_.back().phase + 1 == full_->phases()) drain_ = drainOf(phaseCycles, inputEnd);
-  // A kind whose check lies off an earlier GEMM's line makes its own from
-  // its nearest and farthest phases; off its own line, it has all its
-  // phases simulated.
-  for (PhaseKind& k : kinds_) {
-    if (!offTheLine(samples_, k)) continue;
-    if (k.learnt) {
-      k.learnt.reset();
-      samples_[k.nearest].interpolated = samples_[k.farthest].interpolated = false;
-    } else {
-      for (std::uint32_t p : k.members) samples_[p].interpolated = false;
-    }
-  }
+  // A check off its segment's line splits it: the phases that check the
+  // halves, and their ends, are simulated from the next round on.
+  bool morePhases = false;
+  kinds_ = refinedKinds(samples_, morePhases);
+  for (const PhaseKind& k : kinds_)
+    for (std::uint32_t at : k.simulatedAt()) samples_[k.byReach[at]].interpolated = false;
   std::vector<firmware::PhaseCut> cuts;
   for (std::uint32_t p = 0; p < samples_.size(); ++p) {
     const PhaseSample& s = samples_[p];

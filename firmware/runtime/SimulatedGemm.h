@@ -28,8 +28,10 @@
 //   take cycles linear in their reach. Of a kind of four phases or more,
 //   three are simulated: the nearest reach, the farthest and the one
 //   nearest the middle; the others are interpolated between the first two.
-//   The middle one checks the line: off it by more than the tolerance, the
-//   kind's other phases are simulated too, in a later round. The GEMM's last
+//   The middle one checks the line: off it by more than the tolerance, it
+//   splits the line in two, each checked by its own middle phase in a later
+//   round, and so on (a line of a few pieces takes a few checks per piece
+//   and halving, not every phase). The GEMM's last
 //   phase is always simulated (its drain ends the GEMM). A phase's cycles
 //   are its own: the route switch before it, which depends on the phase
 //   before it, is taken out and that of the GEMM's own order added.
@@ -173,13 +175,24 @@ class SimulatedGemm {
     }
   };
 
-  // Representative phases of one kind: the nearest and farthest reach
-  // span the line (or an earlier GEMM's line for the kind, learnt), the
-  // middle one checks it.
+  // Representative phases of one kind, by reach (positions in `byReach`).
+  // Its nearest and farthest span its line (or an earlier GEMM's line for
+  // the kind, learnt) and its middle checks it. A check off its segment's
+  // line becomes a knot that splits the segment in two, each checked by
+  // its own middle in the next round, until every check lies on its
+  // segment's line (within the tolerance) or no phase is left between; an
+  // interpolated phase lies on the segment between the knots either side.
   struct PhaseKind {
-    std::uint32_t nearest = 0, farthest = 0, check = 0;
-    std::vector<std::uint32_t> members;
+    struct Check {
+      std::uint32_t at = 0, from = 0, to = 0;  // the phase checking the segment [from, to] (learnt: the line)
+    };
+    std::vector<std::uint32_t> byReach;  // the kind's phases, by reach
     std::optional<KindLine> learnt;
+    std::vector<std::uint32_t> knots;    // ascending: the ends of its own line's pieces (learnt: none)
+    std::vector<Check> checks;           // not yet settled, or made this round
+    bool split = false;                  // a check fell off a line: no one line to learn
+    // The positions simulated: its knots and checks.
+    std::vector<std::uint32_t> simulatedAt() const;
   };
   // The first round: the phases not interpolated, each whole or cut.
   void planFirstRound(const KindLines& learnt);
@@ -195,10 +208,15 @@ class SimulatedGemm {
   std::uint32_t nextCut(const PhaseSample& s) const;
   // A simulated phase's cycles, its n's past the longest cut extrapolated.
   std::uint64_t cyclesOf(const PhaseSample& s) const;
+  // On the kind's line between positions `from` and `to` (or the learnt
+  // line), at the reach of `phase`.
+  double lineAt(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t from, std::uint32_t to,
+                std::uint32_t phase) const;
   // An interpolated phase's cycles, on its kind's line.
   double interpolatedCycles(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t phase) const;
-  // Whether the kind's check phase, once settled, lies off its line.
-  bool offTheLine(const std::vector<PhaseSample>& samples, const PhaseKind& kind) const;
+  // The kinds after the checks that settled with these samples; whether
+  // checks off their segments' lines ask for phases not yet simulated.
+  std::vector<PhaseKind> refinedKinds(const std::vector<PhaseSample>& samples, bool& morePhases) const;
   void pickRepresentativePhases(const KindLines& learnt);
   // Per phase of `mapping`, whether its routes differ from the phase
   // before's: GemmPhases starts it arch.fabric.route_switch_cycles late.

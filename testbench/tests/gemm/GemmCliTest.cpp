@@ -250,15 +250,18 @@ TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
 // Representative phases: of each kind of four or more alike passes three
 // are simulated and the others interpolated on the line their reach
 // gives. On a 64 x 64 mesh in 11 passes of 90 n's the forward (400 bytes
-// of SRAM) interpolates 7 passes and the weight gradient (412 bytes) 227
-// of its 253 blocks, each to the cycle. (At 400 bytes the weight
-// gradient's two dY rows leave room for 3 n's a block: its 330 blocks'
-// middle one misses the line by a cycle in 447, and all are simulated.) On a 16 x 16 mesh in 16 passes of 25 n's
-// whose sums meet at their targets the forward's middle pass lies off its
-// kind's line (the side its longer chain lies on shifts a pass by a few
-// cycles, more than 0.2% of these short passes), so every pass is
-// simulated again and the cycles are exact. (Folded, every pass's chain is
-// the whole row, and the line holds.)
+// of SRAM) interpolates 7 passes, to the cycle. The weight gradient (412
+// bytes) interpolates 244 of its 253 blocks: one kind's middle block misses
+// its line by a cycle in 447, so the line splits there and each half is
+// checked by its own middle; the GEMM takes 117,133 cycles against 117,123
+// simulating every block (measured 2026-11-29; simulating the whole kind
+// again, as before, interpolated 227 and gave the exact cycles).
+// On a 16 x 16 mesh in 16 passes of 25 n's whose sums meet at their targets
+// the forward's middle pass lies off its kind's line (the side its longer
+// chain lies on shifts a pass by a few cycles, more than 0.2% of these short
+// passes): the halves' checks miss theirs too, and so on, until every pass
+// is simulated, in three rounds, and the cycles are exact. (Folded, every
+// pass's chain is the whole row, and the line holds.)
 TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLineOrAllSimulated) {
   const ScratchDir dir;
   const std::string mesh = "--set run.mode=timing --set arch.mesh.width=64 --set arch.mesh.height=64 "
@@ -270,8 +273,11 @@ TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLineOrAllSimulated) {
     const nlohmann::json some = runGemm(dir, "phases_some", base + " --set workload.phases=representative");
     if (all.empty() || some.empty()) continue;
     EXPECT_EQ(all.at("workload").at("phases_interpolated"), 0) << pass;
-    EXPECT_EQ(some.at("workload").at("phases_interpolated"), pass == "forward" ? 7 : 227) << pass;
-    EXPECT_EQ(some.at("cycles"), all.at("cycles")) << pass;
+    EXPECT_EQ(some.at("workload").at("phases_interpolated"), pass == "forward" ? 7 : 244) << pass;
+    if (pass == "forward")
+      EXPECT_EQ(some.at("cycles"), all.at("cycles"));
+    else
+      EXPECT_NEAR(some.at("cycles").get<double>(), all.at("cycles").get<double>(), 0.0002 * all.at("cycles").get<double>());
   }
   const std::string offTheLine = "--set run.mode=timing --set arch.pe.sram_bytes=400 --set arch.mesh.width=16 "
                                  "--set arch.mesh.height=16 --set workload.k=40 --set workload.m=44 --set workload.n=400 "
@@ -280,7 +286,7 @@ TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLineOrAllSimulated) {
   const nlohmann::json some = runGemm(dir, "off_some", offTheLine + " --set workload.phases=representative");
   if (all.empty() || some.empty()) return;
   EXPECT_EQ(some.at("workload").at("phases_interpolated"), 0);
-  EXPECT_EQ(some.at("workload").at("rounds_simulated"), 2);
+  EXPECT_EQ(some.at("workload").at("rounds_simulated"), 3);
   EXPECT_EQ(some.at("cycles"), all.at("cycles"));
 }
 
