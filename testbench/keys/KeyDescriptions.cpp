@@ -173,7 +173,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"train", "workload.optimizer",
        "MemoryX's update (`hw/system/OptimizerModel`)"},
       {"train", "workload.layers",
-       "simulate each distinct GEMM once (identical products reuse its timing: identical layers, micro-batches, and, dense, a backward-data pass of a forward one's shape) or every GEMM of the step"},
+       "simulate each distinct GEMM once (identical products reuse its timing: identical layers, micro-batches, and, dense, a backward-data pass of a forward one's shape; a last micro-batch a few sequences short whose simulated rows are the same takes their timing) or every GEMM of the step"},
       {"train", "workload.wafers",
        "with `arch.cluster.systems` > 1: time one wafer and reuse it for every system (they are identical), or simulate every system's wafer"},
       {"train", "workload.dtype",
