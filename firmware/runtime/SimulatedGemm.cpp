@@ -238,7 +238,8 @@ double SimulatedGemm::interpolatedCycles(const std::vector<PhaseSample>& samples
                                          std::uint32_t phase) const {
   if (kind.learnt) return lineAt(samples, kind, 0, 0, phase);
   // On the piece between the knots either side of it in reach.
-  const std::uint32_t at = std::uint32_t(std::find(kind.byReach.begin(), kind.byReach.end(), phase) - kind.byReach.begin());
+  const auto position = std::find(kind.byReach.begin(), kind.byReach.end(), phase);
+  const std::uint32_t at = std::uint32_t(position - kind.byReach.begin());
   const auto to = std::upper_bound(kind.knots.begin(), kind.knots.end(), at);
   return lineAt(samples, kind, *(to - 1), *to, phase);
 }

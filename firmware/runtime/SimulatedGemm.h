@@ -87,8 +87,9 @@ struct GemmTime {
 // A GEMM, what of it the wafer model runs, and how that becomes the whole
 // GEMM's time. With steady-state outputs the GEMM runs in rounds, each a
 // mapping with the phases still unsettled cut to twice the n's of the
-// previous round, or whole when that is more than half the phase (the first round cuts each phase of more than 16S n's to S
-// and runs the others whole); a phase is settled when the periods per n
+// previous round, or whole when that is more than half the phase (the
+// first round cuts each phase of more than 16S n's to S and runs the
+// others whole); a phase is settled when the periods per n
 // between its last three cuts agree within the tolerance, or when it has run
 // whole. One cut per phase and round: the cut keeps no more output than the
 // phase would.

@@ -439,12 +439,13 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     gemmOfStep_.push_back(it->second);
   }
   // A GEMM timed like an earlier one (the last micro-batch's, a few
-  // sequences short, with rows of as many tokens) is not simulated again.
+  // sequences short, with rows of as many tokens) is not simulated again,
+  // unless every layer is asked for.
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
-    std::size_t like = 0;
-    while (like < simulated_.size() &&
-           (config_.everyLayer || !gemms_[simulated_[like]].plan->timesLike(*gemms_[i].plan)))
-      ++like;
+    std::size_t like = simulated_.size();
+    if (!config_.everyLayer)
+      for (like = 0; like < simulated_.size(); ++like)
+        if (gemms_[simulated_[like]].plan->timesLike(*gemms_[i].plan)) break;
     if (like == simulated_.size()) simulated_.push_back(i);
     timedBy_.push_back(like);
   }

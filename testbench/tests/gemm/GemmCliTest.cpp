@@ -277,7 +277,8 @@ TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLineOrAllSimulated) {
     if (pass == "forward")
       EXPECT_EQ(some.at("cycles"), all.at("cycles"));
     else
-      EXPECT_NEAR(some.at("cycles").get<double>(), all.at("cycles").get<double>(), 0.0002 * all.at("cycles").get<double>());
+      EXPECT_NEAR(some.at("cycles").get<double>(), all.at("cycles").get<double>(),
+                  0.0002 * all.at("cycles").get<double>());
   }
   const std::string offTheLine = "--set run.mode=timing --set arch.pe.sram_bytes=400 --set arch.mesh.width=16 "
                                  "--set arch.mesh.height=16 --set workload.k=40 --set workload.m=44 --set workload.n=400 "
