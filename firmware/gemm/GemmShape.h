@@ -39,6 +39,10 @@ struct PhaseCut {
 struct PhaseLikeness {
   std::string kind;         // phases of one kind run the same programs on the same blocks
   std::uint32_t reach = 0;  // how far the phase's data travel to or from its target, in PEs
+  // Where its target lies, for a kind whose two sides may run on lines of
+  // their own ("" when the kind has one side).
+  std::string side;
+  bool operator==(const PhaseLikeness& o) const { return kind == o.kind && reach == o.reach && side == o.side; }
 };
 
 // The GEMM cannot be laid onto this architecture; the message says which

@@ -147,13 +147,17 @@ void SimulatedGemm::pickRepresentativePhases(const KindLines& learnt) {
       kind.knots = {0, last};
       kind.checks.push_back({middle, 0, last});
     }
-    for (std::uint32_t p : members) {
-      kindOf_[p] = int(kinds_.size());
-      samples_[p].interpolated = true;
-    }
+    for (std::uint32_t p : members) samples_[p].interpolated = true;
     for (std::uint32_t at : kind.simulatedAt()) samples_[kind.byReach[at]].interpolated = false;
     kinds_.push_back(kind);
   }
+  indexKinds();
+}
+
+void SimulatedGemm::indexKinds() {
+  kindOf_.assign(samples_.size(), -1);
+  for (std::size_t i = 0; i < kinds_.size(); ++i)
+    for (std::uint32_t p : kinds_[i].byReach) kindOf_[p] = int(i);
 }
 
 void SimulatedGemm::learn(KindLines& learnt, const std::vector<std::uint64_t>& phaseCycles) const {
@@ -250,11 +254,32 @@ std::vector<std::uint32_t> SimulatedGemm::PhaseKind::simulatedAt() const {
   return at;
 }
 
+std::vector<SimulatedGemm::PhaseKind> SimulatedGemm::sideKinds(const PhaseKind& kind) const {
+  const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
+  std::map<std::string, PhaseKind> bySide;
+  for (std::uint32_t p : kind.byReach) bySide[likeness[p].side].byReach.push_back(p);
+  std::vector<PhaseKind> kinds;
+  if (bySide.size() < 2) return kinds;
+  for (auto& [side, k] : bySide) {
+    const std::uint32_t last = std::uint32_t(k.byReach.size() - 1);
+    if (last >= 2) {
+      k.knots = {0, last};
+      k.checks.push_back({(last + 1) / 2, 0, last});
+    } else {
+      for (std::uint32_t at = 0; at <= last; ++at) k.knots.push_back(at);
+    }
+    k.split = true;  // a line of one side is not the kind's
+    kinds.push_back(std::move(k));
+  }
+  return kinds;
+}
+
 std::vector<SimulatedGemm::PhaseKind> SimulatedGemm::refinedKinds(const std::vector<PhaseSample>& samples,
                                                                    bool& morePhases) const {
-  std::vector<PhaseKind> kinds = kinds_;
-  for (PhaseKind& k : kinds) {
+  std::vector<PhaseKind> kinds;
+  for (PhaseKind k : kinds_) {
     std::vector<PhaseKind::Check> next;
+    std::vector<PhaseKind> sides;
     for (const PhaseKind::Check& c : k.checks) {
       const std::uint32_t phase = k.byReach[c.at];
       const bool ready = settled(samples[phase]) &&
@@ -266,7 +291,11 @@ std::vector<SimulatedGemm::PhaseKind> SimulatedGemm::refinedKinds(const std::vec
       const double simulated = double(cyclesOf(samples[phase]));
       if (std::abs(lineAt(samples, k, c.from, c.to, phase) - simulated) <= sampling_.steadyStateTolerance * simulated)
         continue;  // on the line: the phases between its ends are interpolated
-      // Off the line: the check splits its segment (an earlier GEMM's line:
+      // Off the line, a kind with phases either side of the middle takes a
+      // line per side, each spanned and checked afresh.
+      sides = sideKinds(k);
+      if (!sides.empty()) break;
+      // Otherwise the check splits its segment (an earlier GEMM's line:
       // the kind's whole span), whose halves are checked by their middles.
       k.split = true;
       const std::uint32_t from = k.learnt ? 0 : c.from, to = k.learnt ? std::uint32_t(k.byReach.size() - 1) : c.to;
@@ -278,7 +307,12 @@ std::vector<SimulatedGemm::PhaseKind> SimulatedGemm::refinedKinds(const std::vec
       for (const auto& [a, b] : {std::make_pair(from, c.at), std::make_pair(c.at, to)})
         if (b - a >= 2) next.push_back({a + (b - a) / 2, a, b});
     }
+    if (!sides.empty()) {
+      kinds.insert(kinds.end(), sides.begin(), sides.end());
+      continue;
+    }
     k.checks = std::move(next);
+    kinds.push_back(std::move(k));
   }
   morePhases = false;
   for (const PhaseKind& k : kinds)
@@ -308,6 +342,7 @@ void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std
   // halves, and their ends, are simulated from the next round on.
   bool morePhases = false;
   kinds_ = refinedKinds(samples_, morePhases);
+  indexKinds();
   for (const PhaseKind& k : kinds_)
     for (std::uint32_t at : k.simulatedAt()) samples_[k.byReach[at]].interpolated = false;
   std::vector<firmware::PhaseCut> cuts;
@@ -381,11 +416,7 @@ bool SimulatedGemm::timesLike(const SimulatedGemm& other) const {
   // The tokens are m of a forward or backward-data product, k of a weight gradient.
   const bool tokensInK = a.pass == GemmPass::WeightGrad;
   const auto samePhases = [](const firmware::GemmOutline& x, const firmware::GemmOutline& y) {
-    if (x.phaseOutputs != y.phaseOutputs || x.phaseLikeness.size() != y.phaseLikeness.size()) return false;
-    for (std::size_t p = 0; p < x.phaseLikeness.size(); ++p)
-      if (x.phaseLikeness[p].kind != y.phaseLikeness[p].kind || x.phaseLikeness[p].reach != y.phaseLikeness[p].reach)
-        return false;
-    return true;
+    return x.phaseOutputs == y.phaseOutputs && x.phaseLikeness == y.phaseLikeness;
   };
   return a.pass == b.pass && a.precision == b.precision && a.sparsity == b.sparsity && a.n == b.n &&
          (tokensInK ? a.m == b.m : a.k == b.k) && full_->gridX() == other.full_->gridX() &&

@@ -178,11 +178,14 @@ class SimulatedGemm {
 
   // Representative phases of one kind, by reach (positions in `byReach`).
   // Its nearest and farthest span its line (or an earlier GEMM's line for
-  // the kind, learnt) and its middle checks it. A check off its segment's
-  // line becomes a knot that splits the segment in two, each checked by
-  // its own middle in the next round, until every check lies on its
-  // segment's line (within the tolerance) or no phase is left between; an
-  // interpolated phase lies on the segment between the knots either side.
+  // the kind, learnt) and its middle checks it. A check off the line of a
+  // kind whose phases lie either side of the middle (PhaseLikeness::side)
+  // makes a kind of each side, with a line of its own. Otherwise a check
+  // off its segment's line becomes a knot that splits the segment in two,
+  // each checked by its own middle in the next round, until every check
+  // lies on its segment's line (within the tolerance) or no phase is left
+  // between; an interpolated phase lies on the segment between the knots
+  // either side.
   struct PhaseKind {
     struct Check {
       std::uint32_t at = 0, from = 0, to = 0;  // the phase checking the segment [from, to] (learnt: the line)
@@ -213,6 +216,12 @@ class SimulatedGemm {
   // line), at the reach of `phase`.
   double lineAt(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t from, std::uint32_t to,
                 std::uint32_t phase) const;
+  // The kind's phases either side of the middle as a kind per side, each
+  // spanned by its own nearest and farthest and checked by its middle
+  // (none if its phases lie on one side).
+  std::vector<PhaseKind> sideKinds(const PhaseKind& kind) const;
+  // kindOf_ from kinds_.
+  void indexKinds();
   // An interpolated phase's cycles, on its kind's line.
   double interpolatedCycles(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t phase) const;
   // The kinds after the checks that settled with these samples; whether

@@ -251,18 +251,19 @@ TEST(GemmRepresentativeRows, SameCyclesAsEveryRow) {
 // are simulated and the others interpolated on the line their reach
 // gives. On a 64 x 64 mesh in 11 passes of 90 n's the forward (400 bytes
 // of SRAM) interpolates 7 passes, to the cycle. The weight gradient (412
-// bytes) interpolates 244 of its 253 blocks: one kind's middle block misses
-// its line by a cycle in 447, so the line splits there and each half is
-// checked by its own middle; the GEMM takes 117,133 cycles against 117,123
-// simulating every block (measured 2026-11-29; simulating the whole kind
-// again, as before, interpolated 227 and gave the exact cycles).
+// bytes) interpolates 241 of its 253 blocks: a kind's check misses its
+// line, the kind takes a line per side of the middle, and where a side's
+// check misses by a cycle in 447 its line splits there, each half checked
+// by its own middle; the GEMM takes 117,126 cycles against 117,123
+// simulating every block (measured 2026-11-29).
 // On a 16 x 16 mesh in 16 passes of 25 n's whose sums meet at their targets
-// the forward's middle pass lies off its kind's line (the side its longer
-// chain lies on shifts a pass by a few cycles, more than 0.2% of these short
-// passes): the halves' checks miss theirs too, and so on, until every pass
-// is simulated, in three rounds, and the cycles are exact. (Folded, every
-// pass's chain is the whole row, and the line holds.)
-TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLineOrAllSimulated) {
+// the forward's middle pass lies off its kind's line: the side its longer
+// chain lies on shifts a pass by a few cycles, more than 0.2% of these
+// short passes. Each side's passes lie on a line of their own: 2 passes are
+// interpolated after 2 rounds, and the GEMM is 2 cycles off 13,220 (simulating
+// every pass of the kind again took 3 rounds). Folded, every pass's chain
+// is the whole row, and the line holds.
+TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLinesOfTheirKindSideOrSegment) {
   const ScratchDir dir;
   const std::string mesh = "--set run.mode=timing --set arch.mesh.width=64 --set arch.mesh.height=64 "
                            "--set workload.k=64 --set workload.m=64 --set workload.n=990 ";
@@ -273,7 +274,7 @@ TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLineOrAllSimulated) {
     const nlohmann::json some = runGemm(dir, "phases_some", base + " --set workload.phases=representative");
     if (all.empty() || some.empty()) continue;
     EXPECT_EQ(all.at("workload").at("phases_interpolated"), 0) << pass;
-    EXPECT_EQ(some.at("workload").at("phases_interpolated"), pass == "forward" ? 7 : 244) << pass;
+    EXPECT_EQ(some.at("workload").at("phases_interpolated"), pass == "forward" ? 7 : 241) << pass;
     if (pass == "forward")
       EXPECT_EQ(some.at("cycles"), all.at("cycles"));
     else
@@ -286,9 +287,9 @@ TEST(GemmRepresentativePhases, InterpolatedPassesOnTheLineOrAllSimulated) {
   const nlohmann::json all = runGemm(dir, "off_all", offTheLine);
   const nlohmann::json some = runGemm(dir, "off_some", offTheLine + " --set workload.phases=representative");
   if (all.empty() || some.empty()) return;
-  EXPECT_EQ(some.at("workload").at("phases_interpolated"), 0);
-  EXPECT_EQ(some.at("workload").at("rounds_simulated"), 3);
-  EXPECT_EQ(some.at("cycles"), all.at("cycles"));
+  EXPECT_EQ(some.at("workload").at("phases_interpolated"), 2);
+  EXPECT_EQ(some.at("workload").at("rounds_simulated"), 2);
+  EXPECT_NEAR(some.at("cycles").get<double>(), all.at("cycles").get<double>(), 0.0002 * all.at("cycles").get<double>());
 }
 
 // Weights from MemoryX (tiny preset: 1 us access latency, 150e9 B/s
