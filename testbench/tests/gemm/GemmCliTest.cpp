@@ -438,6 +438,29 @@ TEST(GemmSteadyStateOutputs, SparseRowsExactAndCutsRunWhole) {
   }
 }
 
+// Sparse passes of 25 n's whose sums meet at their targets on 16 x 16 (the
+// meet case of GemmRepresentativePhases, 30% of the weights): cut to 1, 2,
+// 4 and 8 n's they do not settle (a pass's period follows its n's
+// non-zeros) and run whole in round 5; the checks of the split lines that
+// follow run whole from their first round, as their kind did not settle:
+// 6 rounds in all, not 10 (measured 2026-11-29), and every pass simulated,
+// so the cycles are those of every pass simulated whole.
+TEST(GemmSteadyStateOutputs, AKindThatDidNotSettleRunsItsLaterPhasesWhole) {
+  const ScratchDir dir;
+  const std::string base = "--set run.mode=timing --set arch.pe.sram_bytes=400 --set arch.mesh.width=16 "
+                           "--set arch.mesh.height=16 --set workload.k=40 --set workload.m=44 --set workload.n=400 "
+                           "--set arch.firmware.weight_stream_reduction=meet --set workload.weight_density=0.3 "
+                           "--set workload.dtype=mixed";
+  const nlohmann::json all = runGemm(dir, "unsettled_all", base);
+  const nlohmann::json some = runGemm(dir, "unsettled_some", base + " --set workload.phases=representative "
+                                                                    "--set workload.steady_state_outputs=1");
+  if (all.empty() || some.empty()) return;
+  EXPECT_EQ(some.at("workload").at("rounds_simulated"), 6);
+  EXPECT_EQ(some.at("workload").at("phases_extrapolated"), 0);
+  EXPECT_EQ(some.at("workload").at("phases_interpolated"), 0);
+  EXPECT_EQ(some.at("cycles"), all.at("cycles"));
+}
+
 // GPT-3 XL's FFN weight gradient with 128 tokens on 64 x 64 (2 tokens per
 // row): each mesh row's 32 k's x 8192 gradients leave through one ring
 // channel, so the ring binds (bound 922,746 cycles). Two passes of 4096 n's
