@@ -102,20 +102,26 @@ void SimulatedGemm::planFirstRound(const KindLines& learnt) {
 firmware::PhaseCut SimulatedGemm::firstCut(std::uint32_t phase, std::uint32_t outputs) const {
   // Settling takes four cuts at least (S + 2S + 4S + 8S n's, each round
   // from an empty mesh): a phase no longer than that runs whole, and so
-  // does one of a kind whose phases did not settle.
+  // does one of a kind whose cuts have not paid.
   const std::uint32_t s = sampling_.steadyStateOutputs;
-  return {phase, s > 0 && outputs > 16 * s && !kindDidNotSettle(phase) ? s : outputs};
+  return {phase, s > 0 && outputs > 16 * s && !kindsCutsDidNotPay(phase) ? s : outputs};
 }
 
-bool SimulatedGemm::kindDidNotSettle(std::uint32_t phase) const {
-  // Phases of one kind run the same programs on the same blocks, so they
-  // settle alike: one that ran whole after its cuts never settled, and the
-  // kind's phases simulated later (a split line's checks) would cut in vain.
+bool SimulatedGemm::kindsCutsDidNotPay(std::uint32_t phase) const {
+  // Phases of one kind run the same programs on the same blocks, so their
+  // cuts settle about as often: once the kind's phases done with cuts have
+  // run more n's in them than running them whole would have, its phases
+  // simulated later (a split line's checks) run whole.
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
   if (likeness.size() != samples_.size()) return false;
-  for (std::uint32_t q = 0; q < samples_.size(); ++q)
-    if (likeness[q].kind == likeness[phase].kind && samples_[q].whole() && samples_[q].cuts.size() > 1) return true;
-  return false;
+  std::uint64_t ran = 0, whole = 0;
+  for (std::uint32_t q = 0; q < samples_.size(); ++q) {
+    const PhaseSample& s = samples_[q];
+    if (likeness[q].kind != likeness[phase].kind || s.cuts.size() < 2 || !settled(s)) continue;
+    for (const auto& [n, cycles] : s.cuts) ran += n;
+    whole += s.outputs;
+  }
+  return ran > whole;
 }
 
 std::uint32_t SimulatedGemm::nextCut(const PhaseSample& s) const {

@@ -208,8 +208,9 @@ class SimulatedGemm {
   bool settled(const PhaseSample& s) const;
   // The first cut of a phase of `outputs` n's (whole unless it is long).
   firmware::PhaseCut firstCut(std::uint32_t phase, std::uint32_t outputs) const;
-  // Whether a phase of the kind of `phase` ran whole after its cuts.
-  bool kindDidNotSettle(std::uint32_t phase) const;
+  // Whether the phases of the kind of `phase` that were cut ran more n's
+  // than they have.
+  bool kindsCutsDidNotPay(std::uint32_t phase) const;
   // The cut after a phase's last, or the whole phase.
   std::uint32_t nextCut(const PhaseSample& s) const;
   // A simulated phase's cycles, its n's past the longest cut extrapolated.

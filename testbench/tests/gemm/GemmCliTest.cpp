@@ -441,11 +441,12 @@ TEST(GemmSteadyStateOutputs, SparseRowsExactAndCutsRunWhole) {
 // Sparse passes of 25 n's whose sums meet at their targets on 16 x 16 (the
 // meet case of GemmRepresentativePhases, 30% of the weights): cut to 1, 2,
 // 4 and 8 n's they do not settle (a pass's period follows its n's
-// non-zeros) and run whole in round 5; the checks of the split lines that
-// follow run whole from their first round, as their kind did not settle:
-// 6 rounds in all, not 10 (measured 2026-11-29), and every pass simulated,
-// so the cycles are those of every pass simulated whole.
-TEST(GemmSteadyStateOutputs, AKindThatDidNotSettleRunsItsLaterPhasesWhole) {
+// non-zeros) and run whole in round 5, 40 n's for 25; the checks of the
+// split lines that follow run whole from their first round, as their
+// kind's cuts did not pay: 6 rounds in all, not 10 (measured 2026-11-29),
+// and every pass simulated, so the cycles are those of every pass
+// simulated whole.
+TEST(GemmSteadyStateOutputs, AKindWhoseCutsDidNotPayRunsItsLaterPhasesWhole) {
   const ScratchDir dir;
   const std::string base = "--set run.mode=timing --set arch.pe.sram_bytes=400 --set arch.mesh.width=16 "
                            "--set arch.mesh.height=16 --set workload.k=40 --set workload.m=44 --set workload.n=400 "
