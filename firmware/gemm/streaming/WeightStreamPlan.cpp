@@ -96,9 +96,10 @@ std::uint64_t WeightStreamPlan::ringCycles(const wafer::IoRingEdge& ring, const 
 PhaseLikeness WeightStreamPlan::passLikeness(std::uint32_t ns, std::uint32_t target, bool folded) const {
   const bool end = target == 0 || target + 1 == gridX;
   // Folded, the chain is the same for every target; only the way back differs.
-  // Between the ends, the sums meet from both arms, which are no mirror
-  // images (each column's weights enter from one edge of the ring): the
-  // targets either side of the middle may run on lines of their own.
+  // Between the ends, the sums meet from both arms, whose cycles need not
+  // mirror each other (measured on GPT-J's LM-head weight gradient: the V
+  // its passes' cycles draw in their target has its foot a quarter of the
+  // row east of the middle): each side may run on a line of its own.
   const std::string side = end || folded ? "" : 2 * target + 1 < gridX ? "west" : "east";
   return {"n" + std::to_string(ns) + "_k" + std::to_string(ks(target)) +
               (end ? "_end" : folded ? "_folded" : "_between"),
