@@ -157,13 +157,11 @@ void SimulatedGemm::pickRepresentativePhases(const KindLines& learnt) {
     kind.byReach = members;
     std::stable_sort(kind.byReach.begin(), kind.byReach.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return likeness[a].reach < likeness[b].reach; });
-    const std::uint32_t last = std::uint32_t(members.size() - 1), middle = std::uint32_t(members.size() / 2);
     if (line != learnt.end()) {
       kind.learnt = line->second;
-      kind.checks.push_back({middle, 0, 0});
+      kind.checks.push_back({std::uint32_t(members.size() / 2), 0, 0});
     } else {
-      kind.knots = {0, last};
-      kind.checks.push_back({middle, 0, last});
+      kind.spanOwnLine();
     }
     for (std::uint32_t p : members) samples_[p].interpolated = true;
     for (std::uint32_t at : kind.simulatedAt()) samples_[kind.byReach[at]].interpolated = false;
@@ -266,6 +264,18 @@ double SimulatedGemm::interpolatedCycles(const std::vector<PhaseSample>& samples
   return lineAt(samples, kind, *(to - 1), *to, phase);
 }
 
+void SimulatedGemm::PhaseKind::spanOwnLine() {
+  const std::uint32_t last = std::uint32_t(byReach.size() - 1);
+  knots.clear();
+  checks.clear();
+  if (last < 2) {  // no phase between the ends: each is simulated
+    for (std::uint32_t at = 0; at <= last; ++at) knots.push_back(at);
+    return;
+  }
+  knots = {0, last};
+  checks.push_back({(last + 1) / 2, 0, last});
+}
+
 std::vector<std::uint32_t> SimulatedGemm::PhaseKind::simulatedAt() const {
   std::vector<std::uint32_t> at = knots;
   for (const Check& c : checks) at.push_back(c.at);
@@ -279,13 +289,7 @@ std::vector<SimulatedGemm::PhaseKind> SimulatedGemm::sideKinds(const PhaseKind& 
   std::vector<PhaseKind> kinds;
   if (bySide.size() < 2) return kinds;
   for (auto& [side, k] : bySide) {
-    const std::uint32_t last = std::uint32_t(k.byReach.size() - 1);
-    if (last >= 2) {
-      k.knots = {0, last};
-      k.checks.push_back({(last + 1) / 2, 0, last});
-    } else {
-      for (std::uint32_t at = 0; at <= last; ++at) k.knots.push_back(at);
-    }
+    k.spanOwnLine();
     k.split = true;  // a line of one side is not the kind's
     kinds.push_back(std::move(k));
   }

@@ -89,7 +89,8 @@ struct GemmTime {
 // mapping with the phases still unsettled cut to twice the n's of the
 // previous round, or whole when that is more than half the phase (the
 // first round cuts each phase of more than 16S n's to S and runs the
-// others whole); a phase is settled when the periods per n
+// others whole, as it does later phases of a kind whose cut phases ran
+// more n's than they hold); a phase is settled when the periods per n
 // between its last three cuts agree within the tolerance, or when it has run
 // whole. One cut per phase and round: the cut keeps no more output than the
 // phase would.
@@ -195,6 +196,9 @@ class SimulatedGemm {
     std::vector<std::uint32_t> knots;    // ascending: the ends of its own line's pieces (learnt: none)
     std::vector<Check> checks;           // not yet settled, or made this round
     bool split = false;                  // a check fell off a line: no one line to learn
+    // Its own line: spanned by its nearest and farthest, checked by its
+    // middle (a kind of one or two phases simulates each).
+    void spanOwnLine();
     // The positions simulated: its knots and checks.
     std::vector<std::uint32_t> simulatedAt() const;
   };
