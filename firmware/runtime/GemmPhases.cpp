@@ -24,6 +24,7 @@ void GemmPhases::startRound(std::uint64_t now) {
   routes_.clear();
   mapping().programRoutes(routes_);
   roundStart_ = phaseStarts_.size();
+  roundPeFinish_.clear();
   startPhase(0, now, false);
 }
 
@@ -49,12 +50,27 @@ void GemmPhases::unload(const std::vector<std::string>& kept) {
     for (std::uint32_t x = 0; x < mapping().gridX(); ++x) pes_.unload(mapping().pe(mesh_, x, y), kept);
 }
 
-std::vector<std::uint64_t> GemmPhases::roundPhaseCycles(std::uint64_t end) const {
+std::vector<std::uint32_t> GemmPhases::peFinish() const {
+  std::vector<std::uint32_t> finish;
+  if (!gemm_.extrapolatesCuts()) return finish;
+  finish.reserve(std::size_t(mapping().gridX()) * mapping().gridY());
+  for (std::uint32_t y = 0; y < mapping().gridY(); ++y)
+    for (std::uint32_t x = 0; x < mapping().gridX(); ++x) {
+      const std::uint64_t last = pes_.lastBusyCycle(mapping().pe(mesh_, x, y));
+      finish.push_back(std::uint32_t(last > runsAt_ ? last - runsAt_ : 0));
+    }
+  return finish;
+}
+
+std::vector<SimulatedGemm::PhaseRun> GemmPhases::roundPhases(std::uint64_t end) const {
   const std::vector<std::uint64_t>& starts = phaseStarts();
-  std::vector<std::uint64_t> cycles;
-  for (std::size_t p = roundStart_; p < starts.size(); ++p)
-    cycles.push_back((p + 1 < starts.size() ? starts[p + 1] : end) - starts[p]);
-  return cycles;
+  std::vector<SimulatedGemm::PhaseRun> phases;
+  for (std::size_t p = roundStart_; p < starts.size(); ++p) {
+    const std::size_t i = p - roundStart_;
+    phases.push_back({(p + 1 < starts.size() ? starts[p + 1] : end) - starts[p],
+                      i < roundPeFinish_.size() ? roundPeFinish_[i] : peFinish()});
+  }
+  return phases;
 }
 
 void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
@@ -64,11 +80,12 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     loadPhase(now);
   }
   if (phase_ + 1 < mapping().phases() && phaseDone(now, fabric)) {
+    roundPeFinish_.push_back(peFinish());
     unload(mapping().keptBuffers());
     startPhase(phase_ + 1, now, true);
-  } else if (roundDone(now, fabric) && gemm_.anotherRound(roundPhaseCycles(now))) {
+  } else if (roundDone(now, fabric) && gemm_.anotherRound(roundPhases(now))) {
     unload({});
-    gemm_.nextRound(roundPhaseCycles(now), roundInputEnd());
+    gemm_.nextRound(roundPhases(now), roundInputEnd());
     startRound(now);
   }
 }
@@ -80,7 +97,7 @@ std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
   // Asked while the fabric cannot change by itself: with nothing left to
   // do in this phase, the next phase (or round) starts now if the fabric is
   // empty; wavelets stuck in it are a deadlock, which stepping on reports.
-  if (nothingScheduled(now) && (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhaseCycles(now))))
+  if (nothingScheduled(now) && (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhases(now))))
     return now;
   return sim::kNever;
 }
@@ -93,7 +110,7 @@ double GemmPhases::progress(std::uint64_t) const {
 
 bool GemmPhases::finished(std::uint64_t now, const fabric::FabricKernel& fabric) const {
   if (pacing_) return pacing_->lastPhasesLoaded() && pes_.finished(now, fabric);
-  return roundDone(now, fabric) && !gemm_.anotherRound(roundPhaseCycles(now));
+  return roundDone(now, fabric) && !gemm_.anotherRound(roundPhases(now));
 }
 
 }  // namespace wsesim::runtime

@@ -48,15 +48,16 @@ class GemmPhases : public sim::CycleDriver {
 
   // The cycle each phase simulated started in, over all rounds.
   const std::vector<std::uint64_t>& phaseStarts() const { return pacing_ ? pacing_->phaseStarts() : phaseStarts_; }
-  // The current round's phases' cycles, its last phase ending at `end`.
-  std::vector<std::uint64_t> roundPhaseCycles(std::uint64_t end) const;
+  // What the current round ran of its phases, its last phase ending at
+  // `end` (its PEs idle).
+  std::vector<SimulatedGemm::PhaseRun> roundPhases(std::uint64_t end) const;
   // The cycle after the current round's last streamed wavelet entered the
   // mesh, from the round's start (0 until its last phase's streams are all
   // in; that phase's start when it streams nothing).
   std::uint64_t roundInputEnd() const { return streamsIn() ? ingress_.inputEnd() - phaseStarts_[roundStart_] : 0; }
   // The whole GEMM's time once the run is done, its last cycle `end`.
   GemmTime fullTime(std::uint64_t end, const config::ArchConfig& arch, std::uint32_t meshColumns) const {
-    return gemm_.fullTime(roundPhaseCycles(end), roundInputEnd(), arch, meshColumns);
+    return gemm_.fullTime(roundPhases(end), roundInputEnd(), arch, meshColumns);
   }
   std::uint64_t edgeStalls() const { return ingress_.stalls() - stallsBefore_; }
   // Neither the ingress nor the PEs have anything left to do, now or later
@@ -87,6 +88,10 @@ class GemmPhases : public sim::CycleDriver {
   void startPhase(std::uint32_t phase, std::uint64_t now, bool switching);
   // Loads the current phase's programs and hands over its streams, in cycle `now`.
   void loadPhase(std::uint64_t now);
+  // Per PE of the mapping's grid, the cycle of the current phase (from
+  // runsAt_) it was last busy in, once they are all idle; none unless the
+  // GEMM extrapolates cuts (SimulatedGemm::PhaseRun).
+  std::vector<std::uint32_t> peFinish() const;
   SimulatedGemm& gemm_;
   pe::PeGrid& pes_;
   fabric::ColorRouteTable& routes_;
@@ -100,6 +105,7 @@ class GemmPhases : public sim::CycleDriver {
   std::uint64_t runsAt_ = 0;  // the current phase's programs load and streams start in this cycle
   bool loaded_ = false;       // the current phase's programs are loaded
   std::vector<std::uint64_t> phaseStarts_;
+  std::vector<std::vector<std::uint32_t>> roundPeFinish_;  // of the current round's phases done
   std::size_t roundStart_ = 0;  // the current round's first phase in phaseStarts_
 };
 

@@ -29,8 +29,8 @@ void GemmSequence::start(std::size_t index, std::uint64_t now) {
 void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
   if (!last() && current_->finished(now, fabric)) {
     current_->unload({});
-    done_.push_back(LastRound{current_->roundPhaseCycles(now), current_->roundInputEnd()});
-    gemms_[index_]->learn(learnt_, done_.back().phaseCycles);
+    done_.push_back(LastRound{current_->roundPhases(now), current_->roundInputEnd()});
+    gemms_[index_]->learn(learnt_, done_.back().phases);
     actionsAtEnd_.push_back(meter_.actionsUntil(now));
     start(index_ + 1, now);
   }
@@ -40,7 +40,7 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
 GemmTime GemmSequence::fullTime(std::size_t index, std::uint64_t end, const config::ArchConfig& arch,
                                 std::uint32_t meshColumns) const {
   if (index < done_.size())
-    return gemms_[index]->fullTime(done_[index].phaseCycles, done_[index].inputEnd, arch, meshColumns);
+    return gemms_[index]->fullTime(done_[index].phases, done_[index].inputEnd, arch, meshColumns);
   if (index == index_) return current_->fullTime(end, arch, meshColumns);
   throw std::out_of_range("GEMM " + std::to_string(index) + " of the sequence has not run");
 }

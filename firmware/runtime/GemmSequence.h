@@ -51,9 +51,9 @@ class GemmSequence : public sim::CycleDriver {
   void start(std::size_t index, std::uint64_t now);
   bool last() const { return index_ + 1 == gemms_.size(); }
 
-  // What a finished GEMM's last round ran: GemmPhases::roundPhaseCycles and roundInputEnd.
+  // What a finished GEMM's last round ran: GemmPhases::roundPhases and roundInputEnd.
   struct LastRound {
-    std::vector<std::uint64_t> phaseCycles;
+    std::vector<SimulatedGemm::PhaseRun> phases;
     std::uint64_t inputEnd = 0;
   };
 

@@ -118,7 +118,7 @@ bool SimulatedGemm::kindsCutsDidNotPay(std::uint32_t phase) const {
   for (std::uint32_t q = 0; q < samples_.size(); ++q) {
     const PhaseSample& s = samples_[q];
     if (likeness[q].kind != likeness[phase].kind || s.cuts.size() < 2 || !settled(s)) continue;
-    for (const auto& [n, cycles] : s.cuts) ran += n;
+    for (const Cut& c : s.cuts) ran += c.outputs;
     whole += s.outputs;
   }
   return ran > whole;
@@ -127,7 +127,7 @@ bool SimulatedGemm::kindsCutsDidNotPay(std::uint32_t phase) const {
 std::uint32_t SimulatedGemm::nextCut(const PhaseSample& s) const {
   // A cut of more than half the phase saves fewer n's than it runs, and a
   // phase it does not settle runs whole after it: the phase runs whole.
-  const std::uint32_t twice = 2 * s.cuts.back().first;
+  const std::uint32_t twice = 2 * s.cuts.back().outputs;
   return twice > s.outputs / 2 ? s.outputs : twice;
 }
 
@@ -176,8 +176,8 @@ void SimulatedGemm::indexKinds() {
     for (std::uint32_t p : kinds_[i].byReach) kindOf_[p] = int(i);
 }
 
-void SimulatedGemm::learn(KindLines& learnt, const std::vector<std::uint64_t>& phaseCycles) const {
-  const std::vector<PhaseSample> samples = withRound(phaseCycles);
+void SimulatedGemm::learn(KindLines& learnt, const std::vector<PhaseRun>& phases) const {
+  const std::vector<PhaseSample> samples = withRound(phases);
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
   // A kind whose first check lay on its own line: that line.
   for (const PhaseKind& k : kinds_) {
@@ -210,14 +210,45 @@ void SimulatedGemm::startRound(std::vector<firmware::PhaseCut> cuts) {
   roundCuts_ = std::move(cuts);
 }
 
-std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vector<std::uint64_t>& phaseCycles) const {
-  if (phaseCycles.size() != roundCuts_.size())
-    throw std::logic_error(std::to_string(phaseCycles.size()) + " phase cycles for a round of " +
+namespace {
+// A phase's cycles at `outputs` n's, from two of its cuts (b the longer):
+// its end, and each PE's last busy cycle, on the line through the two
+// cuts; the latest PE's followed by the end's lag behind the last PE in b.
+double extrapolatedCycles(std::uint32_t aOutputs, std::uint64_t aCycles, const std::vector<std::uint32_t>& aFinish,
+                          std::uint32_t bOutputs, std::uint64_t bCycles, const std::vector<std::uint32_t>& bFinish,
+                          std::uint32_t outputs) {
+  const double n = double(bOutputs - aOutputs), rest = double(outputs - bOutputs);
+  const auto onLine = [&](double a, double b) { return b + std::max(0.0, (b - a) / n) * rest; };
+  const double end = onLine(double(aCycles), double(bCycles));
+  if (bFinish.empty() || aFinish.size() != bFinish.size()) return end;
+  double latest = 0, last = 0;
+  for (std::size_t pe = 0; pe < bFinish.size(); ++pe) {
+    latest = std::max(latest, onLine(aFinish[pe], bFinish[pe]));
+    last = std::max(last, double(bFinish[pe]));
+  }
+  return std::max(end, latest + std::max(0.0, double(bCycles) - last));
+}
+}  // namespace
+
+std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vector<PhaseRun>& phases) const {
+  if (phases.size() != roundCuts_.size())
+    throw std::logic_error(std::to_string(phases.size()) + " phase cycles for a round of " +
                            std::to_string(roundCuts_.size()) + " phases of " + full_->describe());
   std::vector<PhaseSample> samples = samples_;
   for (std::size_t i = 0; i < roundCuts_.size(); ++i) {
+    // The route switch before it is the GEMM's order's (fullTime); its PEs'
+    // cycles count from its programs' load, after the switch.
     const std::uint64_t switched = !roundRerouted_.empty() && roundRerouted_[i] ? switchCycles_ : 0;
-    samples[roundCuts_[i].phase].cuts.emplace_back(roundCuts_[i].outputs, phaseCycles[i] - std::min(phaseCycles[i], switched));
+    PhaseSample& s = samples[roundCuts_[i].phase];
+    Cut cut{roundCuts_[i].outputs, phases[i].cycles - std::min(phases[i].cycles, switched), 0.0};
+    auto finish = std::make_shared<const std::vector<std::uint32_t>>(phases[i].peFinish);
+    if (!s.cuts.empty()) {
+      const Cut& before = s.cuts.back();
+      cut.extrapolated = extrapolatedCycles(before.outputs, before.cycles, *s.peFinish, cut.outputs, cut.cycles,
+                                            *finish, s.outputs);
+    }
+    s.cuts.push_back(cut);
+    s.peFinish = std::move(finish);
   }
   return samples;
 }
@@ -225,21 +256,19 @@ std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vect
 bool SimulatedGemm::settled(const PhaseSample& s) const {
   if (s.interpolated || s.whole()) return true;
   if (s.cuts.empty()) return false;  // a phase its kind's line no longer gives
-  // Three periods, not two: some pipelines pause on a plateau before they
-  // settle (measured when weights entered the columns from the north edge:
-  // a weight gradient with 2 tokens per row ran 87 cycles per n over its
-  // first 64 n's, 68 from about 500 on).
+  // Three extrapolations, not two: some pipelines pause on a plateau
+  // before they settle (measured when weights entered the columns from the
+  // north edge: a weight gradient with 2 tokens per row ran 87 cycles per n
+  // over its first 64 n's, 68 from about 500 on).
   const std::size_t last = s.cuts.size() - 1;
   if (last < 3) return false;
-  const double p = s.period(last), tolerance = sampling_.steadyStateTolerance * std::abs(p);
-  return std::abs(p - s.period(last - 1)) <= tolerance && std::abs(p - s.period(last - 2)) <= tolerance;
+  const double e = s.cuts[last].extrapolated, tolerance = sampling_.steadyStateTolerance * e;
+  return std::abs(e - s.cuts[last - 1].extrapolated) <= tolerance &&
+         std::abs(e - s.cuts[last - 2].extrapolated) <= tolerance;
 }
 
 std::uint64_t SimulatedGemm::cyclesOf(const PhaseSample& s) const {
-  const auto [n, cycles] = s.cuts.back();
-  // The n's beyond the longest cut, at its last period.
-  const double rest = s.whole() ? 0.0 : std::max(0.0, s.period(s.cuts.size() - 1)) * double(s.outputs - n);
-  return cycles + std::uint64_t(std::llround(rest));
+  return s.whole() ? s.cuts.back().cycles : std::uint64_t(std::llround(s.cuts.back().extrapolated));
 }
 
 double SimulatedGemm::lineAt(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t from,
@@ -342,24 +371,24 @@ std::vector<SimulatedGemm::PhaseKind> SimulatedGemm::refinedKinds(const std::vec
   return kinds;
 }
 
-bool SimulatedGemm::anotherRound(const std::vector<std::uint64_t>& phaseCycles) const {
-  const std::vector<PhaseSample> samples = withRound(phaseCycles);
+bool SimulatedGemm::anotherRound(const std::vector<PhaseRun>& phases) const {
+  const std::vector<PhaseSample> samples = withRound(phases);
   bool morePhases = false;
   refinedKinds(samples, morePhases);
   return morePhases || !std::all_of(samples.begin(), samples.end(), [&](const PhaseSample& s) { return settled(s); });
 }
 
 namespace {
-std::uint64_t drainOf(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd) {
+std::uint64_t drainOf(const std::vector<SimulatedGemm::PhaseRun>& phases, std::uint64_t inputEnd) {
   std::uint64_t simulated = 0;
-  for (std::uint64_t c : phaseCycles) simulated += c;
+  for (const SimulatedGemm::PhaseRun& p : phases) simulated += p.cycles;
   return simulated - std::min(simulated, inputEnd);
 }
 }  // namespace
 
-void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd) {
-  samples_ = withRound(phaseCycles);
-  if (roundCuts_.back().phase + 1 == full_->phases()) drain_ = drainOf(phaseCycles, inputEnd);
+void SimulatedGemm::nextRound(const std::vector<PhaseRun>& phases, std::uint64_t inputEnd) {
+  samples_ = withRound(phases);
+  if (roundCuts_.back().phase + 1 == full_->phases()) drain_ = drainOf(phases, inputEnd);
   // A check off its segment's line splits it: the phases that check the
   // halves, and their ends, are simulated from the next round on.
   bool morePhases = false;
@@ -376,7 +405,7 @@ void SimulatedGemm::nextRound(const std::vector<std::uint64_t>& phaseCycles, std
   startRound(std::move(cuts));
 }
 
-GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd,
+GemmTime SimulatedGemm::fullTime(const std::vector<PhaseRun>& phases, std::uint64_t inputEnd,
                                  const config::ArchConfig& arch, std::uint32_t meshColumns) const {
   const std::uint64_t hop = arch.fabric.hopLatencyCycles, ramp = arch.fabric.rampLatencyCycles;
   const std::uint64_t rowsLeftOut = full_->gridY() - rows().gridY(), columnsLeftOut = arch.mesh.width - meshColumns;
@@ -389,7 +418,7 @@ GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, 
                hop;
 
   GemmTime t;
-  const std::vector<PhaseSample> samples = withRound(phaseCycles);
+  const std::vector<PhaseSample> samples = withRound(phases);
   for (std::uint32_t p = 0; p < samples.size(); ++p) {
     const PhaseSample& s = samples[p];
     if (s.interpolated) {
@@ -404,7 +433,7 @@ GemmTime SimulatedGemm::fullTime(const std::vector<std::uint64_t>& phaseCycles, 
   // GEMM's order of phases (those of a round's order left out).
   for (bool rerouted : fullRerouted_) t.cycles += rerouted ? switchCycles_ : 0;
   const std::uint64_t drain =
-      (roundCuts_.back().phase + 1 == full_->phases() ? drainOf(phaseCycles, inputEnd) : drain_) + perPhase;
+      (roundCuts_.back().phase + 1 == full_->phases() ? drainOf(phases, inputEnd) : drain_) + perPhase;
   t.inputEnd = t.cycles - std::min(t.cycles, drain);
   return t;
 }

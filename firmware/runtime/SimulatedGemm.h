@@ -18,11 +18,16 @@
 //   wide as they are, so nothing crosses the columns left out: the hops
 //   from the last row to the mesh's East edge are added instead.
 // - Steady-state outputs. A phase streams its n's one after another through
-//   a pipeline that settles into a fixed period per n; a phase of more than
-//   16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while the period
-//   still moves, up to half the phase; then the whole phase) n's, in
-//   rounds, and its cycles extrapolated from the last period (a shorter
-//   phase would simulate more n's cut than whole).
+//   a pipeline whose PEs each settle into a fixed period per n; a phase of
+//   more than 16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while its
+//   extrapolated cycles still move, up to half the phase; then the whole
+//   phase) n's, in rounds (a shorter phase would simulate more n's cut than
+//   whole). Its cycles are extrapolated from its last two cuts, each PE's
+//   last busy cycle on a line of its own: the PE that ends a short cut need
+//   not be the one that ends the phase (measured on GPT-J's LM-head weight
+//   gradient: PEs far from the dY's source end cuts of up to 64 n's, at 221
+//   cycles per n after the broadcast's latency, the source ends longer ones
+//   at 225; the phase's own period extrapolated 1.5% low).
 // - Representative phases. Phases of one kind (GemmOutline::phaseLikeness:
 //   a weight-streamed GEMM's passes of as many n's, their targets alike)
 //   take cycles linear in their reach. Of a kind of four phases or more,
@@ -68,8 +73,8 @@ struct GemmSampling {
   bool representativeRows = false;
   bool representativePhases = false;
   std::uint32_t steadyStateOutputs = 0;  // S above; 0: every n of every phase
-  // Largest relative change of the period per n taken as settled, and
-  // largest relative miss of a representative phase's line.
+  // Largest relative change of a phase's extrapolated cycles taken as
+  // settled, and largest relative miss of a representative phase's line.
   double steadyStateTolerance = 0.002;
   // Whether part of a GEMM is simulated and the rest derived.
   bool sampled() const { return representativeRows || representativePhases || steadyStateOutputs > 0; }
@@ -90,12 +95,22 @@ struct GemmTime {
 // previous round, or whole when that is more than half the phase (the
 // first round cuts each phase of more than 16S n's to S and runs the
 // others whole, as it does later phases of a kind whose cut phases ran
-// more n's than they hold); a phase is settled when the periods per n
-// between its last three cuts agree within the tolerance, or when it has run
-// whole. One cut per phase and round: the cut keeps no more output than the
-// phase would.
+// more n's than they hold); a phase is settled when the cycles extrapolated
+// from its last three pairs of cuts agree within the tolerance, or when it
+// has run whole. One cut per phase and round: the cut keeps no more output
+// than the phase would.
 class SimulatedGemm {
  public:
+  // What a round ran of one of its phases: its cycles and, when cuts are
+  // extrapolated (extrapolatesCuts), the cycle of the phase (from its
+  // programs' load) each PE of the simulated grid was last busy in, in
+  // the order GemmPhases visits them; empty otherwise.
+  struct PhaseRun {
+    std::uint64_t cycles = 0;
+    std::vector<std::uint32_t> peFinish;
+  };
+  bool extrapolatesCuts() const { return sampling_.steadyStateOutputs > 0; }
+
   // A kind's line of cycles against reach (representative phases), as the
   // GEMM that simulated its ends learnt it.
   struct KindLine {
@@ -115,7 +130,7 @@ class SimulatedGemm {
   // (a kind of two phases or more). After its last round, the lines of
   // the kinds it simulated itself.
   void begin(const KindLines& learnt);
-  void learn(KindLines& learnt, const std::vector<std::uint64_t>& phaseCycles) const;
+  void learn(KindLines& learnt, const std::vector<PhaseRun>& phases) const;
 
   // The GEMM as asked.
   const firmware::GemmMapping& full() const { return *full_; }
@@ -124,10 +139,10 @@ class SimulatedGemm {
   // What the wafer model runs in the current round.
   const firmware::GemmMapping& round() const { return rounds_.empty() ? rows() : *rounds_.back(); }
   std::uint32_t roundsRun() const { return std::uint32_t(rounds_.empty() ? 1 : rounds_.size()); }
-  // Whether, after the current round ran its phases in these cycles,
+  // Whether, after the current round ran these phases,
   // another round is needed; if so, nextRound() starts it.
-  bool anotherRound(const std::vector<std::uint64_t>& phaseCycles) const;
-  void nextRound(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd);
+  bool anotherRound(const std::vector<PhaseRun>& phases) const;
+  void nextRound(const std::vector<PhaseRun>& phases, std::uint64_t inputEnd);
 
   // The keys (KindLines) of the lines it may read or learn: its phases'
   // kinds in its layout. GEMMs sharing none may run in sequences of their
@@ -139,9 +154,8 @@ class SimulatedGemm {
   std::uint32_t meshColumns(const config::ArchConfig& arch) const {
     return rows_ ? rows_->gridY() : arch.mesh.width;
   }
-  // The whole GEMM's time, from the last round's phase cycles and input
-  // end, simulated on a mesh of `meshColumns` columns.
-  GemmTime fullTime(const std::vector<std::uint64_t>& phaseCycles, std::uint64_t inputEnd,
+  // The whole GEMM's time, from the last round's phases and input end, simulated on a mesh of `meshColumns` columns.
+  GemmTime fullTime(const std::vector<PhaseRun>& phases, std::uint64_t inputEnd,
                     const config::ArchConfig& arch, std::uint32_t meshColumns) const;
   // Wavelets the whole GEMM takes in at the edge, over all its phases.
   std::uint64_t streamedWavelets(const fabric::MeshGeometry& mesh) const;
@@ -166,15 +180,20 @@ class SimulatedGemm {
   bool timesLike(const SimulatedGemm& other) const;
 
  private:
-  // A phase of the GEMM: its n's and the cycles of the cuts run so far.
+  // A cut of a phase as run: its n's, its cycles, and the whole phase's
+  // cycles extrapolated from it and the cut before.
+  struct Cut {
+    std::uint32_t outputs = 0;
+    std::uint64_t cycles = 0;
+    double extrapolated = 0;  // none for a phase's first cut
+  };
+  // A phase of the GEMM: its n's and the cuts run so far.
   struct PhaseSample {
     std::uint32_t outputs = 0;
     bool interpolated = false;  // not simulated: its kind's line gives its cycles
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> cuts;  // (n's, cycles), n's increasing
-    bool whole() const { return !cuts.empty() && cuts.back().first == outputs; }
-    double period(std::size_t i) const {  // per n, between cuts i - 1 and i
-      return (double(cuts[i].second) - double(cuts[i - 1].second)) / double(cuts[i].first - cuts[i - 1].first);
-    }
+    std::vector<Cut> cuts;      // n's increasing
+    std::shared_ptr<const std::vector<std::uint32_t>> peFinish;  // its longest cut's (PhaseRun)
+    bool whole() const { return !cuts.empty() && cuts.back().outputs == outputs; }
   };
 
   // Representative phases of one kind, by reach (positions in `byReach`).
@@ -207,8 +226,8 @@ class SimulatedGemm {
   // Where the line of a kind of this GEMM's phases is kept among GEMMs.
   std::string lineKey(const std::string& kind) const;
 
-  // The phases with the current round's cycles added.
-  std::vector<PhaseSample> withRound(const std::vector<std::uint64_t>& phaseCycles) const;
+  // The phases with the current round's cuts added.
+  std::vector<PhaseSample> withRound(const std::vector<PhaseRun>& phases) const;
   bool settled(const PhaseSample& s) const;
   // The first cut of a phase of `outputs` n's (whole unless it is long).
   firmware::PhaseCut firstCut(std::uint32_t phase, std::uint32_t outputs) const;
@@ -217,7 +236,7 @@ class SimulatedGemm {
   bool kindsCutsDidNotPay(std::uint32_t phase) const;
   // The cut after a phase's last, or the whole phase.
   std::uint32_t nextCut(const PhaseSample& s) const;
-  // A simulated phase's cycles, its n's past the longest cut extrapolated.
+  // A simulated phase's cycles: whole, or extrapolated from its longest cuts.
   std::uint64_t cyclesOf(const PhaseSample& s) const;
   // On the kind's line between positions `from` and `to` (or the learnt
   // line), at the reach of `phase`.

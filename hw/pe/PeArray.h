@@ -102,6 +102,10 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
     const PeState& s = pes_[pe];
     return s.task == kNoTask && !s.busySlots && !s.activated;
   }
+  std::uint64_t lastBusyCycle(fabric::RouterId pe) const override {
+    const PeState& s = pes_[pe];
+    return s.busy ? sim::kNever : s.since;
+  }
   void watchProgramEnds(bool on) override { watchEnds_ = on; }
   const std::vector<fabric::RouterId>& programEnds() const override { return ends_; }
   void clearProgramEnds() override { ends_.clear(); }
@@ -141,7 +145,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   // (its counters add a stretch when it ends).
   std::uint64_t busyCyclesUntil(fabric::RouterId pe, std::uint64_t now) const {
     const PeState& s = pes_[pe];
-    return counters_[pe].busyCycles + (s.busy && now > s.busySince ? now - s.busySince : 0);
+    return counters_[pe].busyCycles + (s.busy && now > s.since ? now - s.since : 0);
   }
   PeCounters totals() const;
   const SramAllocator& sram(fabric::RouterId pe) const { return sram_[pe]; }
@@ -193,7 +197,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
     std::uint64_t mainReadyAt = 0;  // the running task issues nothing before this cycle
     std::uint64_t simdFreeAt = 0;
     std::uint64_t lastVisit = sim::kNever;
-    std::uint64_t busySince = 0;
+    std::uint64_t since = 0;  // the cycle its current busy (or idle) stretch began
   };
   static_assert(kMaxTaskInstructions <= 0xFFFF, "PeState::pc counts up to a task's length");
   // Wavelets the RAMP delivered to a PE on one color, in arrival order.

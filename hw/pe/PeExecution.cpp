@@ -54,8 +54,10 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
   if (next != sim::kNever) wake(r, next);
 
   const bool busy = s.task != kNoTask || s.busySlots;
-  if (busy && !s.busy) s.busySince = now;
-  if (!busy && s.busy) counters_[r].busyCycles += now - s.busySince;
+  if (busy != s.busy) {
+    if (!busy) counters_[r].busyCycles += now - s.since;
+    s.since = now;
+  }
   s.busy = busy;
   if (watchEnds_ && !busy && !s.activated && s.program != kNoProgram) ends_.push_back(r);
 }

@@ -25,6 +25,9 @@ class PeGrid : public PeControl {
   // Whether the PE's program has ended: no task running or activated, no
   // op in flight (wavelets may wait in its inboxes for a later program).
   virtual bool programEnded(fabric::RouterId pe) const = 0;
+  // The cycle the PE's last busy stretch (a task running or an op in
+  // flight) ended: 0 before its first, kNever while it is busy.
+  virtual std::uint64_t lastBusyCycle(fabric::RouterId pe) const = 0;
   // With `on`, every PE whose program has ended at the end of a visit in a
   // cycle (or at its load: a program with nothing to start) is listed in
   // programEnds() until clearProgramEnds(); a PE may be listed again when a
