@@ -25,9 +25,10 @@
 //   whole). Its cycles are extrapolated from its last two cuts, each PE's
 //   last busy cycle on a line of its own: the PE that ends a short cut need
 //   not be the one that ends the phase (measured on GPT-J's LM-head weight
-//   gradient: PEs far from the dY's source end cuts of up to 64 n's, at 221
-//   cycles per n after the broadcast's latency, the source ends longer ones
-//   at 225; the phase's own period extrapolated 1.5% low).
+//   gradient: PEs the dY broadcast reaches late end cuts of up to 64 n's,
+//   at 221 cycles per n; the last rows of the ring's feeds, whose gradients
+//   leave after their feed's other rows', end longer ones at 225; the
+//   phase's own period extrapolated it 1.6% low).
 // - Representative phases. Phases of one kind (GemmOutline::phaseLikeness:
 //   a weight-streamed GEMM's passes of as many n's, their targets alike)
 //   take cycles linear in their reach. Of a kind of four phases or more,

@@ -483,6 +483,28 @@ TEST(GemmSteadyStateOutputs, LongWeightGradientWithinATenthOfAPercent) {
   EXPECT_EQ(all.at("workload").at("lower_bounds").at("max"), all.at("workload").at("lower_bounds").at("bandwidth"));
 }
 
+// GPT-J's LM-head weight gradient at its public batch (20,480 tokens on
+// `wse2`), cut to 3 passes of 431 n's. The PE whose last busy cycle ends a
+// short cut is not the one that ends the pass: up to 64 n's grid column
+// 32's PEs (the dY broadcast reaches them late) end the pass at 221 cycles
+// per n, later the last rows of the ring's feeds (their gradients leave
+// after the feeds' other rows') at 225. The pass's own period, settled
+// at 221 over three cuts, extrapolated the GEMM 0.48% low (305,789 on
+// 307,253 every n simulated); each PE's own line gives 307,051 (measured
+// 2026-11-29).
+TEST(GemmSteadyStateOutputs, APassEndedByOtherPesThanItsCutsWithinATenthOfAPercent) {
+  const ScratchDir dir;
+  const std::string wg = "--set arch.preset=wse2 --set run.mode=timing --set workload.pass=weight_grad "
+                         "--set workload.dtype=mixed --set workload.m=20480 --set workload.k=4096 "
+                         "--set workload.n=1293 --set workload.rows=representative";
+  const nlohmann::json all = runGemm(dir, "feeds_all", wg);
+  const nlohmann::json cut = runGemm(dir, "feeds_cut", wg + " --set workload.steady_state_outputs=8");
+  if (all.empty() || cut.empty()) return;
+  EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 1e-3 * all.at("cycles").get<double>());
+  EXPECT_EQ(cut.at("workload").at("phases"), 3u);
+  EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), 3u);
+}
+
 // The rows left out (mesh columns) are not simulated, so a waveform cannot show them.
 TEST(GemmRepresentativeRows, VcdRegionInRowsLeftOutIsAnError) {
   const ScratchDir dir;
