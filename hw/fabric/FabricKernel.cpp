@@ -1,6 +1,7 @@
 #include "hw/fabric/FabricKernel.h"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <utility>
 
@@ -127,6 +128,11 @@ void FabricKernel::step(std::uint64_t now) {
 template <class Arbitration, class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   std::swap(current_, next_);
+  while (!sleepers_.empty() && sleepers_.front().first <= now) {
+    current_.insert(sleepers_.front().second);
+    std::pop_heap(sleepers_.begin(), sleepers_.end(), std::greater<TimedWake>());
+    sleepers_.pop_back();
+  }
   earliestHeld_ = kNoChange;
   const std::uint64_t leftBefore = counters_.delivered + counters_.toEdge;
   // Queues outside their home (own headers, overflow blocks) are scattered
@@ -145,8 +151,11 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     RouterState& s = routers_[r];
     s.injected = 0;
     stayAwake_ = false;
+    heldUntil_ = kNoChange;
     routeRouter<Arbitration>(routing, r, now);
-    if (s.inputs && stayAwake_) markActive(r);
+    // Visits before the cycle it waits for would find every head as it is.
+    if (s.inputs && (stayAwake_ || heldUntil_ == now + 1)) markActive(r);
+    else if (s.inputs && heldUntil_ != kNoChange) sleepUntil(heldUntil_, r);
   });
   // The hops' pushes, in a second pass: a wavelet pushed this cycle is not
   // ready before the next, and the queue it joins is fed by this one link,
@@ -181,7 +190,10 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   releases_.clear();
   if (counters_.queued != 0) checkWatchdog(now);
   const bool moved = hops != 0 || counters_.delivered + counters_.toEdge != leftBefore;
-  nextChange_ = moved ? now + 1 : std::min({earliestHeld_, watchdogExpiry(), kLastCycle});
+  // An empty fabric's sleepers were woken by other means and moved on.
+  if (counters_.queued == 0) sleepers_.clear();
+  const std::uint64_t sleeper = sleepers_.empty() ? kNoChange : sleepers_.front().first;
+  nextChange_ = moved ? now + 1 : std::min({earliestHeld_, sleeper, watchdogExpiry(), kLastCycle});
 }
 
 void FabricKernel::gatherRequests(const RouterState& s, RouterId r, Requests& req) const {
@@ -359,9 +371,14 @@ std::uint32_t FabricKernel::edgeNoSpace(RouterId r, unsigned output, std::uint64
   return ~0u;
 }
 
+void FabricKernel::sleepUntil(std::uint64_t cycle, RouterId r) {
+  sleepers_.emplace_back(cycle, r);
+  std::push_heap(sleepers_.begin(), sleepers_.end(), std::greater<TimedWake>());
+}
+
 void FabricKernel::noteHeldUntil(std::uint64_t cycle) {
   earliestHeld_ = std::min(earliestHeld_, cycle);
-  stayAwake_ = true;
+  heldUntil_ = std::min(heldUntil_, cycle);
 }
 
 void FabricKernel::checkWatchdog(std::uint64_t now) const {
@@ -385,7 +402,7 @@ unsigned FabricKernel::occupancy(RouterId r, Port in) const {
 
 std::size_t FabricKernel::hostBytes() const {
   return routers_.bytes() + transfers_.bytes() + queues_.hostBytes() + current_.hostBytes() + next_.hostBytes() +
-         moves_.bytes();
+         moves_.bytes() + sleepers_.capacity() * sizeof(TimedWake);
 }
 
 std::size_t FabricKernel::plannedHostBytes(const FabricParams& params) {
@@ -393,7 +410,7 @@ std::size_t FabricKernel::plannedHostBytes(const FabricParams& params) {
   return routers * sizeof(RouterState) + homes * sizeof(std::uint32_t) +
          WaveletQueues::plannedHostBytes(homes * params.colors, homes, params.queueDepth) +
          2 * ActiveSet::plannedHostBytes(params.mesh.routers()) +
-         (routers * (kPortCount - 1) + kTargetRouter) * sizeof(Move);
+         (routers * (kPortCount - 1) + kTargetRouter) * sizeof(Move) + routers * sizeof(TimedWake);
 }
 
 std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hw/fabric/ActiveSet.h"
@@ -168,7 +169,9 @@ class FabricKernel {
   }
   std::size_t hostBytes() const;
   // What hostBytes() can reach at most for `params`, before building: every
-  // array at its full size (the queues' overflow pool as if every queue overflowed).
+  // array at its full size (the queues' overflow pool as if every queue
+  // overflowed, a sleeper per router: more only while routers woken early
+  // wait again, until their stale entries fall due).
   static std::size_t plannedHostBytes(const FabricParams& params);
 
   // The non-empty queues, why each head cannot move, at most `maxLines`.
@@ -285,11 +288,17 @@ class FabricKernel {
   // Routers holding wavelets sleep while every head waits for room (a
   // neighbour's queue, the PE's inbox), which only a pop there or the PE
   // gives back: then they are woken (wakeSender, setRampAccepting). Those
-  // that moved a wavelet, or wait for a time (a head still on its link, an
-  // edge port's bandwidth), stay in the set.
+  // that moved a wavelet stay in the set; those that wait for a time (a
+  // head still on a link longer than a cycle, an edge port's bandwidth)
+  // sleep until it (`sleepers_`), unless something wakes them first.
   ActiveSet current_;  // routers being stepped this cycle
   ActiveSet next_;     // routers to step in the next
-  bool stayAwake_ = false;  // the router being stepped moved a wavelet or waits for a time
+  bool stayAwake_ = false;  // the router being stepped moved a wavelet
+  std::uint64_t heldUntil_ = kNoChange;  // the earliest cycle the router being stepped waits for
+  // (cycle, router), a heap, earliest on top; a router woken early and
+  // held again has a stale entry, which wakes it once more for nothing.
+  using TimedWake = std::pair<std::uint64_t, RouterId>;
+  std::vector<TimedWake> sleepers_;
   // This cycle steps at least 3/4 of the routers (those ahead in the walk
   // are likely busy too) and a queue per 4 of them is outside its home:
   // worth prefetching for.
@@ -330,6 +339,7 @@ class FabricKernel {
   std::uint64_t earliestHeld_ = kNoChange;
   // Out of line: rare, and kept out of the hot loop's code.
   [[gnu::cold, gnu::noinline]] void noteHeldUntil(std::uint64_t cycle);
+  [[gnu::noinline]] void sleepUntil(std::uint64_t cycle, RouterId r);
 };
 
 }  // namespace wsesim::fabric
