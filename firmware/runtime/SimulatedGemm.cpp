@@ -210,26 +210,6 @@ void SimulatedGemm::startRound(std::vector<firmware::PhaseCut> cuts) {
   roundCuts_ = std::move(cuts);
 }
 
-namespace {
-// A phase's cycles at `outputs` n's, from two of its cuts (b the longer):
-// its end, and each PE's last busy cycle, on the line through the two
-// cuts; the latest PE's followed by the end's lag behind the last PE in b.
-double extrapolatedCycles(std::uint32_t aOutputs, std::uint64_t aCycles, const std::vector<std::uint32_t>& aFinish,
-                          std::uint32_t bOutputs, std::uint64_t bCycles, const std::vector<std::uint32_t>& bFinish,
-                          std::uint32_t outputs) {
-  const double n = double(bOutputs - aOutputs), rest = double(outputs - bOutputs);
-  const auto onLine = [&](double a, double b) { return b + std::max(0.0, (b - a) / n) * rest; };
-  const double end = onLine(double(aCycles), double(bCycles));
-  if (bFinish.empty() || aFinish.size() != bFinish.size()) return end;
-  double latest = 0, last = 0;
-  for (std::size_t pe = 0; pe < bFinish.size(); ++pe) {
-    latest = std::max(latest, onLine(aFinish[pe], bFinish[pe]));
-    last = std::max(last, double(bFinish[pe]));
-  }
-  return std::max(end, latest + std::max(0.0, double(bCycles) - last));
-}
-}  // namespace
-
 std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vector<PhaseRun>& phases) const {
   if (phases.size() != roundCuts_.size())
     throw std::logic_error(std::to_string(phases.size()) + " phase cycles for a round of " +
@@ -240,15 +220,9 @@ std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vect
     // cycles count from its programs' load, after the switch.
     const std::uint64_t switched = !roundRerouted_.empty() && roundRerouted_[i] ? switchCycles_ : 0;
     PhaseSample& s = samples[roundCuts_[i].phase];
-    Cut cut{roundCuts_[i].outputs, phases[i].cycles - std::min(phases[i].cycles, switched), 0.0};
-    auto finish = std::make_shared<const std::vector<std::uint32_t>>(phases[i].peFinish);
-    if (!s.cuts.empty()) {
-      const Cut& before = s.cuts.back();
-      cut.extrapolated = extrapolatedCycles(before.outputs, before.cycles, *s.peFinish, cut.outputs, cut.cycles,
-                                            *finish, s.outputs);
-    }
-    s.cuts.push_back(cut);
-    s.peFinish = std::move(finish);
+    s.cuts.push_back({roundCuts_[i].outputs, phases[i].cycles - std::min(phases[i].cycles, switched)});
+    if (s.peFinish.size() == 3) s.peFinish.erase(s.peFinish.begin());
+    s.peFinish.push_back(std::make_shared<const std::vector<std::uint32_t>>(phases[i].peFinish));
   }
   return samples;
 }
@@ -256,19 +230,40 @@ std::vector<SimulatedGemm::PhaseSample> SimulatedGemm::withRound(const std::vect
 bool SimulatedGemm::settled(const PhaseSample& s) const {
   if (s.interpolated || s.whole()) return true;
   if (s.cuts.empty()) return false;  // a phase its kind's line no longer gives
-  // Three extrapolations, not two: some pipelines pause on a plateau
-  // before they settle (measured when weights entered the columns from the
-  // north edge: a weight gradient with 2 tokens per row ran 87 cycles per n
-  // over its first 64 n's, 68 from about 500 on).
+  // Three periods, not two: some pipelines pause on a plateau before they
+  // settle (measured when weights entered the columns from the north edge:
+  // a weight gradient with 2 tokens per row ran 87 cycles per n over its
+  // first 64 n's, 68 from about 500 on).
   const std::size_t last = s.cuts.size() - 1;
   if (last < 3) return false;
-  const double e = s.cuts[last].extrapolated, tolerance = sampling_.steadyStateTolerance * e;
-  return std::abs(e - s.cuts[last - 1].extrapolated) <= tolerance &&
-         std::abs(e - s.cuts[last - 2].extrapolated) <= tolerance;
+  const double p = s.period(last), tolerance = sampling_.steadyStateTolerance * std::abs(p);
+  return std::abs(p - s.period(last - 1)) <= tolerance && std::abs(p - s.period(last - 2)) <= tolerance;
 }
 
 std::uint64_t SimulatedGemm::cyclesOf(const PhaseSample& s) const {
-  return s.whole() ? s.cuts.back().cycles : std::uint64_t(std::llround(s.cuts.back().extrapolated));
+  const std::size_t last = s.cuts.size() - 1;
+  const Cut& cut = s.cuts[last];
+  if (s.whole()) return cut.cycles;
+  // The n's beyond the longest cut: the phase's end at its last period, or
+  // later, when a PE whose period has settled (over the last three cuts)
+  // ends past it on its own line, the end's lag behind the last PE after.
+  const double rest = double(s.outputs - cut.outputs);
+  double cycles = double(cut.cycles) + std::max(0.0, s.period(last)) * rest;
+  if (s.peFinish.size() == 3 && !s.peFinish[2]->empty() && s.peFinish[0]->size() == s.peFinish[2]->size() &&
+      s.peFinish[1]->size() == s.peFinish[2]->size()) {
+    const std::vector<std::uint32_t>&x = *s.peFinish[0], &y = *s.peFinish[1], &z = *s.peFinish[2];
+    const double early = double(s.cuts[last - 1].outputs - s.cuts[last - 2].outputs),
+                 late = double(cut.outputs - s.cuts[last - 1].outputs);
+    double latest = 0, lastPe = 0;
+    for (std::size_t pe = 0; pe < z.size(); ++pe) {
+      lastPe = std::max(lastPe, double(z[pe]));
+      const double before = (double(y[pe]) - x[pe]) / early, period = (double(z[pe]) - y[pe]) / late;
+      if (period > 0 && std::abs(period - before) <= sampling_.steadyStateTolerance * period)
+        latest = std::max(latest, z[pe] + period * rest);
+    }
+    cycles = std::max(cycles, latest + std::max(0.0, double(cut.cycles) - lastPe));
+  }
+  return std::uint64_t(std::llround(cycles));
 }
 
 double SimulatedGemm::lineAt(const std::vector<PhaseSample>& samples, const PhaseKind& kind, std::uint32_t from,

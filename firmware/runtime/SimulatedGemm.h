@@ -18,13 +18,14 @@
 //   wide as they are, so nothing crosses the columns left out: the hops
 //   from the last row to the mesh's East edge are added instead.
 // - Steady-state outputs. A phase streams its n's one after another through
-//   a pipeline whose PEs each settle into a fixed period per n; a phase of
-//   more than 16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while its
-//   extrapolated cycles still move, up to half the phase; then the whole
-//   phase) n's, in rounds (a shorter phase would simulate more n's cut than
-//   whole). Its cycles are extrapolated from its last two cuts, each PE's
-//   last busy cycle on a line of its own: the PE that ends a short cut need
-//   not be the one that ends the phase (measured on GPT-J's LM-head weight
+//   a pipeline that settles into a fixed period per n; a phase of more than
+//   16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while the period
+//   still moves, up to half the phase; then the whole phase) n's, in
+//   rounds (a shorter phase would simulate more n's cut than whole). Its
+//   cycles are extrapolated from its last cuts, its end's and each PE's
+//   last busy cycle on a line of their own (a PE's if its period per n
+//   has settled too): the PE that ends a short cut need not be the one
+//   that ends the phase (measured on GPT-J's LM-head weight
 //   gradient: PEs the dY broadcast reaches late end cuts of up to 64 n's,
 //   at 221 cycles per n; the last rows of the ring's feeds, whose gradients
 //   leave after their feed's other rows', end longer ones at 225; the
@@ -74,8 +75,8 @@ struct GemmSampling {
   bool representativeRows = false;
   bool representativePhases = false;
   std::uint32_t steadyStateOutputs = 0;  // S above; 0: every n of every phase
-  // Largest relative change of a phase's extrapolated cycles taken as
-  // settled, and largest relative miss of a representative phase's line.
+  // Largest relative change of the period per n taken as settled, and
+  // largest relative miss of a representative phase's line.
   double steadyStateTolerance = 0.002;
   // Whether part of a GEMM is simulated and the rest derived.
   bool sampled() const { return representativeRows || representativePhases || steadyStateOutputs > 0; }
@@ -96,10 +97,10 @@ struct GemmTime {
 // previous round, or whole when that is more than half the phase (the
 // first round cuts each phase of more than 16S n's to S and runs the
 // others whole, as it does later phases of a kind whose cut phases ran
-// more n's than they hold); a phase is settled when the cycles extrapolated
-// from its last three pairs of cuts agree within the tolerance, or when it
-// has run whole. One cut per phase and round: the cut keeps no more output
-// than the phase would.
+// more n's than they hold); a phase is settled when the periods per n
+// between its last three cuts agree within the tolerance, or when it has
+// run whole. One cut per phase and round: the cut keeps no more output than
+// the phase would.
 class SimulatedGemm {
  public:
   // What a round ran of one of its phases: its cycles and, when cuts are
@@ -181,20 +182,22 @@ class SimulatedGemm {
   bool timesLike(const SimulatedGemm& other) const;
 
  private:
-  // A cut of a phase as run: its n's, its cycles, and the whole phase's
-  // cycles extrapolated from it and the cut before.
+  // A cut of a phase as run: its n's and cycles.
   struct Cut {
     std::uint32_t outputs = 0;
     std::uint64_t cycles = 0;
-    double extrapolated = 0;  // none for a phase's first cut
   };
   // A phase of the GEMM: its n's and the cuts run so far.
   struct PhaseSample {
     std::uint32_t outputs = 0;
     bool interpolated = false;  // not simulated: its kind's line gives its cycles
     std::vector<Cut> cuts;      // n's increasing
-    std::shared_ptr<const std::vector<std::uint32_t>> peFinish;  // its longest cut's (PhaseRun)
+    // Its last three cuts' PE finishes (PhaseRun), oldest first.
+    std::vector<std::shared_ptr<const std::vector<std::uint32_t>>> peFinish;
     bool whole() const { return !cuts.empty() && cuts.back().outputs == outputs; }
+    double period(std::size_t i) const {  // per n, between cuts i - 1 and i
+      return (double(cuts[i].cycles) - double(cuts[i - 1].cycles)) / double(cuts[i].outputs - cuts[i - 1].outputs);
+    }
   };
 
   // Representative phases of one kind, by reach (positions in `byReach`).
