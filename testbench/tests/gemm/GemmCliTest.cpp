@@ -490,8 +490,8 @@ TEST(GemmSteadyStateOutputs, LongWeightGradientWithinATenthOfAPercent) {
 // per n, later the last rows of the ring's feeds (their gradients leave
 // after the feeds' other rows') at 225. The pass's own period, settled
 // at 221 over three cuts, extrapolated the GEMM 0.48% low (305,789 on
-// 307,253 every n simulated); each PE's own line gives 307,051 (measured
-// 2026-11-29).
+// 307,253 every n simulated); the lines of its PEs, whose own periods
+// settle, give 307,051 (measured 2026-11-29).
 TEST(GemmSteadyStateOutputs, APassEndedByOtherPesThanItsCutsWithinATenthOfAPercent) {
   const ScratchDir dir;
   const std::string wg = "--set arch.preset=wse2 --set run.mode=timing --set workload.pass=weight_grad "
