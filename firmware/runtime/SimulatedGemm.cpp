@@ -251,7 +251,9 @@ std::uint64_t SimulatedGemm::cyclesOf(const PhaseSample& s) const {
   double cycles = double(cut.cycles) + std::max(0.0, s.period(last)) * rest;
   if (s.peFinish.size() == 3 && !s.peFinish[2]->empty() && s.peFinish[0]->size() == s.peFinish[2]->size() &&
       s.peFinish[1]->size() == s.peFinish[2]->size()) {
-    const std::vector<std::uint32_t>&x = *s.peFinish[0], &y = *s.peFinish[1], &z = *s.peFinish[2];
+    const std::vector<std::uint32_t>& x = *s.peFinish[0];
+    const std::vector<std::uint32_t>& y = *s.peFinish[1];
+    const std::vector<std::uint32_t>& z = *s.peFinish[2];
     const double early = double(s.cuts[last - 1].outputs - s.cuts[last - 2].outputs),
                  late = double(cut.outputs - s.cuts[last - 1].outputs);
     double latest = 0, lastPe = 0;

@@ -156,7 +156,8 @@ class SimulatedGemm {
   std::uint32_t meshColumns(const config::ArchConfig& arch) const {
     return rows_ ? rows_->gridY() : arch.mesh.width;
   }
-  // The whole GEMM's time, from the last round's phases and input end, simulated on a mesh of `meshColumns` columns.
+  // The whole GEMM's time, from the last round's phases and input end,
+  // simulated on a mesh of `meshColumns` columns.
   GemmTime fullTime(const std::vector<PhaseRun>& phases, std::uint64_t inputEnd,
                     const config::ArchConfig& arch, std::uint32_t meshColumns) const;
   // Wavelets the whole GEMM takes in at the edge, over all its phases.
