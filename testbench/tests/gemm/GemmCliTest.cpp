@@ -469,17 +469,27 @@ TEST(GemmSteadyStateOutputs, AKindWhoseCutsDidNotPayRunsItsLaterPhasesWhole) {
 // cut to 8, 16, 32, 64, 128 n's, come out within 0.1% of every n simulated
 // (measured 1,378,847 on 1,379,872: each block ends in its column's
 // reduction burst, which the cuts carry at their own size).
+// Runs the GEMM `overrides` give with every n simulated and with cuts of
+// S = 8, expects the cut run within 0.1% and every one of its `phases`
+// extrapolated, and returns the run with every n (empty if a run failed).
+nlohmann::json expectCutsWithinATenthOfAPercent(const ScratchDir& dir, const std::string& name,
+                                                const std::string& overrides, unsigned phases) {
+  const nlohmann::json all = runGemm(dir, name + "_all", overrides);
+  const nlohmann::json cut = runGemm(dir, name + "_cut", overrides + " --set workload.steady_state_outputs=8");
+  if (all.empty() || cut.empty()) return nlohmann::json::object();
+  EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 1e-3 * all.at("cycles").get<double>());
+  EXPECT_EQ(cut.at("workload").at("phases"), phases);
+  EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), phases);
+  return all;
+}
+
 TEST(GemmSteadyStateOutputs, LongWeightGradientWithinATenthOfAPercent) {
   const ScratchDir dir;
   const std::string wg = "--set arch.preset=small --set run.mode=timing --set workload.pass=weight_grad "
                          "--set workload.dtype=mixed --set workload.m=128 --set workload.k=2048 --set workload.n=8192 "
                          "--set workload.rows=representative";
-  const nlohmann::json all = runGemm(dir, "long_all", wg);
-  const nlohmann::json cut = runGemm(dir, "long_cut", wg + " --set workload.steady_state_outputs=8");
-  if (all.empty() || cut.empty()) return;
-  EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 1e-3 * all.at("cycles").get<double>());
-  EXPECT_EQ(cut.at("workload").at("phases"), 34u);
-  EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), 34u);
+  const nlohmann::json all = expectCutsWithinATenthOfAPercent(dir, "long", wg, 34);
+  if (all.empty()) return;
   EXPECT_EQ(all.at("workload").at("lower_bounds").at("max"), all.at("workload").at("lower_bounds").at("bandwidth"));
 }
 
@@ -497,12 +507,7 @@ TEST(GemmSteadyStateOutputs, APassEndedByOtherPesThanItsCutsWithinATenthOfAPerce
   const std::string wg = "--set arch.preset=wse2 --set run.mode=timing --set workload.pass=weight_grad "
                          "--set workload.dtype=mixed --set workload.m=20480 --set workload.k=4096 "
                          "--set workload.n=1293 --set workload.rows=representative";
-  const nlohmann::json all = runGemm(dir, "feeds_all", wg);
-  const nlohmann::json cut = runGemm(dir, "feeds_cut", wg + " --set workload.steady_state_outputs=8");
-  if (all.empty() || cut.empty()) return;
-  EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 1e-3 * all.at("cycles").get<double>());
-  EXPECT_EQ(cut.at("workload").at("phases"), 3u);
-  EXPECT_EQ(cut.at("workload").at("phases_extrapolated"), 3u);
+  expectCutsWithinATenthOfAPercent(dir, "feeds", wg, 3);
 }
 
 // The rows left out (mesh columns) are not simulated, so a waveform cannot show them.
