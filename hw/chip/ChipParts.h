@@ -20,6 +20,10 @@ struct ChipParts {
   // thread may run, any number of chips at once (SystemC is one kernel per
   // process, single-threaded).
   bool systemc = true;
+  // Threads stepping the fabric's bands at once (FabricKernel): a
+  // workload's one chip takes run.threads; a training step's GEMM groups,
+  // each on a thread of its own, take one each.
+  unsigned fabricThreads = 1;
 };
 
 }  // namespace wsesim::chip

@@ -18,7 +18,8 @@ WaferChip::WaferChip(const config::ArchConfig& arch, const config::RunConfig& ru
                      std::chrono::steady_clock::time_point elaborationStart)
     : arch_(arch), run_(run), elaborationStart_(elaborationStart) {
   if (parts.routes) routes_ = std::make_unique<fabric::ColorRouteTable>(arch.mesh, arch.fabric.colors);
-  loop_ = std::make_unique<wafer::CycleLoop>(arch.fabricParams(run.watchdogCycles), run.maxCycles, routes_.get());
+  loop_ = std::make_unique<wafer::CycleLoop>(arch.fabricParams(run.watchdogCycles), run.maxCycles, routes_.get(),
+                                              parts.fabricThreads);
   if (parts.systemc) wafer_ = std::make_unique<wafer::Wafer>("wafer", *loop_, arch.clockHz);
   if (parts.pes) {
     pes_ = std::make_unique<pe::PeArray>(arch.pe, run.mode, fabric(), routes_.get());
@@ -43,7 +44,8 @@ std::uint64_t WaferChip::plannedHostBytes(const config::ArchConfig& arch, const 
   const std::uint64_t routes =
       parts.routes ? fabric::ColorRouteTable::plannedHostBytes(arch.mesh, arch.fabric.colors) : 0;
   const std::uint64_t module = parts.systemc ? sizeof(wafer::Wafer) : 0;
-  return wafer::CycleLoop::plannedHostBytes(arch.fabricParams(run.watchdogCycles)) + module + pes + routes;
+  return wafer::CycleLoop::plannedHostBytes(arch.fabricParams(run.watchdogCycles), parts.fabricThreads) + module + pes +
+         routes;
 }
 
 wafer::Wafer& WaferChip::wafer() { return asked(wafer_, "SystemC"); }

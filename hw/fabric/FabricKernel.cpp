@@ -11,17 +11,42 @@
 
 namespace wsesim::fabric {
 
-FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* routes)
+namespace {
+
+// A band takes an equal share of the routers, whole groups of 16 (a
+// router's transfer counters then start a cache line), and has at least 16.
+RouterId bandRoutersFor(RouterId routers, unsigned threads) {
+  const RouterId share = (routers + threads - 1) / std::max(threads, 1u);
+  return std::max<RouterId>(16, (share + 15) / 16 * 16);
+}
+
+unsigned bandCount(RouterId routers, unsigned threads) {
+  const RouterId perBand = bandRoutersFor(routers, threads);
+  return unsigned((routers + perBand - 1) / perBand);
+}
+
+// Bands step at once only in cycles with at least this many routers
+// active per band: a fork and a join cost about a microsecond, a router
+// visit 10 to 100 ns.
+constexpr std::size_t kActivePerBandToSplit = 64;
+
+}  // namespace
+
+FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* routes, unsigned threads)
     : params_(params),
       routes_(routes),
       routers_(params.mesh.routers(), ZeroedArray<RouterState>::Pages::Huge),
       transfers_(std::size_t(params.mesh.routers()) * kPortCount, ZeroedArray<std::uint32_t>::Pages::Huge),
       queues_(std::size_t(params.mesh.routers()) * kPortCount * params.colors,
-              std::size_t(params.mesh.routers()) * kPortCount, params.queueDepth),
-      current_(params.mesh.routers()),
-      next_(params.mesh.routers()),
-      neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u},
-      moves_(std::size_t(params.mesh.routers()) * (kPortCount - 1) + kTargetRouter, ZeroedArray<Move>::Pages::Huge) {
+              std::size_t(params.mesh.routers()) * kPortCount, params.queueDepth,
+              bandCount(params.mesh.routers(), threads)),
+      bandRouters_(bandRoutersFor(params.mesh.routers(), threads)),
+      neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u} {
+  const RouterId routerCount = params.mesh.routers();
+  for (unsigned b = 0; b < bandCount(routerCount, threads); ++b)
+    bands_.push_back(std::make_unique<FabricBand>(b, b * bandRouters_, std::min(routerCount, (b + 1) * bandRouters_),
+                                                  routerCount));
+  if (bands_.size() > 1) workers_ = std::make_unique<BandWorkers>(unsigned(bands_.size()));
   withRoutingPolicy(params.routing, [&](auto policy) { decltype(policy)::type::checkSetup(routes); });
   const ArbiterState initialArbiter =
       withArbitrationPolicy(params.arbitration, [](auto policy) { return decltype(policy)::type::kInitialState; });
@@ -39,8 +64,10 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
   }
 }
 
+FabricKernel::~FabricKernel() = default;
+
 template <class Routing>
-void FabricKernel::push(const Routing& routing, RouterId r, Port in, const QueuedWavelet& w) {
+void FabricKernel::push(const Routing& routing, FabricBand& band, RouterId r, Port in, const QueuedWavelet& w) {
   RouterState& s = routers_[r];
   const unsigned port = unsigned(in);
   const unsigned color = w.color();
@@ -48,18 +75,18 @@ void FabricKernel::push(const Routing& routing, RouterId r, Port in, const Queue
   // An empty queue is opened with the wavelet, without a look at its
   // header, which is mostly not where it will be (the home's is).
   Header& h = s.nonEmpty[port] & colorBit ? queues_.push(queues_.header(r, port, color), w)
-                                          : queues_.open(r, port, color, w);
+                                          : queues_.open(r, port, color, w, band.index);
   const unsigned size = h.count;
   if (size == 1) h.pending = routing.forward(r, s.x, s.y, w);
   s.nonEmpty[port] |= colorBit;
   s.inputs |= PortMask(1u << port);
   if (size == queues_.depth()) s.noSpace[port] |= colorBit;
-  ++counters_.queued;
-  markActive(r);
+  band.next.insert(r);
 }
 
 template <class Routing>
-void FabricKernel::retire(const Routing& routing, RouterId r, Header& h, unsigned in, unsigned color) {
+void FabricKernel::retire(const Routing& routing, FabricBand& band, RouterId r, Header& h, unsigned in,
+                          unsigned color) {
   // A multicast head granted by several outputs is retired by the first;
   // the queue has a new head, or none, by the time the others look.
   if (h.pending || !h.count) return;
@@ -67,9 +94,9 @@ void FabricKernel::retire(const Routing& routing, RouterId r, Header& h, unsigne
   // A slot freed by a pop becomes usable by the upstream router only in the
   // next cycle (the credit travels back over the link), so the outcome does
   // not depend on the order in which routers are visited within a cycle.
-  if (h.count == queues_.depth()) releases_.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
-  queues_.pop(h);
-  --counters_.queued;
+  if (h.count == queues_.depth()) band.releases.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
+  queues_.pop(h, band.index);
+  --band.queued;
   if (h.count == 0) {
     if (!(s.nonEmpty[in] &= ~(1u << color))) s.inputs &= PortMask(~(1u << in));
   } else {
@@ -107,10 +134,45 @@ bool FabricKernel::inject(const Routing& routing, RouterId r, Port in, const Wav
   const QueuedWavelet queued(w, readyAt);
   routing.checkArrival(r, in, queued);
   s.injected |= bit(in);
-  push(routing, r, in, queued);
+  FabricBand& band = bandOf(r);
+  push(routing, band, r, in, queued);
+  if (injectingInBands_) {
+    ++band.queued;
+    ++(in == Port::Ramp ? band.injected : band.fromEdge);
+    band.lastInjection = now;
+    return true;
+  }
+  ++counters_.queued;
   ++(in == Port::Ramp ? counters_.injected : counters_.fromEdge);
   lastProgress_ = now;
   return true;
+}
+
+void FabricKernel::forEachBand(bool atOnce, const std::function<void(unsigned band)>& work) {
+  if (!workers_ || !atOnce) {
+    for (unsigned b = 0; b < bands_.size(); ++b) work(b);
+    return;
+  }
+  injectingInBands_ = true;
+  workers_->run([&](unsigned b) {
+    try {
+      work(b);
+    } catch (...) {
+      bands_[b]->error = std::current_exception();
+    }
+  });
+  injectingInBands_ = false;
+  for (const std::unique_ptr<FabricBand>& b : bands_) {
+    FabricBand& band = *b;
+    counters_.queued = std::uint64_t(std::int64_t(counters_.queued) + band.queued);
+    counters_.injected += band.injected;
+    counters_.fromEdge += band.fromEdge;
+    lastProgress_ = std::max(lastProgress_, band.lastInjection);
+    band.queued = 0;
+    band.injected = band.fromEdge = 0;
+  }
+  for (const std::unique_ptr<FabricBand>& b : bands_)
+    if (b->error) std::rethrow_exception(std::exchange(b->error, nullptr));
 }
 
 void FabricKernel::step(std::uint64_t now) {
@@ -127,36 +189,111 @@ void FabricKernel::step(std::uint64_t now) {
 
 template <class Arbitration, class Routing>
 void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
-  std::swap(current_, next_);
-  while (!sleepers_.empty() && sleepers_.front().first <= now) {
-    current_.insert(sleepers_.front().second);
-    std::pop_heap(sleepers_.begin(), sleepers_.end(), std::greater<TimedWake>());
-    sleepers_.pop_back();
+  std::size_t active = 0;
+  for (const std::unique_ptr<FabricBand>& b : bands_) {
+    FabricBand& band = *b;
+    std::swap(band.current, band.next);
+    while (!band.sleepers.empty() && band.sleepers.front().first <= now) {
+      band.current.insert(band.sleepers.front().second);
+      std::pop_heap(band.sleepers.begin(), band.sleepers.end(), std::greater<TimedWake>());
+      band.sleepers.pop_back();
+    }
+    active += band.current.size();
   }
-  earliestHeld_ = kNoChange;
-  const std::uint64_t leftBefore = counters_.delivered + counters_.toEdge;
   // Queues outside their home (own headers, overflow blocks) are scattered
   // over memory where the hardware prefetchers cannot follow; where they
   // are common, the kernel prefetches them itself.
-  const bool scattered = queues_.overflowed() * 4 >= current_.size();
-  crowded_ = scattered && current_.size() * 4 >= routers_.size() * 3;
+  scattered_ = queues_.overflowed() * 4 >= active;
+  crowded_ = scattered_ && active * 4 >= routers_.size() * 3;
+  if (workers_ && !observer_ && active >= bands_.size() * kActivePerBandToSplit) {
+    // The bands at once: each steps its routers inside the mesh, then one
+    // thread steps the edge routers and hands over the deliveries, in
+    // router order, and the bands push their moves at once. Nothing a band
+    // reads in a pass is written by another in it (docs/fabric-model.md,
+    // "Bands over threads").
+    ++cyclesInBands_;
+    for (const std::unique_ptr<FabricBand>& b : bands_) b->deferred = true;
+    workers_->run([&](unsigned i) {
+      FabricBand& band = *bands_[i];
+      try {
+        stepBand<Arbitration>(routing, band, now);
+      } catch (...) {
+        band.error = std::current_exception();
+      }
+    });
+    stepEdgesInOrder<Arbitration>(routing, now);
+    workers_->run([&](unsigned i) { pushMoves(routing, *bands_[i], now); });
+    for (const std::unique_ptr<FabricBand>& b : bands_) b->deferred = false;
+  } else {
+    for (const std::unique_ptr<FabricBand>& b : bands_) stepBand<Arbitration>(routing, *b, now);
+    for (const std::unique_ptr<FabricBand>& b : bands_) pushMoves(routing, *b, now);
+  }
+  endCycle(routing, now);
+}
+
+template <class Arbitration, class Routing>
+void FabricKernel::stepBand(const Routing& routing, FabricBand& band, std::uint64_t now) {
   // A router reads its neighbours' credits (noSpace). Those of the row
   // above were walked a row ago and the east and west ones share lines with
   // its own, but the south neighbour's are a row ahead of the walk, where
   // the hardware prefetchers have not reached: fetched a few routers early.
   const std::size_t southAhead = std::size_t(params_.mesh.width) + 4;
+  const bool deferred = band.deferred, edgesInOrder = edgeSink_ != nullptr;
   // Inlined into the walk: growing past the compiler's limit, it was called per router (5% more instructions).
-  current_.drain([&](RouterId r) __attribute__((always_inline)) {
+  band.current.drain([&](RouterId r) __attribute__((always_inline)) {
     if (r + southAhead < routers_.size()) prefetch(&routers_[r + southAhead]);
-    RouterState& s = routers_[r];
-    s.injected = 0;
-    stayAwake_ = false;
-    heldUntil_ = kNoChange;
-    routeRouter<Arbitration>(routing, r, now);
-    // Visits before the cycle it waits for would find every head as it is.
-    if (s.inputs && (stayAwake_ || heldUntil_ == now + 1)) markActive(r);
-    else if (s.inputs && heldUntil_ != kNoChange) sleepUntil(heldUntil_, r);
+    if (deferred) {
+      if (edgesInOrder && routers_[r].edgeOutputs) return band.edgeRouters.push_back(r);
+      band.errorAt = r;  // the router being stepped, should it throw
+    }
+    visit<Arbitration>(routing, band, r, now);
   });
+  band.errorAt = kNoRouter;
+}
+
+template <class Arbitration, class Routing>
+void FabricKernel::visit(const Routing& routing, FabricBand& band, RouterId r, std::uint64_t now) {
+  RouterState& s = routers_[r];
+  s.injected = 0;
+  band.stayAwake = false;
+  band.heldUntil = kNoChange;
+  routeRouter<Arbitration>(routing, band, r, now);
+  // Visits before the cycle it waits for would find every head as it is.
+  if (s.inputs && (band.stayAwake || band.heldUntil == now + 1)) band.next.insert(r);
+  else if (s.inputs && band.heldUntil != kNoChange) sleepUntil(band, band.heldUntil, r);
+}
+
+template <class Arbitration, class Routing>
+void FabricKernel::stepEdgesInOrder(const Routing& routing, std::uint64_t now) {
+  const auto byRouter = [](const Release& a, const Release& b) { return a.router < b.router; };
+  for (const std::unique_ptr<FabricBand>& b : bands_) {
+    FabricBand& band = *b;
+    band.deferred = false;
+    const std::size_t bandReleases = band.releases.size();
+    std::size_t d = 0;
+    const auto deliverBefore = [&](RouterId end) {
+      for (; d < band.deliveries.size() && band.deliveries[d].at < end; ++d)
+        if (sink_) sink_->deliver(band.deliveries[d].at, band.deliveries[d].wavelet, band.deliveries[d].arrivalCycle);
+    };
+    for (const RouterId e : band.edgeRouters) {
+      if (e > band.errorAt) break;
+      deliverBefore(e);
+      visit<Arbitration>(routing, band, e, now);
+    }
+    deliverBefore(band.errorAt);
+    if (band.error) std::rethrow_exception(std::exchange(band.error, nullptr));
+    // The credits given back, in router order too: the band's inner
+    // routers' first, then its edge routers'.
+    std::inplace_merge(band.releases.begin(), band.releases.begin() + std::ptrdiff_t(bandReleases),
+                       band.releases.end(), byRouter);
+    band.deliveries.clear();
+    band.edgeRouters.clear();
+    band.deferred = true;
+  }
+}
+
+template <class Routing>
+void FabricKernel::pushMoves(const Routing& routing, FabricBand& band, std::uint64_t now) {
   // The hops' pushes, in a second pass: a wavelet pushed this cycle is not
   // ready before the next, and the queue it joins is fed by this one link,
   // so deferring the pushes changes nothing but the memory order: each
@@ -164,36 +301,81 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   // made routers visited later in the cycle look at unready heads, and
   // lost this prefetch: half the speed at 256 x 256.)
   // Each stage reads what the one before fetched. Near the end of the
-  // list the stages read moves past it: earlier cycles' or all-zero ones,
-  // valid queues all, so their hints are merely useless.
-  const std::size_t hops = moveCount_;
-  counters_.hops += hops;
-  for (std::size_t i = 0; i < hops; ++i) {
-    const Move& farAhead = moves_[i + kTargetRouter];
+  // list the stages read moves past it: earlier cycles' ones, valid queues
+  // of the band all, so their hints are merely useless, or all-zero ones,
+  // router 0's, which bands stepping at once must not read: those are
+  // made the band's first router's.
+  const std::size_t count = band.moveCount;
+  band.hops += count + band.crossMoves.size();
+  const bool deferred = band.deferred;
+  if (deferred)
+    for (std::size_t i = count; i < count + kTargetRouter; ++i) band.moves[i] = Move{band.first, 0, QueuedWavelet()};
+  const bool scattered = scattered_;
+  for (std::size_t i = 0; i < count; ++i) {
+    const Move& farAhead = band.moves[i + kTargetRouter];
     prefetch(&routers_[farAhead.to]);
     queues_.prefetchHome(farAhead.to, farAhead.input);
     if (scattered) {
-      const Move& ahead = moves_[i + kTargetHeader];
+      const Move& ahead = band.moves[i + kTargetHeader];
       queues_.prefetchOwnHeader(ahead.to, ahead.input, ahead.wavelet.color());
     }
-    const Move& nearAhead = moves_[i + kTargetTail];
+    const Move& nearAhead = band.moves[i + kTargetTail];
     queues_.prefetchTail(nearAhead.to, nearAhead.input, nearAhead.wavelet.color());
-    const Move& m = moves_[i];
-    push(routing, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
+    const Move& m = band.moves[i];
+    // A block never used before is one thread's to take (WaveletQueues::opensFreshBlock).
+    if (deferred && !(routers_[m.to].nonEmpty[m.input] & (1u << m.wavelet.color())) &&
+        queues_.opensFreshBlock(m.to, m.input, band.index)) {
+      band.crossMoves.push_back(m);
+      continue;
+    }
+    push(routing, band, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
+    ++band.queued;
   }
-  moveCount_ = 0;
-  for (const Release& rel : releases_) {
-    if (queues_.header(rel.router, rel.input, rel.color).count == queues_.depth()) continue;
-    routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
-    wakeSender(rel.router, rel.input, rel.color, now);
+  band.moveCount = 0;
+}
+
+template <class Routing>
+void FabricKernel::endCycle(const Routing& routing, std::uint64_t now) {
+  for (const std::unique_ptr<FabricBand>& b : bands_) {
+    for (const Move& m : b->crossMoves)
+      push(routing, bandOf(m.to), m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
+    counters_.queued += b->crossMoves.size();
+    b->crossMoves.clear();
   }
-  releases_.clear();
+  bool moved = false;
+  std::uint64_t earliestHeld = kNoChange;
+  for (const std::unique_ptr<FabricBand>& b : bands_) {
+    FabricBand& band = *b;
+    for (const Release& rel : band.releases) {
+      if (queues_.header(rel.router, rel.input, rel.color).count == queues_.depth()) continue;
+      routers_[rel.router].noSpace[rel.input] &= ~(1u << rel.color);
+      wakeSender(rel.router, rel.input, rel.color, now);
+    }
+    band.releases.clear();
+  }
+  // The tallies, once every band's pushes are in (a cross move is counted by the band that pushed it).
+  for (const std::unique_ptr<FabricBand>& b : bands_) {
+    FabricBand& band = *b;
+    counters_.hops += band.hops;
+    counters_.delivered += band.delivered;
+    counters_.toEdge += band.toEdge;
+    counters_.queued = std::uint64_t(std::int64_t(counters_.queued) + band.queued);
+    moved = moved || band.hops != 0 || band.progressed;
+    if (band.progressed) lastProgress_ = now;
+    earliestHeld = std::min(earliestHeld, band.earliestHeld);
+    band.hops = band.delivered = band.toEdge = 0;
+    band.queued = 0;
+    band.progressed = false;
+    band.earliestHeld = kNoChange;
+  }
   if (counters_.queued != 0) checkWatchdog(now);
-  const bool moved = hops != 0 || counters_.delivered + counters_.toEdge != leftBefore;
-  // An empty fabric's sleepers were woken by other means and moved on.
-  if (counters_.queued == 0) sleepers_.clear();
-  const std::uint64_t sleeper = sleepers_.empty() ? kNoChange : sleepers_.front().first;
-  nextChange_ = moved ? now + 1 : std::min({earliestHeld_, sleeper, watchdogExpiry(), kLastCycle});
+  std::uint64_t sleeper = kNoChange;
+  for (const std::unique_ptr<FabricBand>& b : bands_) {
+    // An empty fabric's sleepers were woken by other means and moved on.
+    if (counters_.queued == 0) b->sleepers.clear();
+    if (!b->sleepers.empty()) sleeper = std::min(sleeper, b->sleepers.front().first);
+  }
+  nextChange_ = moved ? now + 1 : std::min({earliestHeld, sleeper, watchdogExpiry(), kLastCycle});
 }
 
 void FabricKernel::gatherRequests(const RouterState& s, RouterId r, Requests& req) const {
@@ -218,14 +400,14 @@ void FabricKernel::gatherRequests(const RouterState& s, RouterId r, Requests& re
 // pick among the (input, color) pairs that want it, skipping those whose
 // downstream queue is `full` or whose head is not ready. False if none can go.
 template <class Arbitration>
-bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o, std::uint32_t full,
-                             std::uint64_t now, unsigned& input, unsigned& color) {
+bool FabricKernel::pickGrant(FabricBand& band, const RouterState& s, const Requests& req, RouterId r, unsigned o,
+                             std::uint32_t full, std::uint64_t now, unsigned& input, unsigned& color) {
   // Heads still on the ramp, or on a link of more than one cycle, are not
   // ready; rare, so checked after the pick, not before.
   const auto ready = [&](unsigned in, unsigned c) {
     const std::uint64_t readyAt = queues_.front(queues_.header(r, in, c)).readyAt();
     if (readyAt <= now) return true;
-    noteHeldUntil(readyAt);
+    noteHeldUntil(band, readyAt);
     return false;
   };
   const Arbitration arbiter(s.arbiter[o]);
@@ -256,54 +438,55 @@ bool FabricKernel::pickGrant(const RouterState& s, const Requests& req, RouterId
 }
 
 template <class Arbitration, class Routing>
-void FabricKernel::routeRouter(const Routing& routing, RouterId r, std::uint64_t now) {
+void FabricKernel::routeRouter(const Routing& routing, FabricBand& band, RouterId r, std::uint64_t now) {
   RouterState& state = routers_[r];
   const PortMask inputs = state.inputs;
   if (!(inputs & (inputs - 1))) {
     if (!inputs) return;
     const unsigned in = lowestBit(inputs);
     if (const std::uint32_t colors = state.nonEmpty[in]; !(colors & (colors - 1)))
-      return routeQueue<Arbitration>(routing, state, r, in, lowestBit(colors), now);
+      return routeQueue<Arbitration>(routing, band, state, r, in, lowestBit(colors), now);
   }
-  arbitrate<Arbitration>(routing, state, r, now);
+  arbitrate<Arbitration>(routing, band, state, r, now);
 }
 
 template <class Arbitration, class Routing>
-void FabricKernel::routeQueue(const Routing& routing, RouterState& s, RouterId r, unsigned in, unsigned color,
-                              std::uint64_t now) {
+void FabricKernel::routeQueue(const Routing& routing, FabricBand& band, RouterState& s, RouterId r, unsigned in,
+                              unsigned color, std::uint64_t now) {
   // Without a contender, every output the head still wants and that has
   // room takes it, if it is ready.
   Header& h = queues_.header(r, in, color);
   PortMask moving = 0;
   for (PortMask wanted = h.pending; wanted; wanted &= PortMask(wanted - 1)) {
     const unsigned o = lowestBit(wanted);
-    if (!((outputFull(s, r, o, now) >> color) & 1u)) moving |= PortMask(1u << o);
+    if (!((outputFull(band, s, r, o, now) >> color) & 1u)) moving |= PortMask(1u << o);
   }
   if (!moving) return;
-  if (const std::uint64_t readyAt = queues_.front(h).readyAt(); readyAt > now) return noteHeldUntil(readyAt);
+  if (const std::uint64_t readyAt = queues_.front(h).readyAt(); readyAt > now) return noteHeldUntil(band, readyAt);
   for (; moving; moving &= PortMask(moving - 1))
-    transfer<Arbitration>(routing, s, r, lowestBit(moving), in, color, h, now);
-  retire(routing, r, h, in, color);
+    transfer<Arbitration>(routing, band, s, r, lowestBit(moving), in, color, h, now);
+  retire(routing, band, r, h, in, color);
 }
 
-void FabricKernel::prefetchQueuesAhead(RouterId r) const {
+void FabricKernel::prefetchQueuesAhead(RouterId r, RouterId bandEnd) const {
   // Two stages: a head wavelet's place is known once its header is in.
   constexpr std::size_t kHeadersAhead = 8, kFrontsAhead = 4;
-  if (r + kHeadersAhead < routers_.size()) {
+  if (r + kHeadersAhead < bandEnd) {
     const RouterState& ahead = routers_[r + kHeadersAhead];
     for (PortMask inputs = ahead.inputs; inputs; inputs &= PortMask(inputs - 1)) {
       const unsigned in = lowestBit(inputs);
       queues_.prefetchHeaders(r + kHeadersAhead, in, ahead.nonEmpty[in]);
     }
   }
-  if (r + kFrontsAhead < routers_.size())
+  if (r + kFrontsAhead < bandEnd)
     forEachQueue(r + kFrontsAhead,
                  [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchFront(a, in, color); });
 }
 
 template <class Arbitration, class Routing>
-void FabricKernel::arbitrate(const Routing& routing, RouterState& state, RouterId r, std::uint64_t now) {
-  if (crowded_) prefetchQueuesAhead(r);
+void FabricKernel::arbitrate(const Routing& routing, FabricBand& band, RouterState& state, RouterId r,
+                             std::uint64_t now) {
+  if (crowded_) prefetchQueuesAhead(r, band.end);
   Requests req;
   gatherRequests(state, r, req);
   // Each wanted output grants one head, by the arbitration policy, from the
@@ -316,41 +499,45 @@ void FabricKernel::arbitrate(const Routing& routing, RouterState& state, RouterI
   for (PortMask todo = req.outputs; todo; todo &= PortMask(todo - 1)) {
     const unsigned o = lowestBit(todo);
     unsigned in = 0, color = 0;
-    if (!pickGrant<Arbitration>(state, req, r, o, outputFull(state, r, o, now), now, in, color)) continue;
+    if (!pickGrant<Arbitration>(band, state, req, r, o, outputFull(band, state, r, o, now), now, in, color)) continue;
     Header& h = queues_.header(r, in, color);
-    transfer<Arbitration>(routing, state, r, o, in, color, h, now);
-    retire(routing, r, h, in, color);
+    transfer<Arbitration>(routing, band, state, r, o, in, color, h, now);
+    retire(routing, band, r, h, in, color);
   }
 }
 
-std::uint32_t FabricKernel::outputFull(const RouterState& s, RouterId r, unsigned o, std::uint64_t now) {
+std::uint32_t FabricKernel::outputFull(FabricBand& band, const RouterState& s, RouterId r, unsigned o,
+                                       std::uint64_t now) {
   // An output that is wanted has a neighbour unless it is an edge output
   // (color routes only: XY never routes off the mesh).
   if (o == unsigned(Port::Ramp)) return s.rampNoSpace;
-  if ((s.edgeOutputs >> o) & 1u) return edgeNoSpace(r, o, now);
+  if ((s.edgeOutputs >> o) & 1u) return edgeNoSpace(band, r, o, now);
   return routers_[r + neighbourOffset_[o]].noSpace[unsigned(opposite(Port(o)))];
 }
 
 template <class Arbitration, class Routing>
-void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o, unsigned in,
-                            unsigned color, Header& h, std::uint64_t now) {
+void FabricKernel::transfer(const Routing& routing, FabricBand& band, RouterState& s, RouterId r, unsigned o,
+                            unsigned in, unsigned color, Header& h, std::uint64_t now) {
   Arbitration::granted(s.arbiter[o], in, color);
-  stayAwake_ = true;
+  band.stayAwake = true;
   const QueuedWavelet w = queues_.front(h);  // copy: a sink may inject into the queue it sits in
   if (o == unsigned(Port::Ramp)) {
-    ++counters_.delivered;
-    lastProgress_ = now;
-    if (sink_) sink_->deliver(r, w.wavelet(), now + params_.rampLatencyCycles);
+    ++band.delivered;
+    band.progressed = true;
+    if (band.deferred)
+      band.deliveries.push_back(Delivery{r, w.wavelet(), now + params_.rampLatencyCycles});
+    else if (sink_)
+      sink_->deliver(r, w.wavelet(), now + params_.rampLatencyCycles);
   } else if ((s.edgeOutputs >> o) & 1u) {
-    ++counters_.toEdge;
-    lastProgress_ = now;
+    ++band.toEdge;
+    band.progressed = true;
     edgeSink_->leave(r, Port(o), w.wavelet(), now + params_.hopLatencyCycles);
   } else {
     const RouterId next = r + neighbourOffset_[o];
     const Port arrival = opposite(Port(o));
     routing.checkArrival(next, arrival, w);
     // Filled in place: a Move built on the stack and copied costs a store-forwarding stall.
-    Move& move = moves_[moveCount_++];
+    Move& move = band.holds(next) ? band.moves[band.moveCount++] : band.crossMoves.emplace_back();
     move.to = next;
     move.input = std::uint8_t(arrival);
     move.wavelet = w;
@@ -360,25 +547,25 @@ void FabricKernel::transfer(const Routing& routing, RouterState& s, RouterId r, 
   h.pending &= PortMask(~(1u << o));
 }
 
-std::uint32_t FabricKernel::edgeNoSpace(RouterId r, unsigned output, std::uint64_t now) {
+std::uint32_t FabricKernel::edgeNoSpace(FabricBand& band, RouterId r, unsigned output, std::uint64_t now) {
   if (!edgeSink_)
     throw FabricError("router " + params_.mesh.name(r) + " forwards wavelets off the mesh through its edge port " +
                       portName(Port(output)) + ", but nothing takes wavelets leaving the wafer");
   const std::uint64_t accepting = edgeSink_->firstAcceptingCycle(now, r, Port(output));
   if (accepting <= now) return 0u;
   notePendingUntil(accepting);
-  noteHeldUntil(accepting);
+  noteHeldUntil(band, accepting);
   return ~0u;
 }
 
-void FabricKernel::sleepUntil(std::uint64_t cycle, RouterId r) {
-  sleepers_.emplace_back(cycle, r);
-  std::push_heap(sleepers_.begin(), sleepers_.end(), std::greater<TimedWake>());
+void FabricKernel::sleepUntil(FabricBand& band, std::uint64_t cycle, RouterId r) {
+  band.sleepers.emplace_back(cycle, r);
+  std::push_heap(band.sleepers.begin(), band.sleepers.end(), std::greater<TimedWake>());
 }
 
-void FabricKernel::noteHeldUntil(std::uint64_t cycle) {
-  earliestHeld_ = std::min(earliestHeld_, cycle);
-  heldUntil_ = std::min(heldUntil_, cycle);
+void FabricKernel::noteHeldUntil(FabricBand& band, std::uint64_t cycle) {
+  band.earliestHeld = std::min(band.earliestHeld, cycle);
+  band.heldUntil = std::min(band.heldUntil, cycle);
 }
 
 void FabricKernel::checkWatchdog(std::uint64_t now) const {
@@ -401,16 +588,26 @@ unsigned FabricKernel::occupancy(RouterId r, Port in) const {
 }
 
 std::size_t FabricKernel::hostBytes() const {
-  return routers_.bytes() + transfers_.bytes() + queues_.hostBytes() + current_.hostBytes() + next_.hostBytes() +
-         moves_.bytes() + sleepers_.capacity() * sizeof(TimedWake);
+  std::size_t bytes = routers_.bytes() + transfers_.bytes() + queues_.hostBytes();
+  for (const std::unique_ptr<FabricBand>& b : bands_)
+    bytes += b->current.hostBytes() + b->next.hostBytes() + b->moves.bytes() +
+             b->sleepers.capacity() * sizeof(TimedWake) + b->crossMoves.capacity() * sizeof(Move) +
+             b->deliveries.capacity() * sizeof(Delivery) + b->edgeRouters.capacity() * sizeof(RouterId);
+  return bytes;
 }
 
-std::size_t FabricKernel::plannedHostBytes(const FabricParams& params) {
+std::size_t FabricKernel::plannedHostBytes(const FabricParams& params, unsigned threads) {
   const std::size_t routers = params.mesh.routers(), homes = routers * kPortCount;
+  const std::size_t bands = bandCount(params.mesh.routers(), threads);
+  // Bands stepped at once keep a cycle's deliveries and edge routers, and
+  // their moves that another thread pushes: each at most a router's worth,
+  // doubled by the vectors' growth.
+  const std::size_t deferred =
+      bands > 1 ? 2 * routers * (sizeof(Delivery) + sizeof(RouterId) + (kPortCount - 1) * sizeof(Move)) : 0;
   return routers * sizeof(RouterState) + homes * sizeof(std::uint32_t) +
          WaveletQueues::plannedHostBytes(homes * params.colors, homes, params.queueDepth) +
-         2 * ActiveSet::plannedHostBytes(params.mesh.routers()) +
-         (routers * (kPortCount - 1) + kTargetRouter) * sizeof(Move) + routers * sizeof(TimedWake);
+         bands * 2 * ActiveSet::plannedHostBytes(params.mesh.routers()) +
+         (routers * (kPortCount - 1) + bands * kTargetRouter) * sizeof(Move) + routers * sizeof(TimedWake) + deferred;
 }
 
 std::string FabricKernel::blockedQueuesReport(std::size_t maxLines) const {

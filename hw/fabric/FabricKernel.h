@@ -14,18 +14,24 @@
 // router after hop_latency cycles (ramp_latency to or from the PE). The
 // outcome does not depend on the order routers are visited in, which lets
 // a cycle push the hops into their receiving queues in a second pass, after
-// every router has decided (docs/fabric-model.md).
+// every router has decided (docs/fabric-model.md), and lets the mesh be
+// split into bands of routers stepped by threads at once, with the same
+// results for any number of them ("Bands over threads" there).
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "hw/fabric/ActiveSet.h"
 #include "hw/fabric/ArbiterState.h"
+#include "hw/fabric/BandWorkers.h"
 #include "hw/fabric/ColorRouteTable.h"
+#include "hw/fabric/FabricBand.h"
 #include "hw/fabric/FabricParams.h"
 #include "hw/fabric/LowestBit.h"
 #include "hw/fabric/MeshGeometry.h"
@@ -35,6 +41,9 @@
 namespace wsesim::fabric {
 
 // Receives the wavelets a router hands to its PE through the RAMP.
+// The kernel calls it in router order, but with several bands not at once
+// with the router's step: deliver() may change router `at` (its RAMP) and
+// nothing else in the fabric.
 class WaveletSink {
  public:
   virtual ~WaveletSink() = default;
@@ -88,10 +97,14 @@ struct FabricCounters {
 class FabricKernel {
  public:
   // `routes` is required in color mode and ignored in XY mode; it must
-  // outlive the kernel.
-  FabricKernel(const FabricParams& params, const ColorRouteTable* routes);
+  // outlive the kernel. `threads` > 1 splits the mesh into that many bands
+  // of routers (fewer on a mesh of fewer than 64 routers per thread),
+  // stepped at once by that many threads, the caller's one of them.
+  FabricKernel(const FabricParams& params, const ColorRouteTable* routes, unsigned threads = 1);
+  ~FabricKernel();
 
   void setSink(WaveletSink* sink) { sink_ = sink; }
+  // Link transfers are heard as they happen: with an observer, every cycle is stepped on one thread.
   void setObserver(LinkObserver* observer) { observer_ = observer; }
   void setEdgeSink(EdgeSink* sink) { edgeSink_ = sink; }
   void setEdgeSource(EdgeSource* source) { edgeSource_ = source; }
@@ -125,6 +138,19 @@ class FabricKernel {
       if (s.inputs) markActive(r);  // it may have been waiting for this PE
     }
   }
+  // The bands the mesh is stepped in (the threads that step it), and the
+  // cycles so far in which they were stepped at once (those with enough
+  // routers active and no link observer).
+  unsigned bands() const { return unsigned(bands_.size()); }
+  std::uint64_t cyclesInBands() const { return cyclesInBands_; }
+  // The band that holds router r.
+  unsigned bandIndex(RouterId r) const { return bands_.size() == 1 ? 0 : r / bandRouters_; }
+  // Runs work(band) for every band: at once on the bands' threads if
+  // `atOnce` (a driver's share of a cycle for the routers of each band:
+  // its injections, written by the thread that steps those routers), else
+  // band by band on this one. `work` may inject only into its band's
+  // routers; what it throws is rethrown here, the lowest band's first.
+  void forEachBand(bool atOnce, const std::function<void(unsigned band)>& work);
   // Something outside the fabric is certain to happen in cycle `due`
   // whatever the fabric does (a PE's op completing or its task starting,
   // I/O bandwidth for a waiting stream): the deadlock watchdog counts no
@@ -172,7 +198,7 @@ class FabricKernel {
   // array at its full size (the queues' overflow pool as if every queue
   // overflowed, a sleeper per router: more only while routers woken early
   // wait again, until their stale entries fall due).
-  static std::size_t plannedHostBytes(const FabricParams& params);
+  static std::size_t plannedHostBytes(const FabricParams& params, unsigned threads = 1);
 
   // The non-empty queues, why each head cannot move, at most `maxLines`.
   std::string blockedQueuesReport(std::size_t maxLines) const;
@@ -208,44 +234,66 @@ class FabricKernel {
   // policy lists; Arbitration is named, Routing an object (it has a configuration).
   template <class Arbitration, class Routing>
   void stepWith(const Routing& routing, std::uint64_t now);
+  // Steps the band's routers (all of them, or, while bands run at once,
+  // those inside the mesh, keeping what only one thread may do for later).
   template <class Arbitration, class Routing>
-  [[gnu::always_inline]] inline void routeRouter(const Routing& routing, RouterId r, std::uint64_t now);
+  void stepBand(const Routing& routing, FabricBand& band, std::uint64_t now);
+  template <class Arbitration, class Routing>
+  [[gnu::always_inline]] inline void visit(const Routing& routing, FabricBand& band, RouterId r, std::uint64_t now);
+  // After bands ran at once: steps their edge routers and hands their
+  // deliveries to the sink, all in router order, as one band would have.
+  template <class Arbitration, class Routing>
+  void stepEdgesInOrder(const Routing& routing, std::uint64_t now);
+  // Pushes the band's moves into its routers; while bands run at once,
+  // leaves those that would take a fresh overflow block to crossMoves.
+  template <class Routing>
+  void pushMoves(const Routing& routing, FabricBand& band, std::uint64_t now);
+  // The cycle's end, on one thread: the moves between bands, the credits
+  // given back, the tallies, the watchdog and the next change.
+  template <class Routing>
+  void endCycle(const Routing& routing, std::uint64_t now);
+  template <class Arbitration, class Routing>
+  [[gnu::always_inline]] inline void routeRouter(const Routing& routing, FabricBand& band, RouterId r,
+                                                 std::uint64_t now);
   // routeRouter for a router with the one non-empty queue (in, color).
   template <class Arbitration, class Routing>
-  [[gnu::always_inline]] inline void routeQueue(const Routing& routing, RouterState& s, RouterId r, unsigned in,
-                                                unsigned color, std::uint64_t now);
+  [[gnu::always_inline]] inline void routeQueue(const Routing& routing, FabricBand& band, RouterState& s, RouterId r,
+                                                unsigned in, unsigned color, std::uint64_t now);
   // routeRouter for a router with several non-empty queues.
   template <class Arbitration, class Routing>
-  void arbitrate(const Routing& routing, RouterState& s, RouterId r, std::uint64_t now);
+  void arbitrate(const Routing& routing, FabricBand& band, RouterState& s, RouterId r, std::uint64_t now);
 
   using Header = WaveletQueues::Header;
 
   // The per-hop steps are forced inline: a call's register spills cost as
   // much as the step itself.
+  // `band` holds router r.
   template <class Routing>
-  [[gnu::always_inline]] inline void push(const Routing& routing, RouterId r, Port in, const QueuedWavelet& w);
+  [[gnu::always_inline]] inline void push(const Routing& routing, FabricBand& band, RouterId r, Port in,
+                                          const QueuedWavelet& w);
   // Retires the head of (r, in, color) once no output still wants it.
   template <class Routing>
-  [[gnu::always_inline]] inline void retire(const Routing& routing, RouterId r, Header& h, unsigned in,
-                                            unsigned color);
+  [[gnu::always_inline]] inline void retire(const Routing& routing, FabricBand& band, RouterId r, Header& h,
+                                            unsigned in, unsigned color);
   // The colors output `o` of router r cannot take this cycle.
-  [[gnu::always_inline]] inline std::uint32_t outputFull(const RouterState& s, RouterId r, unsigned o,
-                                                         std::uint64_t now);
+  [[gnu::always_inline]] inline std::uint32_t outputFull(FabricBand& band, const RouterState& s, RouterId r,
+                                                         unsigned o, std::uint64_t now);
   // Moves the head of (r, in, color), whose header is h, out through `o`.
   template <class Arbitration, class Routing>
-  [[gnu::always_inline]] inline void transfer(const Routing& routing, RouterState& s, RouterId r, unsigned o,
-                                              unsigned in, unsigned color, Header& h, std::uint64_t now);
+  [[gnu::always_inline]] inline void transfer(const Routing& routing, FabricBand& band, RouterState& s, RouterId r,
+                                              unsigned o, unsigned in, unsigned color, Header& h,
+                                              std::uint64_t now);
   // Reads the header of each of r's non-empty queues for where its head goes.
   [[gnu::always_inline]] inline void gatherRequests(const RouterState& s, RouterId r, Requests& req) const;
   template <class Arbitration>
-  [[gnu::always_inline]] inline bool pickGrant(const RouterState& s, const Requests& req, RouterId r, unsigned o,
-                                               std::uint32_t full, std::uint64_t now, unsigned& input,
-                                               unsigned& color);
+  [[gnu::always_inline]] inline bool pickGrant(FabricBand& band, const RouterState& s, const Requests& req,
+                                               RouterId r, unsigned o, std::uint32_t full, std::uint64_t now,
+                                               unsigned& input, unsigned& color);
   // In a crowded cycle, arbitration reads the header and head wavelet of
   // each non-empty queue, lines scattered over the queue storage: those of
-  // the routers a few ahead in the walk are fetched early (the headers of
-  // an input's queues by the lines they span).
-  void prefetchQueuesAhead(RouterId r) const;
+  // the routers a few ahead in the walk (in its band) are fetched early
+  // (the headers of an input's queues by the lines they span).
+  void prefetchQueuesAhead(RouterId r, RouterId bandEnd) const;
   // Calls fn(r, input, color) for each non-empty queue of router r, by input, then color.
   template <class Fn>
   void forEachQueue(RouterId r, Fn&& fn) const {
@@ -255,7 +303,8 @@ class FabricKernel {
       for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) fn(r, in, lowestBit(m));
     }
   }
-  void markActive(RouterId r) { next_.insert(r); }
+  FabricBand& bandOf(RouterId r) { return *bands_[bandIndex(r)]; }
+  void markActive(RouterId r) { bandOf(r).next.insert(r); }
   // Tells the sender into queue (r, input, color), full until now, that it has room.
   void wakeSender(RouterId r, unsigned input, unsigned color, std::uint64_t now) {
     if (input == unsigned(Port::Ramp)) {
@@ -273,7 +322,7 @@ class FabricKernel {
   // The first cycle the watchdog reports a deadlock in, if nothing moves or falls due before.
   std::uint64_t watchdogExpiry() const { return std::max(lastProgress_, pendingUntil_) + params_.watchdogCycles; }
   // The colors an edge output cannot take this cycle: all or none.
-  std::uint32_t edgeNoSpace(RouterId r, unsigned output, std::uint64_t now);
+  std::uint32_t edgeNoSpace(FabricBand& band, RouterId r, unsigned output, std::uint64_t now);
 
   FabricParams params_;
   const ColorRouteTable* routes_;
@@ -288,43 +337,29 @@ class FabricKernel {
   // Routers holding wavelets sleep while every head waits for room (a
   // neighbour's queue, the PE's inbox), which only a pop there or the PE
   // gives back: then they are woken (wakeSender, setRampAccepting). Those
-  // that moved a wavelet stay in the set; those that wait for a time (a
-  // head still on a link longer than a cycle, an edge port's bandwidth)
-  // sleep until it (`sleepers_`), unless something wakes them first.
-  ActiveSet current_;  // routers being stepped this cycle
-  ActiveSet next_;     // routers to step in the next
-  bool stayAwake_ = false;  // the router being stepped moved a wavelet
-  std::uint64_t heldUntil_ = kNoChange;  // the earliest cycle the router being stepped waits for
-  // (cycle, router), a heap, earliest on top; a router woken early and
-  // held again has a stale entry, which wakes it once more for nothing.
-  using TimedWake = std::pair<std::uint64_t, RouterId>;
-  std::vector<TimedWake> sleepers_;
+  // that moved a wavelet stay in their band's set; those that wait for a
+  // time (a head still on a link longer than a cycle, an edge port's
+  // bandwidth) sleep until it (FabricBand::sleepers), unless something
+  // wakes them first.
+  std::vector<std::unique_ptr<FabricBand>> bands_;
+  RouterId bandRouters_;  // routers per band (the last band: the rest)
+  std::unique_ptr<BandWorkers> workers_;  // none with one band
   // This cycle steps at least 3/4 of the routers (those ahead in the walk
   // are likely busy too) and a queue per 4 of them is outside its home:
   // worth prefetching for.
   bool crowded_ = false;
+  // This cycle's queues are outside their home often enough for the pushes to prefetch their own headers.
+  bool scattered_ = false;
+  std::uint64_t cyclesInBands_ = 0;
+  // Inside forEachBand(atOnce): injections count in their bands' tallies.
+  bool injectingInBands_ = false;
   // Per port, added to a router's id (modulo 2^32) gives its neighbour's.
   const RouterId neighbourOffset_[kPortCount];
-  // Queues popped from full this cycle: their noSpace bit clears at its end.
-  struct Release {
-    RouterId router;
-    std::uint8_t input, color;
-  };
-  std::vector<Release> releases_;
-  // Wavelets granted to a neighbour this cycle, pushed after every router
-  // has moved: at most one per mesh output of each router, so room for all
-  // is reserved (lazily backed: only a cycle's worth is ever touched) and a
-  // move is appended without a capacity check. The pushes prefetch their
+  // Wavelets granted to a neighbour this cycle are pushed after every
+  // router has moved (FabricBand::moves). The pushes prefetch their
   // receiving router and home, queue header and tail slot these many moves
   // ahead, reading up to kTargetRouter entries past the last move.
-  static constexpr std::size_t kTargetRouter = 16, kTargetHeader = 8, kTargetTail = 4;
-  struct Move {
-    RouterId to;
-    std::uint8_t input;
-    QueuedWavelet wavelet;  // as it left: its ready cycle is set at the push
-  };
-  ZeroedArray<Move> moves_;
-  std::size_t moveCount_ = 0;
+  static constexpr std::size_t kTargetRouter = FabricBand::kMoveSlack, kTargetHeader = 8, kTargetTail = 4;
 
   FabricCounters counters_;
   // The watchdog counts the cycles after both: the last one in which a
@@ -334,12 +369,11 @@ class FabricKernel {
   std::uint64_t pendingUntil_ = 0;
   // What nextChange() reports, set by each step (0 before the first: step at once).
   std::uint64_t nextChange_ = 0;
-  // During a step: the earliest cycle a head that could move but for its
-  // readiness, or an edge output waiting for bandwidth, can go.
-  std::uint64_t earliestHeld_ = kNoChange;
+  // A head that could move but for its readiness, or an edge output waiting
+  // for bandwidth, can go at `cycle` (FabricBand::earliestHeld, heldUntil).
   // Out of line: rare, and kept out of the hot loop's code.
-  [[gnu::cold, gnu::noinline]] void noteHeldUntil(std::uint64_t cycle);
-  [[gnu::noinline]] void sleepUntil(std::uint64_t cycle, RouterId r);
+  [[gnu::cold, gnu::noinline]] static void noteHeldUntil(FabricBand& band, std::uint64_t cycle);
+  [[gnu::noinline]] static void sleepUntil(FabricBand& band, std::uint64_t cycle, RouterId r);
 };
 
 }  // namespace wsesim::fabric

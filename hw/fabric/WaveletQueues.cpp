@@ -6,7 +6,7 @@
 
 namespace wsesim::fabric {
 
-WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth)
+WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth, unsigned pools)
     : depth_(depth),
       routers_(homes / kPortCount),
       colors_(unsigned(queues / homes)),
@@ -15,7 +15,8 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
       homeHeaders_(homes, ZeroedArray<Header>::Pages::Huge),
       homeUser_(homes, ZeroedArray<HomeUser>::Pages::Huge),
       slots_(queues * depth, ZeroedArray<QueuedWavelet>::Pages::Huge),
-      overflowEnd_(std::uint32_t(homes_)) {
+      overflowEnd_(std::uint32_t(homes_)),
+      pools_(pools) {
   if (queues >= std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("too many fabric queues: " + std::to_string(queues) + " (at most 2^32 - 2)");
   if (homes_ == 0)
@@ -24,9 +25,10 @@ WaveletQueues::WaveletQueues(std::size_t queues, std::size_t homes, unsigned dep
 
 // Lazily backed arrays count with the pages in use at most: an upper bound.
 std::size_t WaveletQueues::hostBytes() const {
+  std::size_t free = 0;
+  for (const OverflowPool& p : pools_) free += p.free.capacity();
   return headers_.bytes() + homeHeaders_.bytes() + homeUser_.bytes() +
-         std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) +
-         freeOverflow_.capacity() * sizeof(std::uint32_t);
+         std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) + free * sizeof(std::uint32_t);
 }
 
 std::size_t WaveletQueues::plannedHostBytes(std::size_t queues, std::size_t homes, unsigned depth) {

@@ -50,8 +50,16 @@ class WaveletQueues {
     std::uint8_t pending;
   };
 
-  // `homes` = routers x ports; `queues` a multiple of it.
-  WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth);
+  // Overflow blocks that drained queues gave back, for queues that fill
+  // next. The kernel keeps one per band of the mesh (FabricKernel::Band):
+  // a band's worker thread gives back and takes its own routers' blocks.
+  // Which block a queue gets is no part of any result.
+  struct alignas(64) OverflowPool {  // two threads' pools must not share a cache line
+    std::vector<std::uint32_t> free;
+  };
+
+  // `homes` = routers x ports; `queues` a multiple of it; `pools` overflow pools.
+  WaveletQueues(std::size_t queues, std::size_t homes, unsigned depth, unsigned pools = 1);
 
   // The header of (router, port, color)'s queue: the kernel looks a queue
   // up once per use and works on the header from then on. A non-empty
@@ -72,11 +80,18 @@ class WaveletQueues {
     return slot(h.block, (h.head + i) % depth_);  // off the hot path
   }
 
+  // Whether opening a queue of (router, port) would take a block never used
+  // before (its home is taken and `pool` has none to give): only one thread
+  // may do that, while no other opens a queue.
+  bool opensFreshBlock(std::uint32_t router, unsigned port, unsigned pool) const {
+    return !homeFree(homeOf(router, port)) && pools_[pool].free.empty();
+  }
   // Gives (router, port, color)'s empty queue a block holding `w`, its
   // first wavelet, and returns the header it has until it drains: the
   // home's, if no other color's queue is in it (without reading the
-  // queue's own header), else its own. (A drained queue's head is 0.)
-  Header& open(std::uint32_t router, unsigned port, unsigned color, const QueuedWavelet& w) {
+  // queue's own header), else its own, with a block from `pool`. (A
+  // drained queue's head is 0.)
+  Header& open(std::uint32_t router, unsigned port, unsigned color, const QueuedWavelet& w, unsigned pool = 0) {
     const std::size_t home = homeOf(router, port);
     if (homeFree(home)) {
       homeUser_[home] = userOf(color);
@@ -87,9 +102,9 @@ class WaveletQueues {
       return h;
     }
     Header& own = headers_[ownOf(router, port, color)];
-    if (!freeOverflow_.empty()) {
-      own.block = freeOverflow_.back();
-      freeOverflow_.pop_back();
+    if (std::vector<std::uint32_t>& free = pools_[pool].free; !free.empty()) {
+      own.block = free.back();
+      free.pop_back();
     } else {
       own.block = ++overflowEnd_;
     }
@@ -105,7 +120,8 @@ class WaveletQueues {
     return h;
   }
 
-  void pop(Header& h) {
+  // Pops the head; a drained queue's overflow block goes to `pool`.
+  void pop(Header& h, unsigned pool = 0) {
     h.head = std::uint8_t(h.head + 1u == depth_ ? 0 : h.head + 1);
     if (--h.count) return;
     // A drained queue starts again at its block's first slot: a home
@@ -113,7 +129,7 @@ class WaveletQueues {
     // array of first slots.
     h.head = 0;
     if (h.block > homes_)
-      giveBack(h);
+      giveBack(h, pool);
     else
       homeUser_[h.block - 1] = HomeUser::None;
   }
@@ -172,7 +188,11 @@ class WaveletQueues {
   }
 
   // Queues outside their home, each in an overflow block.
-  std::size_t overflowed() const { return overflowEnd_ - homes_ - freeOverflow_.size(); }
+  std::size_t overflowed() const {
+    std::size_t free = 0;
+    for (const OverflowPool& p : pools_) free += p.free.size();
+    return overflowEnd_ - homes_ - free;
+  }
 
   std::size_t hostBytes() const;
   // Before construction: every array at its full size, every slot touched
@@ -210,10 +230,10 @@ class WaveletQueues {
   // port that of (router, port), and overflow blocks follow (at most
   // queues - homes of them are ever in use at once: only a non-empty queue
   // outside its home holds one); without, every block is an overflow block.
-  // Overflow blocks come from a free list (as headers hold them), then by
-  // bumping `overflowEnd_`, the number of blocks ever used.
-  void giveBack(Header& h) {
-    freeOverflow_.push_back(h.block);
+  // Overflow blocks come from a pool's free list (as headers hold them),
+  // then by bumping `overflowEnd_`, the number of blocks ever used.
+  void giveBack(Header& h, unsigned pool) {
+    pools_[pool].free.push_back(h.block);
     h.block = 0;
   }
 
@@ -231,7 +251,7 @@ class WaveletQueues {
   // Room for every queue to hold a block at once; only touched pages are backed.
   ZeroedArray<QueuedWavelet> slots_;
   std::uint32_t overflowEnd_;
-  std::vector<std::uint32_t> freeOverflow_;
+  std::vector<OverflowPool> pools_;
 };
 
 }  // namespace wsesim::fabric

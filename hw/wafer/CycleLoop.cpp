@@ -7,11 +7,11 @@
 namespace wsesim::wafer {
 
 CycleLoop::CycleLoop(const fabric::FabricParams& fabric, std::optional<std::uint64_t> maxCycles,
-                     const fabric::ColorRouteTable* routes)
-    : maxCycles_(maxCycles), fabric_(fabric, routes) {}
+                     const fabric::ColorRouteTable* routes, unsigned threads)
+    : maxCycles_(maxCycles), fabric_(fabric, routes, threads) {}
 
-std::size_t CycleLoop::plannedHostBytes(const fabric::FabricParams& fabric) {
-  return sizeof(CycleLoop) + fabric::FabricKernel::plannedHostBytes(fabric);
+std::size_t CycleLoop::plannedHostBytes(const fabric::FabricParams& fabric, unsigned threads) {
+  return sizeof(CycleLoop) + fabric::FabricKernel::plannedHostBytes(fabric, threads);
 }
 
 void CycleLoop::sample(std::uint64_t cycle) {

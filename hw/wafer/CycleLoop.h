@@ -23,12 +23,13 @@ class CycleLoop {
  public:
   // The fabric (its watchdog included) and the run's bound (run.max_cycles:
   // a wafer not done by then fails the run; unset: none). `routes` is needed
-  // in color routing mode and must outlive the loop.
+  // in color routing mode and must outlive the loop. `threads` step the
+  // fabric's bands at once (FabricKernel).
   CycleLoop(const fabric::FabricParams& fabric, std::optional<std::uint64_t> maxCycles,
-            const fabric::ColorRouteTable* routes);
+            const fabric::ColorRouteTable* routes, unsigned threads = 1);
   // The most host memory the loop takes, before building it (the fabric
   // kernel's arrays; FabricKernel::plannedHostBytes).
-  static std::size_t plannedHostBytes(const fabric::FabricParams& fabric);
+  static std::size_t plannedHostBytes(const fabric::FabricParams& fabric, unsigned threads = 1);
 
   void setDriver(sim::CycleDriver* driver) { driver_ = driver; }
   // Samples `observer` at the end of every cycle stepped (and, while a

@@ -4,9 +4,10 @@
 
 namespace wsesim::noc {
 
-NocTraffic::NocTraffic(const NocConfig& config, fabric::MeshGeometry mesh, std::vector<fabric::RouterId> sources,
-                       std::vector<std::uint8_t> sourceColors, std::uint32_t fanout)
-    : config_(config), mesh_(mesh), pattern_(config, mesh), fanout_(fanout) {
+NocTraffic::NocTraffic(const NocConfig& config, const fabric::FabricKernel& fabric,
+                       std::vector<fabric::RouterId> sources, std::vector<std::uint8_t> sourceColors,
+                       std::uint32_t fanout)
+    : config_(config), mesh_(fabric.params().mesh), pattern_(config, mesh_), fanout_(fanout), bands_(fabric.bands()) {
   if (pattern_.silent()) return;
   std::uint64_t seeder = config.seed;
   sources_.resize(sources.size());
@@ -16,8 +17,14 @@ NocTraffic::NocTraffic(const NocConfig& config, fabric::MeshGeometry mesh, std::
     s.rng = nextRandom(seeder);
     s.color = sourceColors.empty() ? 0 : sourceColors[i];
     pattern_.firstPacket(s);
-    if (s.createdAt != sim::kNever) waiting_.schedule(s.createdAt, std::uint32_t(i));
+    if (s.createdAt != sim::kNever) bands_[fabric.bandIndex(s.router)].waiting.schedule(s.createdAt, std::uint32_t(i));
   }
+}
+
+std::uint64_t NocTraffic::measuredPackets() const {
+  std::uint64_t packets = measuredPackets_;
+  for (const SourceBand& b : bands_) packets += b.measuredPackets;
+  return packets;
 }
 
 void NocTraffic::snapshot(const fabric::FabricKernel& fabric, std::vector<std::uint64_t>& into) const {
@@ -48,17 +55,27 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     snapshot(fabric, transfersAtEnd_);
     closeWindow();
   }
-  const std::size_t stillReady = ready_.size();
-  waiting_.drain(now, [&](std::uint32_t source) { ready_.push_back(source); });
+  // The bands at once when each has sources enough to pay for it.
+  constexpr std::size_t kSourcesPerBandAtOnce = 64;
+  fabric.forEachBand(readyLastCycle_ >= kSourcesPerBandAtOnce * bands_.size(),
+                     [&](unsigned b) { inject(bands_[b], now, fabric); });
+  readyLastCycle_ = 0;
+  for (const SourceBand& b : bands_) readyLastCycle_ += b.ready.size();
+}
+
+void NocTraffic::inject(SourceBand& band, std::uint64_t now, fabric::FabricKernel& fabric) {
+  std::vector<std::uint32_t>& ready = band.ready;
+  const std::size_t stillReady = ready.size();
+  band.waiting.drain(now, [&](std::uint32_t source) { ready.push_back(source); });
   // In source (router) order: under saturation most sources retry every
   // cycle, and each retry reads the source and its router's state; walked
   // in order, memory is read front to back rather than at random.
-  if (ready_.size() != stillReady) {
-    std::sort(ready_.begin() + std::ptrdiff_t(stillReady), ready_.end());
-    std::inplace_merge(ready_.begin(), ready_.begin() + std::ptrdiff_t(stillReady), ready_.end());
+  if (ready.size() != stillReady) {
+    std::sort(ready.begin() + std::ptrdiff_t(stillReady), ready.end());
+    std::inplace_merge(ready.begin(), ready.begin() + std::ptrdiff_t(stillReady), ready.end());
   }
   std::size_t keep = 0;
-  for (std::uint32_t index : ready_) {
+  for (std::uint32_t index : ready) {
     TrafficSource& s = sources_[index];
     fabric::Wavelet w;
     w.color = s.color;
@@ -68,21 +85,24 @@ void NocTraffic::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     w.last = s.sent + 1u == config_.packetWavelets;
     if (fabric.inject(s.router, w, now) && ++s.sent == config_.packetWavelets) {
       // Packets still at their source when the window closes are counted by closeWindow().
-      if (!windowClosed_ && inWindow(s.createdAt)) ++measuredPackets_;
+      if (!windowClosed_ && inWindow(s.createdAt)) ++band.measuredPackets;
       pattern_.nextPacket(s);
       if (s.createdAt > now) {
-        if (s.createdAt != sim::kNever) waiting_.schedule(s.createdAt, index);
+        if (s.createdAt != sim::kNever) band.waiting.schedule(s.createdAt, index);
         continue;
       }
     }
-    ready_[keep++] = index;
+    ready[keep++] = index;
   }
-  ready_.resize(keep);
+  ready.resize(keep);
 }
 
 std::uint64_t NocTraffic::nextActivity(std::uint64_t now) const {
-  if (!ready_.empty()) return now;
-  std::uint64_t next = waiting_.next();
+  std::uint64_t next = sim::kNever;
+  for (const SourceBand& b : bands_) {
+    if (!b.ready.empty()) return now;
+    next = std::min(next, b.waiting.next());
+  }
   // The window's edges are events too: statistics are taken there.
   if (!windowOpen_) next = std::min(next, measureStart());
   if (!windowClosed_) next = std::min(next, measureEnd());

@@ -28,8 +28,9 @@ struct LatencyStats {
 
 class NocTraffic : public sim::CycleDriver, public fabric::WaveletSink {
  public:
-  // Sources are the PEs given; `fanout` is how many PEs receive each wavelet.
-  NocTraffic(const NocConfig& config, fabric::MeshGeometry mesh, std::vector<fabric::RouterId> sources,
+  // Sources are the PEs given; `fanout` is how many PEs receive each
+  // wavelet. Each of `fabric`'s bands injects its own sources' wavelets.
+  NocTraffic(const NocConfig& config, const fabric::FabricKernel& fabric, std::vector<fabric::RouterId> sources,
              std::vector<std::uint8_t> sourceColors, std::uint32_t fanout);
 
   void beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) override;
@@ -44,10 +45,10 @@ class NocTraffic : public sim::CycleDriver, public fabric::WaveletSink {
   std::size_t sources() const { return sources_.size(); }
   std::uint32_t fanout() const { return fanout_; }
   // Wavelets created by the sources during the measurement window.
-  std::uint64_t measuredWaveletsCreated() const { return measuredPackets_ * config_.packetWavelets; }
-  std::uint64_t measuredPackets() const { return measuredPackets_; }
+  std::uint64_t measuredWaveletsCreated() const { return measuredPackets() * config_.packetWavelets; }
+  std::uint64_t measuredPackets() const;
   // Copies of measured packets not delivered (a packet has `fanout` copies).
-  std::uint64_t measuredDeliveriesMissing() const { return measuredPackets_ * fanout_ - measuredTailsArrived_; }
+  std::uint64_t measuredDeliveriesMissing() const { return measuredPackets() * fanout_ - measuredTailsArrived_; }
   // Deliveries arriving within the measurement window (every copy counts).
   std::uint64_t windowDeliveries() const { return windowDeliveries_; }
   LatencyStats latency() const;
@@ -57,6 +58,19 @@ class NocTraffic : public sim::CycleDriver, public fabric::WaveletSink {
   const std::vector<std::uint64_t>& transfersAtEnd() const { return transfersAtEnd_; }
 
  private:
+  // The sources of one band of the fabric, injected by the thread that
+  // steps the band's routers (FabricKernel::forEachBand).
+  struct SourceBand {
+    // Sources whose current packet exists (created <= now), retried each
+    // cycle, in increasing order.
+    std::vector<std::uint32_t> ready;
+    // Sources waiting for their next packet's creation.
+    sim::WakeCalendar waiting;
+    // Measured packets that left their source (closeWindow counts the others).
+    std::uint64_t measuredPackets = 0;
+  };
+  // Offers each ready source's next wavelet, in source order.
+  void inject(SourceBand& band, std::uint64_t now, fabric::FabricKernel& fabric);
   void snapshot(const fabric::FabricKernel& fabric, std::vector<std::uint64_t>& into) const;
   void closeWindow();
   bool inWindow(std::uint64_t cycle) const { return cycle >= measureStart() && cycle < measureEnd(); }
@@ -66,15 +80,11 @@ class NocTraffic : public sim::CycleDriver, public fabric::WaveletSink {
   TrafficPattern pattern_;
   std::uint32_t fanout_;
   std::vector<TrafficSource> sources_;
-
-  // Sources whose current packet exists (created <= now), retried each
-  // cycle, in increasing order.
-  std::vector<std::uint32_t> ready_;
-  // Sources waiting for their next packet's creation.
-  sim::WakeCalendar waiting_;
+  std::vector<SourceBand> bands_;
+  std::size_t readyLastCycle_ = 0;  // sources ready at the end of the last cycle
 
   bool windowOpen_ = false, windowClosed_ = false;
-  std::uint64_t measuredPackets_ = 0;
+  std::uint64_t measuredPackets_ = 0;  // those closeWindow() found still at their sources
   std::uint64_t measuredTailsArrived_ = 0;
   std::uint64_t windowDeliveries_ = 0;
   std::vector<std::uint64_t> latencyHistogram_;  // index: cycles

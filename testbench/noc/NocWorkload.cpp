@@ -33,6 +33,8 @@ struct NocResults {
   double routerCyclesPerSecond = 0, waveletHopsPerSecond = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t fabricBytes = 0;
+  unsigned fabricBands = 1;         // the fabric's bands, stepped at once by run.threads
+  std::uint64_t cyclesInBands = 0;  // the cycles in which they were
 };
 
 class NocWorkload : public workload::Workload {
@@ -72,6 +74,7 @@ chip::ChipParts NocWorkload::chipParts() const {
   chip::ChipParts parts;
   parts.pes = false;
   parts.routes = isBroadcast(config_.pattern);
+  parts.fabricThreads = run_.hostThreads();
   return parts;
 }
 
@@ -91,7 +94,7 @@ void NocWorkload::run(const workload::RunOptions& options) {
     std::iota(sources.begin(), sources.end(), 0);
   }
 
-  NocTraffic traffic(config_, mesh, sources, colors, fanout);
+  NocTraffic traffic(config_, chip.fabric(), sources, colors, fanout);
   chip.setController(&traffic);
   chip.setSink(&traffic);
   const chip::SimulationTimes times = chip.simulate(options);
@@ -123,6 +126,8 @@ void NocWorkload::run(const workload::RunOptions& options) {
   r.elaborationSeconds = times.elaborationSeconds;
   r.simulationSeconds = simSeconds;
   r.fabricBytes = wafer.fabric().hostBytes();
+  r.fabricBands = wafer.fabric().bands();
+  r.cyclesInBands = wafer.fabric().cyclesInBands();
   // The whole run's traffic; the PEs are traffic sources, idle as compute engines.
   results::EnergyScope scope;
   scope.seconds = double(cycles_) * arch_.secondsPerCycle();
@@ -162,7 +167,9 @@ nlohmann::json NocWorkload::typeResults() const {
   r["wavelet_hops_per_second"] = f.waveletHopsPerSecond;
   r["host"] = {{"elaboration_seconds", f.elaborationSeconds},
                {"simulation_seconds", f.simulationSeconds},
-               {"fabric_bytes", f.fabricBytes}};
+               {"fabric_bytes", f.fabricBytes},
+               {"fabric_bands", f.fabricBands},
+               {"cycles_in_bands", f.cyclesInBands}};
   r["link_utilisation"] = load(f.links);
   r["ramp_utilisation"] = load(f.ramps);
   return r;

@@ -3,7 +3,9 @@
 at 1, 2, 3 and 7 threads (more than this host's cores: oversubscribed, for
 correctness only) gives the same exit status, the same error, and byte for
 byte the same result JSON (its host fields and run.threads itself apart),
-timeline and waveform (its $date line apart):
+timeline and waveform (its $date line apart). The runs marked so must
+also have stepped the fabric's bands at once at 2 threads
+(host.cycles_in_bands), so that the bands' kernel is what is compared:
 
   thread_count_test.py WSESIM SOURCE_DIR WORK_DIR
 """
@@ -17,6 +19,12 @@ THREADS = [1, 2, 3, 7]
 
 # name: (example config, overrides, also write a timeline and a waveform)
 RUNS = {
+    # Untraced (a waveform steps every cycle on one thread), saturated: the bands at once.
+    "noc_packet_bands": ("noc_small.yaml", ["arch.mesh.width=32", "arch.mesh.height=32",
+                                             "workload.injection_rate=0.5", "workload.warmup_cycles=200",
+                                             "workload.measure_cycles=600", "workload.drain_cycles=2000"], False),
+    "gemm_functional_bands": ("gemm_small.yaml", ["arch.mesh.width=32", "arch.mesh.height=32", "workload.m=256",
+                                                   "workload.k=96", "workload.n=64"], False),
     "noc_packet_saturated": ("noc_small.yaml", ["arch.mesh.width=16", "arch.mesh.height=16",
                                                  "workload.injection_rate=0.5", "workload.warmup_cycles=200",
                                                  "workload.measure_cycles=1000"], True),
@@ -37,6 +45,8 @@ RUNS = {
     "train_fails": ("train_tiny.yaml", ["run.max_cycles=300"], False),
 }
 
+
+BANDS_AT_ONCE = ["noc_packet_bands", "gemm_functional_bands"]
 
 # The simulator's own speed, measured in host time, beside the simulated results.
 HOST_SPEEDS = ["router_cycles_per_second", "wavelet_hops_per_second", "pe_ops_per_second"]
@@ -63,7 +73,9 @@ def outcome(wsesim, configs, work, name, threads):
     got = {"status": p.returncode, "stderr": p.stderr}
     if p.returncode == 0:
         with open(base + ".json", encoding="utf-8") as f:
-            got["result"] = json.dumps(without_host(json.load(f)), sort_keys=True)
+            result = json.load(f)
+        got["cycles_in_bands"] = result["workload"].get("host", {}).get("cycles_in_bands", 0)
+        got["result"] = json.dumps(without_host(result), sort_keys=True)
         if traced:
             with open(base + ".timeline.json", "rb") as f:
                 got["timeline"] = f.read()
@@ -87,7 +99,11 @@ def main():
             continue
         for threads in THREADS[1:]:
             other = outcome(wsesim, configs, work, name, threads)
+            if name in BANDS_AT_ONCE and threads == 2 and not other.get("cycles_in_bands"):
+                failures.append(f"{name}: the fabric's bands never stepped at once at run.threads=2")
             for part in first:
+                if part == "cycles_in_bands":
+                    continue
                 if other.get(part) != first[part]:
                     failures.append(f"{name}: {part} at run.threads={threads} differs from run.threads=1")
     for f in failures:
