@@ -66,7 +66,7 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
 
 FabricKernel::~FabricKernel() = default;
 
-template <class Routing>
+template <bool Bands, class Routing>
 void FabricKernel::push(const Routing& routing, FabricBand& band, RouterId r, Port in, const QueuedWavelet& w) {
   RouterState& s = routers_[r];
   const unsigned port = unsigned(in);
@@ -75,7 +75,7 @@ void FabricKernel::push(const Routing& routing, FabricBand& band, RouterId r, Po
   // An empty queue is opened with the wavelet, without a look at its
   // header, which is mostly not where it will be (the home's is).
   Header& h = s.nonEmpty[port] & colorBit ? queues_.push(queues_.header(r, port, color), w)
-                                          : queues_.open(r, port, color, w, band.index);
+                                          : queues_.open(r, port, color, w, Bands ? band.index : 0);
   const unsigned size = h.count;
   if (size == 1) h.pending = routing.forward(r, s.x, s.y, w);
   s.nonEmpty[port] |= colorBit;
@@ -84,7 +84,7 @@ void FabricKernel::push(const Routing& routing, FabricBand& band, RouterId r, Po
   band.next.insert(r);
 }
 
-template <class Routing>
+template <bool Bands, class Routing>
 void FabricKernel::retire(const Routing& routing, FabricBand& band, RouterId r, Header& h, unsigned in,
                           unsigned color) {
   // A multicast head granted by several outputs is retired by the first;
@@ -95,7 +95,7 @@ void FabricKernel::retire(const Routing& routing, FabricBand& band, RouterId r, 
   // next cycle (the credit travels back over the link), so the outcome does
   // not depend on the order in which routers are visited within a cycle.
   if (h.count == queues_.depth()) band.releases.push_back(Release{r, std::uint8_t(in), std::uint8_t(color)});
-  queues_.pop(h, band.index);
+  queues_.pop(h, Bands ? band.index : 0);
   --band.queued;
   if (h.count == 0) {
     if (!(s.nonEmpty[in] &= ~(1u << color))) s.inputs &= PortMask(~(1u << in));
@@ -135,7 +135,7 @@ bool FabricKernel::inject(const Routing& routing, RouterId r, Port in, const Wav
   routing.checkArrival(r, in, queued);
   s.injected |= bit(in);
   FabricBand& band = bandOf(r);
-  push(routing, band, r, in, queued);
+  push<true>(routing, band, r, in, queued);
   if (injectingInBands_) {
     ++band.queued;
     ++(in == Port::Ramp ? band.injected : band.fromEdge);
@@ -216,29 +216,32 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     workers_->run([&](unsigned i) {
       FabricBand& band = *bands_[i];
       try {
-        stepBand<Arbitration>(routing, band, now);
+        stepBand<Arbitration, true>(routing, band, now);
       } catch (...) {
         band.error = std::current_exception();
       }
     });
     stepEdgesInOrder<Arbitration>(routing, now);
-    workers_->run([&](unsigned i) { pushMoves(routing, *bands_[i], now); });
+    workers_->run([&](unsigned i) { pushMoves<true>(routing, *bands_[i], now); });
     for (const std::unique_ptr<FabricBand>& b : bands_) b->deferred = false;
+  } else if (bands_.size() == 1) {
+    stepBand<Arbitration, false>(routing, *bands_[0], now);
+    pushMoves<false>(routing, *bands_[0], now);
   } else {
-    for (const std::unique_ptr<FabricBand>& b : bands_) stepBand<Arbitration>(routing, *b, now);
-    for (const std::unique_ptr<FabricBand>& b : bands_) pushMoves(routing, *b, now);
+    for (const std::unique_ptr<FabricBand>& b : bands_) stepBand<Arbitration, true>(routing, *b, now);
+    for (const std::unique_ptr<FabricBand>& b : bands_) pushMoves<true>(routing, *b, now);
   }
   endCycle(routing, now);
 }
 
-template <class Arbitration, class Routing>
+template <class Arbitration, bool Bands, class Routing>
 void FabricKernel::stepBand(const Routing& routing, FabricBand& band, std::uint64_t now) {
   // A router reads its neighbours' credits (noSpace). Those of the row
   // above were walked a row ago and the east and west ones share lines with
   // its own, but the south neighbour's are a row ahead of the walk, where
   // the hardware prefetchers have not reached: fetched a few routers early.
   const std::size_t southAhead = std::size_t(params_.mesh.width) + 4;
-  const bool deferred = band.deferred, edgesInOrder = edgeSink_ != nullptr;
+  const bool deferred = Bands && band.deferred, edgesInOrder = edgeSink_ != nullptr;
   // Inlined into the walk: growing past the compiler's limit, it was called per router (5% more instructions).
   band.current.drain([&](RouterId r) __attribute__((always_inline)) {
     if (r + southAhead < routers_.size()) prefetch(&routers_[r + southAhead]);
@@ -246,18 +249,18 @@ void FabricKernel::stepBand(const Routing& routing, FabricBand& band, std::uint6
       if (edgesInOrder && routers_[r].edgeOutputs) return band.edgeRouters.push_back(r);
       band.errorAt = r;  // the router being stepped, should it throw
     }
-    visit<Arbitration>(routing, band, r, now);
+    visit<Arbitration, Bands>(routing, band, r, now);
   });
   band.errorAt = kNoRouter;
 }
 
-template <class Arbitration, class Routing>
+template <class Arbitration, bool Bands, class Routing>
 void FabricKernel::visit(const Routing& routing, FabricBand& band, RouterId r, std::uint64_t now) {
   RouterState& s = routers_[r];
   s.injected = 0;
   band.stayAwake = false;
   band.heldUntil = kNoChange;
-  routeRouter<Arbitration>(routing, band, r, now);
+  routeRouter<Arbitration, Bands>(routing, band, r, now);
   // Visits before the cycle it waits for would find every head as it is.
   if (s.inputs && (band.stayAwake || band.heldUntil == now + 1)) band.next.insert(r);
   else if (s.inputs && band.heldUntil != kNoChange) sleepUntil(band, band.heldUntil, r);
@@ -278,7 +281,7 @@ void FabricKernel::stepEdgesInOrder(const Routing& routing, std::uint64_t now) {
     for (const RouterId e : band.edgeRouters) {
       if (e > band.errorAt) break;
       deliverBefore(e);
-      visit<Arbitration>(routing, band, e, now);
+      visit<Arbitration, true>(routing, band, e, now);
     }
     deliverBefore(band.errorAt);
     if (band.error) std::rethrow_exception(std::exchange(band.error, nullptr));
@@ -292,7 +295,7 @@ void FabricKernel::stepEdgesInOrder(const Routing& routing, std::uint64_t now) {
   }
 }
 
-template <class Routing>
+template <bool Bands, class Routing>
 void FabricKernel::pushMoves(const Routing& routing, FabricBand& band, std::uint64_t now) {
   // The hops' pushes, in a second pass: a wavelet pushed this cycle is not
   // ready before the next, and the queue it joins is fed by this one link,
@@ -307,7 +310,7 @@ void FabricKernel::pushMoves(const Routing& routing, FabricBand& band, std::uint
   // made the band's first router's.
   const std::size_t count = band.moveCount;
   band.hops += count + band.crossMoves.size();
-  const bool deferred = band.deferred;
+  const bool deferred = Bands && band.deferred;
   if (deferred)
     for (std::size_t i = count; i < count + kTargetRouter; ++i) band.moves[i] = Move{band.first, 0, QueuedWavelet()};
   const bool scattered = scattered_;
@@ -328,7 +331,7 @@ void FabricKernel::pushMoves(const Routing& routing, FabricBand& band, std::uint
       band.crossMoves.push_back(m);
       continue;
     }
-    push(routing, band, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
+    push<Bands>(routing, band, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
     ++band.queued;
   }
   band.moveCount = 0;
@@ -338,7 +341,7 @@ template <class Routing>
 void FabricKernel::endCycle(const Routing& routing, std::uint64_t now) {
   for (const std::unique_ptr<FabricBand>& b : bands_) {
     for (const Move& m : b->crossMoves)
-      push(routing, bandOf(m.to), m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
+      push<true>(routing, bandOf(m.to), m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
     counters_.queued += b->crossMoves.size();
     b->crossMoves.clear();
   }
@@ -437,7 +440,7 @@ bool FabricKernel::pickGrant(FabricBand& band, const RouterState& s, const Reque
   return false;
 }
 
-template <class Arbitration, class Routing>
+template <class Arbitration, bool Bands, class Routing>
 void FabricKernel::routeRouter(const Routing& routing, FabricBand& band, RouterId r, std::uint64_t now) {
   RouterState& state = routers_[r];
   const PortMask inputs = state.inputs;
@@ -445,12 +448,12 @@ void FabricKernel::routeRouter(const Routing& routing, FabricBand& band, RouterI
     if (!inputs) return;
     const unsigned in = lowestBit(inputs);
     if (const std::uint32_t colors = state.nonEmpty[in]; !(colors & (colors - 1)))
-      return routeQueue<Arbitration>(routing, band, state, r, in, lowestBit(colors), now);
+      return routeQueue<Arbitration, Bands>(routing, band, state, r, in, lowestBit(colors), now);
   }
-  arbitrate<Arbitration>(routing, band, state, r, now);
+  arbitrate<Arbitration, Bands>(routing, band, state, r, now);
 }
 
-template <class Arbitration, class Routing>
+template <class Arbitration, bool Bands, class Routing>
 void FabricKernel::routeQueue(const Routing& routing, FabricBand& band, RouterState& s, RouterId r, unsigned in,
                               unsigned color, std::uint64_t now) {
   // Without a contender, every output the head still wants and that has
@@ -464,8 +467,8 @@ void FabricKernel::routeQueue(const Routing& routing, FabricBand& band, RouterSt
   if (!moving) return;
   if (const std::uint64_t readyAt = queues_.front(h).readyAt(); readyAt > now) return noteHeldUntil(band, readyAt);
   for (; moving; moving &= PortMask(moving - 1))
-    transfer<Arbitration>(routing, band, s, r, lowestBit(moving), in, color, h, now);
-  retire(routing, band, r, h, in, color);
+    transfer<Arbitration, Bands>(routing, band, s, r, lowestBit(moving), in, color, h, now);
+  retire<Bands>(routing, band, r, h, in, color);
 }
 
 void FabricKernel::prefetchQueuesAhead(RouterId r, RouterId bandEnd) const {
@@ -483,7 +486,7 @@ void FabricKernel::prefetchQueuesAhead(RouterId r, RouterId bandEnd) const {
                  [&](RouterId a, unsigned in, unsigned color) { queues_.prefetchFront(a, in, color); });
 }
 
-template <class Arbitration, class Routing>
+template <class Arbitration, bool Bands, class Routing>
 void FabricKernel::arbitrate(const Routing& routing, FabricBand& band, RouterState& state, RouterId r,
                              std::uint64_t now) {
   if (crowded_) prefetchQueuesAhead(r, band.end);
@@ -501,8 +504,8 @@ void FabricKernel::arbitrate(const Routing& routing, FabricBand& band, RouterSta
     unsigned in = 0, color = 0;
     if (!pickGrant<Arbitration>(band, state, req, r, o, outputFull(band, state, r, o, now), now, in, color)) continue;
     Header& h = queues_.header(r, in, color);
-    transfer<Arbitration>(routing, band, state, r, o, in, color, h, now);
-    retire(routing, band, r, h, in, color);
+    transfer<Arbitration, Bands>(routing, band, state, r, o, in, color, h, now);
+    retire<Bands>(routing, band, r, h, in, color);
   }
 }
 
@@ -515,7 +518,7 @@ std::uint32_t FabricKernel::outputFull(FabricBand& band, const RouterState& s, R
   return routers_[r + neighbourOffset_[o]].noSpace[unsigned(opposite(Port(o)))];
 }
 
-template <class Arbitration, class Routing>
+template <class Arbitration, bool Bands, class Routing>
 void FabricKernel::transfer(const Routing& routing, FabricBand& band, RouterState& s, RouterId r, unsigned o,
                             unsigned in, unsigned color, Header& h, std::uint64_t now) {
   Arbitration::granted(s.arbiter[o], in, color);
@@ -524,7 +527,7 @@ void FabricKernel::transfer(const Routing& routing, FabricBand& band, RouterStat
   if (o == unsigned(Port::Ramp)) {
     ++band.delivered;
     band.progressed = true;
-    if (band.deferred)
+    if (Bands && band.deferred)
       band.deliveries.push_back(Delivery{r, w.wavelet(), now + params_.rampLatencyCycles});
     else if (sink_)
       sink_->deliver(r, w.wavelet(), now + params_.rampLatencyCycles);
@@ -537,7 +540,7 @@ void FabricKernel::transfer(const Routing& routing, FabricBand& band, RouterStat
     const Port arrival = opposite(Port(o));
     routing.checkArrival(next, arrival, w);
     // Filled in place: a Move built on the stack and copied costs a store-forwarding stall.
-    Move& move = band.holds(next) ? band.moves[band.moveCount++] : band.crossMoves.emplace_back();
+    Move& move = !Bands || band.holds(next) ? band.moves[band.moveCount++] : band.crossMoves.emplace_back();
     move.to = next;
     move.input = std::uint8_t(arrival);
     move.wavelet = w;

@@ -234,11 +234,14 @@ class FabricKernel {
   // policy lists; Arbitration is named, Routing an object (it has a configuration).
   template <class Arbitration, class Routing>
   void stepWith(const Routing& routing, std::uint64_t now);
+  // The per-router code below is compiled twice: `Bands` false for a mesh
+  // in one band, which then pays nothing for bands (no check whether a
+  // move stays in its band, or whether its band runs alongside others).
   // Steps the band's routers (all of them, or, while bands run at once,
   // those inside the mesh, keeping what only one thread may do for later).
-  template <class Arbitration, class Routing>
+  template <class Arbitration, bool Bands, class Routing>
   void stepBand(const Routing& routing, FabricBand& band, std::uint64_t now);
-  template <class Arbitration, class Routing>
+  template <class Arbitration, bool Bands, class Routing>
   [[gnu::always_inline]] inline void visit(const Routing& routing, FabricBand& band, RouterId r, std::uint64_t now);
   // After bands ran at once: steps their edge routers and hands their
   // deliveries to the sink, all in router order, as one band would have.
@@ -246,21 +249,21 @@ class FabricKernel {
   void stepEdgesInOrder(const Routing& routing, std::uint64_t now);
   // Pushes the band's moves into its routers; while bands run at once,
   // leaves those that would take a fresh overflow block to crossMoves.
-  template <class Routing>
+  template <bool Bands, class Routing>
   void pushMoves(const Routing& routing, FabricBand& band, std::uint64_t now);
   // The cycle's end, on one thread: the moves between bands, the credits
   // given back, the tallies, the watchdog and the next change.
   template <class Routing>
   void endCycle(const Routing& routing, std::uint64_t now);
-  template <class Arbitration, class Routing>
+  template <class Arbitration, bool Bands, class Routing>
   [[gnu::always_inline]] inline void routeRouter(const Routing& routing, FabricBand& band, RouterId r,
                                                  std::uint64_t now);
   // routeRouter for a router with the one non-empty queue (in, color).
-  template <class Arbitration, class Routing>
+  template <class Arbitration, bool Bands, class Routing>
   [[gnu::always_inline]] inline void routeQueue(const Routing& routing, FabricBand& band, RouterState& s, RouterId r,
                                                 unsigned in, unsigned color, std::uint64_t now);
   // routeRouter for a router with several non-empty queues.
-  template <class Arbitration, class Routing>
+  template <class Arbitration, bool Bands, class Routing>
   void arbitrate(const Routing& routing, FabricBand& band, RouterState& s, RouterId r, std::uint64_t now);
 
   using Header = WaveletQueues::Header;
@@ -268,18 +271,18 @@ class FabricKernel {
   // The per-hop steps are forced inline: a call's register spills cost as
   // much as the step itself.
   // `band` holds router r.
-  template <class Routing>
+  template <bool Bands, class Routing>
   [[gnu::always_inline]] inline void push(const Routing& routing, FabricBand& band, RouterId r, Port in,
                                           const QueuedWavelet& w);
   // Retires the head of (r, in, color) once no output still wants it.
-  template <class Routing>
+  template <bool Bands, class Routing>
   [[gnu::always_inline]] inline void retire(const Routing& routing, FabricBand& band, RouterId r, Header& h,
                                             unsigned in, unsigned color);
   // The colors output `o` of router r cannot take this cycle.
   [[gnu::always_inline]] inline std::uint32_t outputFull(FabricBand& band, const RouterState& s, RouterId r,
                                                          unsigned o, std::uint64_t now);
   // Moves the head of (r, in, color), whose header is h, out through `o`.
-  template <class Arbitration, class Routing>
+  template <class Arbitration, bool Bands, class Routing>
   [[gnu::always_inline]] inline void transfer(const Routing& routing, FabricBand& band, RouterState& s, RouterId r,
                                               unsigned o, unsigned in, unsigned color, Header& h,
                                               std::uint64_t now);
