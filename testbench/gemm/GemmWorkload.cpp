@@ -134,8 +134,6 @@ struct GemmResults {
   double maxAbsError = 0, maxRelError = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t peBytes = 0, fabricBytes = 0;
-  unsigned fabricBands = 1;         // the fabric's bands, stepped at once by run.threads
-  std::uint64_t cyclesInBands = 0;  // the cycles in which they were
   std::uint64_t wavelets = 0;        // of B through the I/O ring, the whole GEMM's
   std::uint64_t nonzeroWeights = 0;  // of B (all of them when dense)
   double columnImbalance = 1;        // sparse, streamed in: the busiest stream's wavelets over the mean stream's
@@ -193,9 +191,7 @@ class GemmWorkload : public workload::Workload {
     return config_.pass == GemmPass::WeightGrad ? full_.shape().m : full_.shape().k;
   }
   chip::ChipParts chipParts() const {
-    chip::ChipParts parts = workload::gemmChipParts(arch_, full_.shape().precision, run_.mode);
-    parts.fabricThreads = run_.hostThreads();
-    return parts;
+    return workload::gemmChipParts(arch_, full_.shape().precision, run_.mode);
   }
 
   GemmConfig config_;
@@ -364,8 +360,6 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r.simulationSeconds = times.simulationSeconds;
   r.peBytes = pes.hostBytes();
   r.fabricBytes = wafer.fabric().hostBytes();
-  r.fabricBands = wafer.fabric().bands();
-  r.cyclesInBands = wafer.fabric().cyclesInBands();
 
   energy::ActionCounts actions = gemm_->fullActions(chip.actionsUntil(wafer.cycles()));
   // The whole GEMM's weights in and, for the weight gradient, its outputs out.
@@ -449,9 +443,7 @@ nlohmann::json GemmWorkload::typeResults() const {
   r["host"] = {{"elaboration_seconds", f.elaborationSeconds},
                {"simulation_seconds", f.simulationSeconds},
                {"pe_bytes", f.peBytes},
-               {"fabric_bytes", f.fabricBytes},
-               {"fabric_bands", f.fabricBands},
-               {"cycles_in_bands", f.cyclesInBands}};
+               {"fabric_bytes", f.fabricBytes}};
   return r;
 }
 

@@ -84,8 +84,6 @@ struct ChainReduceResults {
   double maxErrorVsExact = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t peBytes = 0, fabricBytes = 0;
-  unsigned fabricBands = 1;         // the fabric's bands, stepped at once by run.threads
-  std::uint64_t cyclesInBands = 0;  // the cycles in which they were
 };
 
 class ChainReduceWorkload : public workload::Workload {
@@ -95,7 +93,7 @@ class ChainReduceWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   workload::HostMemoryPlan plannedHostMemory() const override {
-    workload::HostMemoryPlan plan = workload::chipHostMemory(arch_, run_, chipParts());
+    workload::HostMemoryPlan plan = workload::chipHostMemory(arch_, run_, chip::ChipParts{});
     plan.bytes += std::uint64_t(config_.repeat) * kProgramBytesPerRepeat;
     return plan;
   }
@@ -109,13 +107,6 @@ class ChainReduceWorkload : public workload::Workload {
     return found_.simulationSeconds > 0 ? double(found_.totals.opsCompleted) / found_.simulationSeconds : 0.0;
   }
 
-  // Every part, the fabric stepped by run.threads.
-  chip::ChipParts chipParts() const {
-    chip::ChipParts parts;
-    parts.fabricThreads = run_.hostThreads();
-    return parts;
-  }
-
   ChainReduceConfig config_;
   config::ArchConfig arch_;
   config::RunConfig run_;
@@ -126,7 +117,7 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (arch_.fabric.routing != fabric::routingMode<fabric::ColorRouting>())
     throw std::runtime_error("chain_reduce programs route by color; set arch.fabric.routing: color");
-  chip::WaferChip chip(arch_, run_, chipParts(), start);
+  chip::WaferChip chip(arch_, run_, chip::ChipParts{}, start);
   programChainRoutes(config_, chip.routes());
   pe::PeArray& pes = chip.pes();
 
@@ -176,8 +167,6 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   r.simulationSeconds = times.simulationSeconds;
   r.peBytes = pes.hostBytes();
   r.fabricBytes = chip.fabric().hostBytes();
-  r.fabricBands = chip.fabric().bands();
-  r.cyclesInBands = chip.fabric().cyclesInBands();
   results::EnergyScope scope;
   scope.seconds = double(cycles_) * arch_.secondsPerCycle();
   scope.flops = double(r.totals.flops);
@@ -219,8 +208,6 @@ nlohmann::json ChainReduceWorkload::typeResults() const {
                {"pe_bytes", f.peBytes},
                {"pe_bytes_per_pe", double(f.peBytes) / double(arch_.mesh.routers())},
                {"fabric_bytes", f.fabricBytes},
-               {"fabric_bands", f.fabricBands},
-               {"cycles_in_bands", f.cyclesInBands},
                {"pe_visits", f.totals.visits}};
   return r;
 }

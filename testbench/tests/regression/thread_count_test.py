@@ -23,8 +23,6 @@ RUNS = {
     "noc_packet_bands": ("noc_small.yaml", ["arch.mesh.width=32", "arch.mesh.height=32",
                                              "workload.injection_rate=0.5", "workload.warmup_cycles=200",
                                              "workload.measure_cycles=600", "workload.drain_cycles=2000"], False),
-    "gemm_functional_bands": ("gemm_small.yaml", ["arch.mesh.width=32", "arch.mesh.height=32", "workload.m=256",
-                                                   "workload.k=96", "workload.n=64"], False),
     "noc_packet_saturated": ("noc_small.yaml", ["arch.mesh.width=16", "arch.mesh.height=16",
                                                  "workload.injection_rate=0.5", "workload.warmup_cycles=200",
                                                  "workload.measure_cycles=1000"], True),
@@ -46,7 +44,7 @@ RUNS = {
 }
 
 
-BANDS_AT_ONCE = ["noc_packet_bands", "gemm_functional_bands"]
+BANDS_AT_ONCE = ["noc_packet_bands"]
 
 # The simulator's own speed, measured in host time, beside the simulated results.
 HOST_SPEEDS = ["router_cycles_per_second", "wavelet_hops_per_second", "pe_ops_per_second"]
