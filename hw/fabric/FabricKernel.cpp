@@ -149,7 +149,7 @@ bool FabricKernel::inject(const Routing& routing, RouterId r, Port in, const Wav
 }
 
 void FabricKernel::forEachBand(bool atOnce, const std::function<void(unsigned band)>& work) {
-  if (!workers_ || !atOnce) {
+  if (!workers_ || !atOnce || (paced_ && !pacing_.atOnce())) {
     for (unsigned b = 0; b < bands_.size(); ++b) work(b);
     return;
   }
@@ -205,7 +205,9 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
   // are common, the kernel prefetches them itself.
   scattered_ = queues_.overflowed() * 4 >= active;
   crowded_ = scattered_ && active * 4 >= routers_.size() * 3;
-  if (workers_ && !observer_ && active >= bands_.size() * kActivePerBandToSplit) {
+  const bool couldSplit = workers_ && !observer_ && active >= bands_.size() * kActivePerBandToSplit;
+  const bool atOnce = couldSplit && (!paced_ || pacing_.atOnce());
+  if (atOnce) {
     // The bands at once: each steps its routers inside the mesh, then one
     // thread steps the edge routers and hands over the deliveries, in
     // router order, and the bands push their moves at once. Nothing a band
@@ -232,6 +234,13 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     for (const std::unique_ptr<FabricBand>& b : bands_) pushMoves<true>(routing, *b, now);
   }
   endCycle(routing, now);
+  if (workers_) {
+    // The cycle's host time, its driver's share included: since the last step ended.
+    const auto ended = std::chrono::steady_clock::now();
+    if (couldSplit)
+      pacing_.cycleDone(atOnce, std::uint64_t(std::chrono::nanoseconds(ended - lastStepEnd_).count()), active);
+    lastStepEnd_ = ended;
+  }
 }
 
 template <class Arbitration, bool Bands, class Routing>

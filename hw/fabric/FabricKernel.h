@@ -19,6 +19,7 @@
 // results for any number of them ("Bands over threads" there).
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -29,6 +30,7 @@
 
 #include "hw/fabric/ActiveSet.h"
 #include "hw/fabric/ArbiterState.h"
+#include "hw/fabric/BandPacing.h"
 #include "hw/fabric/BandWorkers.h"
 #include "hw/fabric/ColorRouteTable.h"
 #include "hw/fabric/FabricBand.h"
@@ -140,13 +142,17 @@ class FabricKernel {
   }
   // The bands the mesh is stepped in (the threads that step it), and the
   // cycles so far in which they were stepped at once (those with enough
-  // routers active and no link observer).
+  // routers active, no link observer, and while that is measured faster:
+  // BandPacing).
   unsigned bands() const { return unsigned(bands_.size()); }
   std::uint64_t cyclesInBands() const { return cyclesInBands_; }
+  // Off: every cycle that could split does, however fast (the bands' tests).
+  void setPacing(bool measured) { paced_ = measured; }
   // The band that holds router r.
   unsigned bandIndex(RouterId r) const { return bands_.size() == 1 ? 0 : r / bandRouters_; }
   // Runs work(band) for every band: at once on the bands' threads if
-  // `atOnce` (a driver's share of a cycle for the routers of each band:
+  // `atOnce` and the kernel's pacing lets this cycle split (a driver's
+  // share of a cycle for the routers of each band:
   // its injections, written by the thread that steps those routers), else
   // band by band on this one. `work` may inject only into its band's
   // routers; what it throws is rethrown here, the lowest band's first.
@@ -347,6 +353,9 @@ class FabricKernel {
   std::vector<std::unique_ptr<FabricBand>> bands_;
   RouterId bandRouters_;  // routers per band (the last band: the rest)
   std::unique_ptr<BandWorkers> workers_;  // none with one band
+  BandPacing pacing_;
+  bool paced_ = true;
+  std::chrono::steady_clock::time_point lastStepEnd_;  // on the host's clock
   // This cycle steps at least 3/4 of the routers (those ahead in the walk
   // are likely busy too) and a queue per 4 of them is outside its home:
   // worth prefetching for.

@@ -73,6 +73,7 @@ void record(Outcome& o, const FabricKernel& kernel, const Driver& driver) {
 Outcome uniformTraffic(unsigned threads) {
   const FabricParams params = makeParams(routingMode<XyRouting>(), 24, 16, 1, 2, 2, 4);
   FabricKernel kernel(params, nullptr, threads);
+  kernel.setPacing(false);  // every cycle that could split does, however fast
   Driver driver(kernel);
   std::uint64_t seed = 12345;
   const auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
@@ -104,6 +105,7 @@ Outcome rowStreamsOffTheEdge(unsigned threads) {
       routes.set(x, y, color, bit(Port::West), PortMask(bit(Port::East) | bit(Port::Ramp)));
   }
   FabricKernel kernel(params, &routes, threads);
+  kernel.setPacing(false);
   wafer::EdgeCollector out(wafer::IoRingEdge(params.mesh.height, 1, 1.0 / 3), params.mesh, true);
   kernel.setEdgeSink(&out);
   Driver driver(kernel);
