@@ -6,12 +6,14 @@
 // faster, by up to tens of times. Host time decides only how fast a run
 // goes: a cycle gives the same results either way.
 //
-// A trial alternates the two ways over kTrialCycles cycles that could
-// split, compares their host time per active router, and the faster rules
-// until the next trial; each trial the bands lose after losing one doubles
-// the wait before the next (up to kLongestWait cycles: a run's first
-// cycles, its mesh still filling, may not pay for the split when its
-// later ones do), one they win resets it.
+// The way in use runs for a while (kShortestWait cycles that could split,
+// and more after trials the split lost twice in a row, up to
+// kLongestWait); then a trial runs kTrialCycles of the other way, of which
+// the first kSettleCycles are not counted (switching ways moves the
+// routers' state between the cores' caches). Its host time per active
+// router is compared with that of as many cycles of the way in use just
+// before it, and the faster way (the split, unless a quarter slower) runs
+// next.
 
 #include <cstdint>
 
@@ -23,18 +25,22 @@ class BandPacing {
   bool atOnce() const { return atOnce_; }
   // A cycle that could split has run (at once or not) in `nanos` of host
   // time, with `active` routers stepped.
-  void cycleDone(bool ranAtOnce, std::uint64_t nanos, std::uint64_t active);
+  void cycleDone(std::uint64_t nanos, std::uint64_t active);
 
-  static constexpr unsigned kTrialCycles = 16;
-  static constexpr std::uint64_t kShortestWait = 256, kLongestWait = 1u << 16;
+  static constexpr unsigned kTrialCycles = 24, kSettleCycles = 8;
+  static constexpr std::uint64_t kShortestWait = 1024, kLongestWait = 1u << 16;
+  // The split keeps its place unless this much slower: a trial is short
+  // and noisy, and an oversubscribed host makes the split several times
+  // slower, not a little.
+  static constexpr double kLeeway = 1.25;
 
  private:
   bool atOnce_ = true;
-  unsigned trial_ = 0;           // cycles of the current trial run so far; kTrialCycles: none under way
-  std::uint64_t sinceTrial_ = 0;  // cycles since the last trial ended
+  bool inTrial_ = false;
+  std::uint64_t cycles_ = 0;  // of the way in use since the last trial, or of the trial
   std::uint64_t wait_ = kShortestWait;
-  bool lostLast_ = false;  // the bands lost the last trial
-  std::uint64_t nanos_[2] = {}, active_[2] = {};  // per way (0: one thread, 1: at once), this trial
+  bool lostLast_ = false;                       // the split lost the last trial
+  std::uint64_t nanos_[2] = {}, active_[2] = {};  // [0]: the way in use, [1]: the trial's
 };
 
 }  // namespace wsesim::fabric

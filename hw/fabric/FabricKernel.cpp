@@ -238,7 +238,7 @@ void FabricKernel::stepWith(const Routing& routing, std::uint64_t now) {
     // The cycle's host time, its driver's share included: since the last step ended.
     const auto ended = std::chrono::steady_clock::now();
     if (couldSplit)
-      pacing_.cycleDone(atOnce, std::uint64_t(std::chrono::nanoseconds(ended - lastStepEnd_).count()), active);
+      pacing_.cycleDone(std::uint64_t(std::chrono::nanoseconds(ended - lastStepEnd_).count()), active);
     lastStepEnd_ = ended;
   }
 }
