@@ -100,7 +100,7 @@ class FabricKernel {
  public:
   // `routes` is required in color mode and ignored in XY mode; it must
   // outlive the kernel. `threads` > 1 splits the mesh into that many bands
-  // of routers (fewer on a mesh of fewer than 64 routers per thread),
+  // of routers (fewer where a band would hold fewer than 16 routers),
   // stepped at once by that many threads, the caller's one of them.
   FabricKernel(const FabricParams& params, const ColorRouteTable* routes, unsigned threads = 1);
   ~FabricKernel();
