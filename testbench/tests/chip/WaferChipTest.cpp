@@ -12,6 +12,7 @@
 #include "hw/chip/WaferChip.h"
 #include "hw/config/ConfigTree.h"
 #include "hw/config/ParamReader.h"
+#include "testbench/tests/ScratchDir.h"
 
 namespace wsesim::chip {
 namespace {
@@ -145,7 +146,8 @@ struct Idle : sim::CycleDriver {
 // tracers' signals under the wafer's name.
 TEST(WaferChip, WaveformHasTheRoutersAndPesOfTheRegion) {
   const Configs c = tiny();
-  const std::filesystem::path base = std::filesystem::temp_directory_path() / "wsesim_chip_test_waveform";
+  const wsesim::testing::ScratchDir dir;
+  const std::filesystem::path base = dir.path() / "waveform";
   WaferChip chip(c.arch, c.run, ChipParts{});
   Idle idle(3);
   chip.setController(&idle);
@@ -155,7 +157,6 @@ TEST(WaferChip, WaveformHasTheRoutersAndPesOfTheRegion) {
   std::ifstream in(base.string() + ".vcd");
   std::stringstream text;
   text << in.rdbuf();
-  std::filesystem::remove(base.string() + ".vcd");
   // SystemC writes each dot of a name as a scope.
   const std::string vcd = text.str();
   const std::size_t wafer = vcd.find("$scope module wafer $end");

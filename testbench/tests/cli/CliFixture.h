@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "testbench/tests/ScratchDir.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,24 +24,7 @@ namespace wsesim::clitest {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "wsesim-cli-test-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using wsesim::testing::ScratchDir;
 
 inline std::string readFile(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);

@@ -1,7 +1,7 @@
 #pragma once
 // Helpers shared by the configuration tests: layering a run's sources the way
 // `wsesim run` does, catching a ConfigError's message, and scratch preset
-// directories.
+// directories (ScratchDir.h).
 
 #include <gtest/gtest.h>
 
@@ -16,6 +16,7 @@
 
 #include "hw/common/ConfigError.h"
 #include "hw/config/ConfigTree.h"
+#include "testbench/tests/ScratchDir.h"
 
 namespace wsesim::config::testing {
 
@@ -45,26 +46,6 @@ inline void expectMentions(const std::string& message, std::initializer_list<con
     EXPECT_NE(message.find(part), std::string::npos) << "message lacks \"" << part << "\":\n" << message;
 }
 
-// A directory that disappears with the test.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "wsesim-config-test-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(path_ / name) << text; }
-
- private:
-  std::filesystem::path path_;
-};
+using wsesim::testing::ScratchDir;
 
 }  // namespace wsesim::config::testing

@@ -21,27 +21,18 @@
 #include <vector>
 
 #include "testbench/tests/MechanismTiming.h"
+#include "testbench/tests/ScratchDir.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-class ScratchDir {
- public:
-  ScratchDir() : path_((fs::temp_directory_path() / "wsesim-gemm-XXXXXX").string()) {
-    if (!::mkdtemp(path_.data())) throw std::runtime_error("mkdtemp failed");
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using wsesim::testing::ScratchDir;
 
 // `wsesim run` of the small GEMM config with the mechanism timing
 // (MechanismTiming.h) and overrides; its result document.
 nlohmann::json runGemm(const ScratchDir& dir, const std::string& name, const std::string& overrides) {
-  const std::string out = dir.path() + "/" + name + ".json";
+  const std::string out = dir.file(name + ".json");
   const std::string command = "'" WSESIM_BINARY "' run '" WSESIM_SOURCE_DIR "/testbench/configs/gemm_small.yaml' " +
                               wsesim::testing::mechanismTimingFlags() + " " + overrides + " --out '" + out +
                               "' > /dev/null";
@@ -516,12 +507,12 @@ TEST(GemmRepresentativeRows, VcdRegionInRowsLeftOutIsAnError) {
   const std::string command = "'" WSESIM_BINARY "' run '" WSESIM_SOURCE_DIR
                               "/testbench/configs/gemm_small.yaml' --set run.mode=timing --set workload.m=44 "
                               "--set workload.rows=representative --set run.vcd.region.x0=4 --vcd '" +
-                              dir.path() + "/rows.vcd' > '" + dir.path() + "/out.txt' 2>&1";
+                              dir.file("rows.vcd") + "' > '" + dir.file("out.txt") + "' 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_NE(WEXITSTATUS(status), 0);
   std::stringstream text;
-  text << std::ifstream(dir.path() + "/out.txt").rdbuf();
+  text << std::ifstream(dir.file("out.txt")).rdbuf();
   EXPECT_NE(text.str().find("run.vcd.region.x0=4: only mesh column 0 is simulated"), std::string::npos) << text.str();
 }
 
@@ -534,7 +525,7 @@ TEST(GemmRepresentativeRows, VcdRegionInRowsLeftOutIsAnError) {
 // y (5 x 16): 120 and 440 bytes.
 TEST(GemmWaferMap, LinkLoadsAndSramPerPe) {
   const ScratchDir dir;
-  const std::string map = dir.path() + "/wafer_map.json";
+  const std::string map = dir.file("wafer_map.json");
   const nlohmann::json r = runGemm(dir, "map", "--map '" + map + "'");
   ASSERT_FALSE(r.empty());
   const nlohmann::json m = nlohmann::json::parse(std::ifstream(map));
@@ -562,7 +553,7 @@ TEST(GemmWaferMap, LinkLoadsAndSramPerPe) {
 // spans the run.
 TEST(GemmTimeline, TasksLinkCountsAndPhaseOfTheTracedPe) {
   const ScratchDir dir;
-  const std::string timeline = dir.path() + "/timeline.json";
+  const std::string timeline = dir.file("timeline.json");
   const nlohmann::json r =
       runGemm(dir, "one_pe",
               "--set workload.m=4 --set workload.k=3 --set workload.n=2 --set workload.grid_x=1 --set workload.grid_y=1 "

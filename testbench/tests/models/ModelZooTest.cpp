@@ -10,11 +10,11 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <tuple>
 
 #include "models/TrainingStep.h"
 #include "models/TransformerModel.h"
+#include "testbench/tests/ScratchDir.h"
 
 namespace wsesim::models {
 namespace {
@@ -50,12 +50,12 @@ TEST(ModelZoo, ListsEveryModel) {
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
 }
 
-// Writes a model file named bad.yaml in a scratch folder and returns the folder.
+// Writes a model file named bad.yaml in this test's scratch folder and
+// returns the folder.
 std::filesystem::path scratchModel(const std::string& text) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wsesim-model-test";
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "bad.yaml") << text;
-  return dir;
+  static const wsesim::testing::ScratchDir dir;
+  dir.write("bad.yaml", text);
+  return dir.path();
 }
 
 // A model file in a scratch folder, loaded; the error text if it fails.
