@@ -97,7 +97,9 @@ struct GemmTime {
 // previous round, or whole when that is more than half the phase (the
 // first round cuts each phase of more than 16S n's to S and runs the
 // others whole, as it does later phases of a kind whose cut phases ran
-// more n's than they hold); a phase is settled when the periods per n
+// more n's than they hold). Of a kind's phases to be cut, the first goes
+// alone; the others start once its cuts are done, cut or whole by what
+// its cuts did. A phase is settled when the periods per n
 // between its last three cuts agree within the tolerance, or when it has
 // run whole. One cut per phase and round: the cut keeps no more output than
 // the phase would.
@@ -236,9 +238,18 @@ class SimulatedGemm {
   bool settled(const PhaseSample& s) const;
   // The first cut of a phase of `outputs` n's (whole unless it is long).
   firmware::PhaseCut firstCut(std::uint32_t phase, std::uint32_t outputs) const;
-  // Whether the phases of the kind of `phase` that were cut ran more n's
-  // than they have.
-  bool kindsCutsDidNotPay(std::uint32_t phase) const;
+  // The other phases of the kind of `phase` (PhaseLikeness): the n's run
+  // in the cuts of those done with them (settled or run whole after), and
+  // whether one is still being cut (before this round, or in `round`).
+  struct KindCuts {
+    bool done = false, cutting = false;
+    std::uint64_t ran = 0, whole = 0;
+  };
+  KindCuts kindCuts(std::uint32_t phase, const std::vector<firmware::PhaseCut>& round) const;
+  // A phase's first cut in the round being planned (`round` so far), or
+  // none while another phase of its kind is the first being cut.
+  std::optional<firmware::PhaseCut> nextFirstCut(std::uint32_t phase,
+                                                 const std::vector<firmware::PhaseCut>& round) const;
   // The cut after a phase's last, or the whole phase.
   std::uint32_t nextCut(const PhaseSample& s) const;
   // A simulated phase's cycles: whole, or extrapolated from its longest cuts.
