@@ -8,8 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "testbench/tests/ScratchDir.h"
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "testbench/tests/ScratchDir.h"
 
 namespace wsesim::clitest {
 
