@@ -20,10 +20,10 @@ struct ChipParts {
   // thread may run, any number of chips at once (SystemC is one kernel per
   // process, single-threaded).
   bool systemc = true;
-  // Threads stepping the fabric's bands at once (FabricKernel): the NoC
-  // workload's chip takes run.threads. A chip with PEs keeps one: its PE
-  // array's cycle runs on one thread between the fabric's passes, and a
-  // GEMM on 64 x 64 PEs ran 0.68x as fast with the fabric on two.
+  // Threads stepping the fabric's bands, and visiting their PEs, at once
+  // (FabricKernel, PeArray): the NoC, GEMM and chain-reduce workloads'
+  // chips take run.threads. A training step's chips keep one each: its
+  // groups of GEMMs run on the threads, a chip each (GemmGroups).
   unsigned fabricThreads = 1;
 };
 

@@ -14,9 +14,11 @@ namespace wsesim::fabric {
 namespace {
 
 // A band takes an equal share of the routers, whole groups of 16 (a
-// router's transfer counters then start a cache line), and has at least 16.
+// router's transfer counters then start a cache line), and has at least
+// 16; there are at most 255 (a router's band is a byte).
 RouterId bandRoutersFor(RouterId routers, unsigned threads) {
-  const RouterId share = (routers + threads - 1) / std::max(threads, 1u);
+  threads = std::clamp(threads, 1u, 255u);
+  const RouterId share = (routers + threads - 1) / threads;
   return std::max<RouterId>(16, (share + 15) / 16 * 16);
 }
 
@@ -40,12 +42,12 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
       queues_(std::size_t(params.mesh.routers()) * kPortCount * params.colors,
               std::size_t(params.mesh.routers()) * kPortCount, params.queueDepth,
               bandCount(params.mesh.routers(), threads)),
-      bandRouters_(bandRoutersFor(params.mesh.routers(), threads)),
       neighbourOffset_{0u - params.mesh.width, 1u, params.mesh.width, 0u - 1u, 0u} {
   const RouterId routerCount = params.mesh.routers();
-  for (unsigned b = 0; b < bandCount(routerCount, threads); ++b)
-    bands_.push_back(std::make_unique<FabricBand>(b, b * bandRouters_, std::min(routerCount, (b + 1) * bandRouters_),
-                                                  routerCount));
+  const RouterId perBand = bandRoutersFor(routerCount, threads);
+  std::vector<RouterId> firsts;
+  for (unsigned b = 0; b < bandCount(routerCount, threads); ++b) firsts.push_back(b * perBand);
+  drawBands(firsts);
   if (bands_.size() > 1) workers_ = std::make_unique<BandWorkers>(unsigned(bands_.size()));
   withRoutingPolicy(params.routing, [&](auto policy) { decltype(policy)::type::checkSetup(routes); });
   const ArbiterState initialArbiter =
@@ -65,6 +67,40 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
 }
 
 FabricKernel::~FabricKernel() = default;
+
+void FabricKernel::drawBands(const std::vector<RouterId>& firsts) {
+  const RouterId routerCount = params_.mesh.routers();
+  bands_.clear();
+  routerBand_.clear();
+  for (unsigned b = 0; b < firsts.size(); ++b)
+    bands_.push_back(std::make_unique<FabricBand>(b, firsts[b], b + 1 < firsts.size() ? firsts[b + 1] : routerCount,
+                                                  routerCount));
+  if (bands_.size() > 1)
+    for (const std::unique_ptr<FabricBand>& band : bands_) routerBand_.insert(routerBand_.end(), band->end - band->first, std::uint8_t(band->index));
+}
+
+void FabricKernel::setEdgeSink(EdgeSink* sink) {
+  edgeSink_ = sink;
+  edgesInOrder_ = sink ? sink->sides() : PortMask(0);
+  if (!sink || bands_.size() == 1) return;
+  const std::vector<std::uint32_t> groups = sink->rowGroups();
+  if (groups.empty() || !idle()) return;
+  // Each boundary moves to the start of the group of rows nearest to it;
+  // bands that would come out empty keep the edge routers in order.
+  const RouterId width = params_.mesh.width;
+  std::vector<RouterId> firsts{0};
+  for (unsigned b = 1; b < bands_.size(); ++b) {
+    const RouterId ideal = bands_[b]->first;
+    const auto after = std::lower_bound(groups.begin(), groups.end(), ideal / width);
+    RouterId best = after == groups.end() ? kNoRouter : *after * width;
+    if (after != groups.begin() && (best == kNoRouter || ideal - *(after - 1) * width < best - ideal))
+      best = *(after - 1) * width;
+    if (best <= firsts.back() || best >= params_.mesh.routers()) return;
+    firsts.push_back(best);
+  }
+  drawBands(firsts);
+  edgesInOrder_ = 0;
+}
 
 template <bool Bands, class Routing>
 void FabricKernel::push(const Routing& routing, FabricBand& band, RouterId r, Port in, const QueuedWavelet& w) {
@@ -148,10 +184,10 @@ bool FabricKernel::inject(const Routing& routing, RouterId r, Port in, const Wav
   return true;
 }
 
-void FabricKernel::forEachBand(bool atOnce, const std::function<void(unsigned band)>& work) {
+bool FabricKernel::forEachBand(bool atOnce, const std::function<void(unsigned band)>& work) {
   if (!workers_ || !atOnce || (paced_ && !pacing_.atOnce())) {
     for (unsigned b = 0; b < bands_.size(); ++b) work(b);
-    return;
+    return false;
   }
   injectingInBands_ = true;
   workers_->run([&](unsigned b) {
@@ -173,6 +209,7 @@ void FabricKernel::forEachBand(bool atOnce, const std::function<void(unsigned ba
   }
   for (const std::unique_ptr<FabricBand>& b : bands_)
     if (b->error) std::rethrow_exception(std::exchange(b->error, nullptr));
+  return true;
 }
 
 void FabricKernel::step(std::uint64_t now) {
@@ -250,12 +287,12 @@ void FabricKernel::stepBand(const Routing& routing, FabricBand& band, std::uint6
   // its own, but the south neighbour's are a row ahead of the walk, where
   // the hardware prefetchers have not reached: fetched a few routers early.
   const std::size_t southAhead = std::size_t(params_.mesh.width) + 4;
-  const bool deferred = Bands && band.deferred, edgesInOrder = edgeSink_ != nullptr;
+  const bool deferred = Bands && band.deferred;
   // Inlined into the walk: growing past the compiler's limit, it was called per router (5% more instructions).
   band.current.drain([&](RouterId r) __attribute__((always_inline)) {
     if (r + southAhead < routers_.size()) prefetch(&routers_[r + southAhead]);
     if (deferred) {
-      if (edgesInOrder && routers_[r].edgeOutputs) return band.edgeRouters.push_back(r);
+      if (routers_[r].edgeOutputs & edgesInOrder_) return band.edgeRouters.push_back(r);
       band.errorAt = r;  // the router being stepped, should it throw
     }
     visit<Arbitration, Bands>(routing, band, r, now);
@@ -536,7 +573,7 @@ void FabricKernel::transfer(const Routing& routing, FabricBand& band, RouterStat
   if (o == unsigned(Port::Ramp)) {
     ++band.delivered;
     band.progressed = true;
-    if (Bands && band.deferred)
+    if (Bands && band.deferred && !sinkInBands_)
       band.deliveries.push_back(Delivery{r, w.wavelet(), now + params_.rampLatencyCycles});
     else if (sink_)
       sink_->deliver(r, w.wavelet(), now + params_.rampLatencyCycles);
@@ -600,7 +637,7 @@ unsigned FabricKernel::occupancy(RouterId r, Port in) const {
 }
 
 std::size_t FabricKernel::hostBytes() const {
-  std::size_t bytes = routers_.bytes() + transfers_.bytes() + queues_.hostBytes();
+  std::size_t bytes = routers_.bytes() + transfers_.bytes() + queues_.hostBytes() + routerBand_.capacity();
   for (const std::unique_ptr<FabricBand>& b : bands_)
     bytes += b->current.hostBytes() + b->next.hostBytes() + b->moves.bytes() +
              b->sleepers.capacity() * sizeof(TimedWake) + b->crossMoves.capacity() * sizeof(Move) +
@@ -613,9 +650,9 @@ std::size_t FabricKernel::plannedHostBytes(const FabricParams& params, unsigned 
   const std::size_t bands = bandCount(params.mesh.routers(), threads);
   // Bands stepped at once keep a cycle's deliveries and edge routers, and
   // their moves that another thread pushes: each at most a router's worth,
-  // doubled by the vectors' growth.
+  // doubled by the vectors' growth; and each router's band, a byte.
   const std::size_t deferred =
-      bands > 1 ? 2 * routers * (sizeof(Delivery) + sizeof(RouterId) + (kPortCount - 1) * sizeof(Move)) : 0;
+      bands > 1 ? 2 * routers * (sizeof(Delivery) + sizeof(RouterId) + (kPortCount - 1) * sizeof(Move)) + routers : 0;
   return routers * sizeof(RouterState) + homes * sizeof(std::uint32_t) +
          WaveletQueues::plannedHostBytes(homes * params.colors, homes, params.queueDepth) +
          bands * 2 * ActiveSet::plannedHostBytes(params.mesh.routers()) +

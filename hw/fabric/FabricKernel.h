@@ -43,13 +43,19 @@
 namespace wsesim::fabric {
 
 // Receives the wavelets a router hands to its PE through the RAMP.
-// The kernel calls it in router order, but with several bands not at once
-// with the router's step: deliver() may change router `at` (its RAMP) and
-// nothing else in the fabric.
+// deliver() may change router `at` (its RAMP) and nothing else in the
+// fabric. The kernel calls it as the router steps; while bands step at
+// once, it calls it after them, in router order on one thread, unless the
+// sink says a band's thread may call it for the band's routers.
 class WaveletSink {
  public:
   virtual ~WaveletSink() = default;
   virtual void deliver(RouterId at, const Wavelet& w, std::uint64_t arrivalCycle) = 0;
+  // Whether deliver(at) writes nothing but `at`'s PE and what is kept per
+  // band (FabricKernel::bandIndex), so that the thread stepping a band may
+  // deliver to its routers' PEs while other bands step: the PE array's
+  // inboxes are read by the same thread as they are written.
+  virtual bool deliversInBands() const { return false; }
   // The RAMP queue of `color` at router `at`, full until now, takes a
   // wavelet from the PE again from cycle `from` on (its credit is back). A
   // sender that retries every cycle needs no notice.
@@ -68,6 +74,18 @@ class EdgeSink {
   virtual std::uint64_t firstAcceptingCycle(std::uint64_t now, RouterId from, Port side) = 0;
   // Wavelet `w` left router `from` through its edge port `side`, arriving outside at `arrivalCycle`.
   virtual void leave(RouterId from, Port side, const Wavelet& w, std::uint64_t arrivalCycle) = 0;
+  // The sides of the mesh it takes wavelets from. While bands step at
+  // once, routers with an edge port on these sides are stepped after them,
+  // in router order on one thread (the sink's bandwidth is shared); a
+  // wavelet leaving through another side must make firstAcceptingCycle
+  // throw without touching the sink.
+  virtual PortMask sides() const { return bit(Port::North) | bit(Port::East) | bit(Port::South) | bit(Port::West); }
+  // The first row of each group of mesh rows whose edge routers share what
+  // the sink keeps (its bandwidth, its counts), from row 0 up. Routers of
+  // different groups may leave at once on different threads, so the
+  // kernel puts its bands' boundaries between groups where it can and then
+  // steps edge routers with their bands. Empty: the whole mesh is one group.
+  virtual std::vector<std::uint32_t> rowGroups() const { return {}; }
 };
 
 // Feeds wavelets into edge ports (injectAtEdge) and hears when one of
@@ -105,10 +123,15 @@ class FabricKernel {
   FabricKernel(const FabricParams& params, const ColorRouteTable* routes, unsigned threads = 1);
   ~FabricKernel();
 
-  void setSink(WaveletSink* sink) { sink_ = sink; }
+  void setSink(WaveletSink* sink) {
+    sink_ = sink;
+    sinkInBands_ = sink && sink->deliversInBands();
+  }
   // Link transfers are heard as they happen: with an observer, every cycle is stepped on one thread.
   void setObserver(LinkObserver* observer) { observer_ = observer; }
-  void setEdgeSink(EdgeSink* sink) { edgeSink_ = sink; }
+  // Before the first cycle: with several bands and a sink whose rowGroups()
+  // allow it, the bands are redrawn with their boundaries between groups.
+  void setEdgeSink(EdgeSink* sink);
   void setEdgeSource(EdgeSource* source) { edgeSource_ = source; }
 
   // Offers a wavelet from the PE at `r` to its router at cycle `now`.
@@ -149,14 +172,15 @@ class FabricKernel {
   // Off: every cycle that could split does, however fast (the bands' tests).
   void setPacing(bool measured) { paced_ = measured; }
   // The band that holds router r.
-  unsigned bandIndex(RouterId r) const { return bands_.size() == 1 ? 0 : r / bandRouters_; }
+  unsigned bandIndex(RouterId r) const { return bands_.size() == 1 ? 0 : routerBand_[r]; }
   // Runs work(band) for every band: at once on the bands' threads if
   // `atOnce` and the kernel's pacing lets this cycle split (a driver's
   // share of a cycle for the routers of each band:
   // its injections, written by the thread that steps those routers), else
   // band by band on this one. `work` may inject only into its band's
   // routers; what it throws is rethrown here, the lowest band's first.
-  void forEachBand(bool atOnce, const std::function<void(unsigned band)>& work);
+  // Returns whether the bands ran at once.
+  bool forEachBand(bool atOnce, const std::function<void(unsigned band)>& work);
   // Something outside the fabric is certain to happen in cycle `due`
   // whatever the fabric does (a PE's op completing or its task starting,
   // I/O bandwidth for a waiting stream): the deadlock watchdog counts no
@@ -312,6 +336,8 @@ class FabricKernel {
       for (std::uint32_t m = s.nonEmpty[in]; m; m &= m - 1) fn(r, in, lowestBit(m));
     }
   }
+  // Bands starting at these routers (ascending, the first 0), none of them empty.
+  void drawBands(const std::vector<RouterId>& firsts);
   FabricBand& bandOf(RouterId r) { return *bands_[bandIndex(r)]; }
   void markActive(RouterId r) { bandOf(r).next.insert(r); }
   // Tells the sender into queue (r, input, color), full until now, that it has room.
@@ -336,6 +362,11 @@ class FabricKernel {
   FabricParams params_;
   const ColorRouteTable* routes_;
   WaveletSink* sink_ = nullptr;
+  bool sinkInBands_ = false;  // sink_->deliversInBands()
+  // Edge routers with a port on these sides are stepped after the bands, in
+  // router order on one thread: edgeSink_->sides(), unless the bands'
+  // boundaries lie between the sink's row groups (then none).
+  PortMask edgesInOrder_ = 0;
   LinkObserver* observer_ = nullptr;
   EdgeSink* edgeSink_ = nullptr;
   EdgeSource* edgeSource_ = nullptr;
@@ -351,7 +382,7 @@ class FabricKernel {
   // bandwidth) sleep until it (FabricBand::sleepers), unless something
   // wakes them first.
   std::vector<std::unique_ptr<FabricBand>> bands_;
-  RouterId bandRouters_;  // routers per band (the last band: the rest)
+  std::vector<std::uint8_t> routerBand_;  // [router]: its band, with more than one
   std::unique_ptr<BandWorkers> workers_;  // none with one band
   BandPacing pacing_;
   bool paced_ = true;

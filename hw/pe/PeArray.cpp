@@ -1,7 +1,6 @@
 #include "hw/pe/PeArray.h"
 
 #include <algorithm>
-#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -28,6 +27,7 @@ PeArray::PeArray(const PeParams& params, DataMode mode, fabric::FabricKernel& fa
       indexRegisters_(peCount_ * params.indexRegisters),
       inboxHeaders_(peCount_ * fabric.params().colors),
       inboxEntries_(peCount_ * fabric.params().colors * depth_) {
+  for (unsigned b = 0; b < fabric.bands(); ++b) bands_.push_back(std::make_unique<PeBand>());
   if (mode == DataMode::Functional) data_ = std::make_unique<SramData>(peCount_, params.sramBytes);
 }
 
@@ -173,14 +173,20 @@ std::vector<float> PeArray::read(fabric::RouterId pe, const std::string& buffer,
 }
 
 std::uint64_t PeArray::nextActivity(std::uint64_t now) const {
-  // Inboxes popped from full give the router their room back at the start
-  // of the next cycle visited (beginCycle): that must be this one.
-  if (!releases_.empty()) return now;
-  return std::max(now, wakes_.next());
+  std::uint64_t next = sim::kNever;
+  for (const std::unique_ptr<PeBand>& band : bands_) {
+    // Inboxes popped from full give the router their room back at the start
+    // of the next cycle visited (beginCycle): that must be this one.
+    if (!band->releases.empty()) return now;
+    next = std::min(next, band->wakes.next());
+  }
+  return std::max(now, next);
 }
 
 bool PeArray::finished(std::uint64_t, const fabric::FabricKernel& fabric) const {
-  return wakes_.empty() && fabric.idle();
+  for (const std::unique_ptr<PeBand>& band : bands_)
+    if (!band->wakes.empty()) return false;
+  return fabric.idle();
 }
 
 void PeArray::deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64_t arrivalCycle) {
@@ -217,7 +223,7 @@ std::uint32_t PeArray::popInbox(fabric::RouterId r, unsigned color) {
   const std::uint32_t payload = inboxEntry(r, color, h.head).payload;
   // The freed slot is usable by the router from the next cycle on (credit
   // travels back), as between routers.
-  if (h.count == depth_) releases_.push_back(Release{r, std::uint8_t(color)});
+  if (h.count == depth_) bandOf(r).releases.push_back(PeBand::Release{r, std::uint8_t(color)});
   h.head = std::uint8_t((h.head + 1) % depth_);
   --h.count;
   return payload;
@@ -236,7 +242,7 @@ void PeActions::add(unsigned cls, std::uint64_t elements) {
 std::uint8_t PeArray::registerActionClass(unsigned cls) {
   const auto found = std::find(registeredClasses_.begin(), registeredClasses_.end(), cls);
   if (found != registeredClasses_.end()) return std::uint8_t(found - registeredClasses_.begin());
-  if (registeredClasses_.size() == std::size(classElements_))
+  if (registeredClasses_.size() == PeBand::kActionClasses)
     throw std::logic_error("more than 256 action classes: actionClass grew beyond the 162 reachable ones");
   registeredClasses_.push_back(cls);
   return std::uint8_t(registeredClasses_.size() - 1);
@@ -244,7 +250,11 @@ std::uint8_t PeArray::registerActionClass(unsigned cls) {
 
 PeActions PeArray::actionTotals() const {
   PeActions t;
-  for (std::size_t i = 0; i < registeredClasses_.size(); ++i) t.add(registeredClasses_[i], classElements_[i]);
+  for (std::size_t i = 0; i < registeredClasses_.size(); ++i) {
+    std::uint64_t elements = 0;
+    for (const std::unique_ptr<PeBand>& band : bands_) elements += band->classElements[i];
+    t.add(registeredClasses_[i], elements);
+  }
   return t;
 }
 

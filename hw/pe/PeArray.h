@@ -11,6 +11,11 @@
 // RAMP when its wavelet has arrived and the router accepts the output. Data
 // tasks start when a wavelet of their color has arrived. Idle PEs cost
 // nothing: the array visits only PEs with a wake-up due this cycle.
+//
+// The PEs are in the fabric's bands (PeBand): where the fabric steps its
+// bands at once, each band's PEs are visited at once by the same threads,
+// with the same results as one thread visiting them all (docs/pe-model.md,
+// "Bands over threads").
 
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +28,7 @@
 #include "hw/fabric/ZeroedArray.h"
 #include "hw/pe/Isa.h"
 #include "hw/pe/OpTiming.h"
+#include "hw/pe/PeBand.h"
 #include "hw/pe/PeGrid.h"
 #include "hw/pe/PeParams.h"
 #include "hw/pe/ProgramCheck.h"
@@ -124,6 +130,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   std::uint64_t nextActivity(std::uint64_t now) const override;
   bool finished(std::uint64_t now, const fabric::FabricKernel& fabric) const override;
   void deliver(fabric::RouterId at, const fabric::Wavelet& w, std::uint64_t arrivalCycle) override;
+  bool deliversInBands() const override { return true; }
   void rampFreed(fabric::RouterId at, unsigned color, std::uint64_t from) override;
 
   // Throws ProgramError listing PEs that still have work they can never
@@ -155,6 +162,8 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
     return programs_[pes_[pe].program].program.tasks[std::size_t(task)].name;
   }
   DataMode mode() const { return mode_; }
+  // The cycles so far in which the bands' PEs were visited at once.
+  std::uint64_t cyclesInBands() const { return cyclesInBands_; }
   std::size_t hostBytes() const;
   // Before building: the per-PE arrays over `mesh` with `colors` colors at
   // their full size, and in functional mode every PE's SRAM bytes (as if
@@ -209,8 +218,13 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
     std::uint8_t head, count;
   };
 
-  void visit(fabric::RouterId r, std::uint64_t now);
-  void completeOps(fabric::RouterId r, PeState& s, std::uint64_t now);
+  // Bands visit their PEs at once only in a cycle with at least this many
+  // wake-ups due per band: fewer cost less than the threads' fork and join.
+  static constexpr std::size_t kDuePerBandToSplit = 16;
+  // Visits the band's PEs with a wake-up due at `now`.
+  void visitDue(PeBand& band, std::uint64_t now);
+  void visit(PeBand& band, fabric::RouterId r, std::uint64_t now);
+  void completeOps(PeBand& band, fabric::RouterId r, PeState& s, std::uint64_t now);
   void runMainThread(fabric::RouterId r, PeState& s, std::uint64_t now);
   int pickTask(fabric::RouterId r, const PeState& s, std::uint64_t now) const;
   void issue(fabric::RouterId r, PeState& s, unsigned slot, const TensorOp& op, const OpTiming& timing,
@@ -219,9 +233,9 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   // router takes its output.
   enum class FabricStep { Moved, NoInput, Backpressure };
   FabricStep advanceFabricOp(fabric::RouterId r, OpSlot& slot, std::uint64_t now);
-  void finishOp(fabric::RouterId r, PeState& s, OpSlot& slot);
+  void finishOp(PeBand& band, fabric::RouterId r, PeState& s, OpSlot& slot);
   // The small number standing for action class `cls` (actionClass) in op
-  // slots and classElements_, registered on first use.
+  // slots and PeBand::classElements, registered on first use.
   std::uint8_t registerActionClass(unsigned cls);
   void computeMemoryOp(fabric::RouterId r, const PeState& s, const OpSlot& slot);
   float readSource(fabric::RouterId r, const PeState& s, const TensorOp& op, unsigned operand, std::uint32_t index,
@@ -235,7 +249,8 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   std::uint32_t& indexRegister(fabric::RouterId r, unsigned reg) const {
     return indexRegisters_[std::size_t(r) * params_.indexRegisters + reg];
   }
-  void wake(fabric::RouterId r, std::uint64_t cycle) { wakes_.schedule(cycle, r); }
+  PeBand& bandOf(fabric::RouterId r) { return *bands_[fabric_.bandIndex(r)]; }
+  void wake(fabric::RouterId r, std::uint64_t cycle) { bandOf(r).wakes.schedule(cycle, r); }
   const fabric::MeshGeometry& mesh() const { return fabric_.params().mesh; }
 
   OpSlot* slots(fabric::RouterId r) { return &slots_[std::size_t(r) * slotsPerPe_]; }
@@ -265,12 +280,11 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   std::vector<ProgramId> freeProgramIds_;  // of programs gone with their last PE (UntilUnloaded)
   std::vector<PeState> pes_;
   std::vector<PeCounters> counters_;
-  // Every PE's op elements by registered action class: an op slot's byte
-  // indexes them, so a completed op costs one add. Classes reachable from
-  // the opcodes' sources and destinations: 3 precisions x (8 + 4 + 4 + 2
-  // source patterns) x 3 destinations = 162.
+  // Op elements are counted by registered action class (PeBand::classElements):
+  // an op slot's byte indexes them, so a completed op costs one add. Classes
+  // reachable from the opcodes' sources and destinations: 3 precisions x
+  // (8 + 4 + 4 + 2 source patterns) x 3 destinations = 162.
   std::vector<unsigned> registeredClasses_;  // registered number -> actionClass
-  std::uint64_t classElements_[256] = {};
   std::vector<PeActions> perPeActions_;      // [pe] when kept, else empty
   std::vector<SramAllocator> sram_;
   std::vector<std::vector<std::uint32_t>> bufferBase_;  // [pe][program buffer]: byte offset
@@ -290,12 +304,8 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   fabric::ZeroedArray<InboxEntry> inboxEntries_;
   std::unique_ptr<SramData> data_;  // functional mode only
 
-  sim::WakeCalendar wakes_;
-  struct Release {
-    fabric::RouterId pe;
-    std::uint8_t color;
-  };
-  std::vector<Release> releases_;  // inboxes popped from full: the router may deliver again next cycle
+  std::vector<std::unique_ptr<PeBand>> bands_;  // one per band of the fabric
+  std::uint64_t cyclesInBands_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t undrained_ = 0;  // the earliest cycle whose wake-ups are still to come
   bool watchEnds_ = false;

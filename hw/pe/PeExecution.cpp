@@ -2,6 +2,7 @@
 // thread pick a task and issue instructions, move one element of each
 // fabric op, then sleep until the next cycle anything can change.
 #include <algorithm>
+#include <utility>
 
 #include "hw/pe/Numerics.h"
 #include "hw/pe/PeArray.h"
@@ -11,19 +12,44 @@ namespace wsesim::pe {
 void PeArray::beginCycle(std::uint64_t now, fabric::FabricKernel&) {
   now_ = now;
   undrained_ = now + 1;
-  for (const Release& rel : releases_) fabric_.setRampAccepting(rel.pe, rel.color, true);
-  releases_.clear();
-  wakes_.drain(now, [&](fabric::RouterId r) {
+  if (bands_.size() == 1) {
+    PeBand& band = *bands_[0];
+    for (const PeBand::Release& rel : band.releases) fabric_.setRampAccepting(rel.pe, rel.color, true);
+    band.releases.clear();
+    visitDue(band, now);
+  } else {
+    std::size_t due = 0;
+    for (const std::unique_ptr<PeBand>& band : bands_) {
+      for (const PeBand::Release& rel : band->releases) fabric_.setRampAccepting(rel.pe, rel.color, true);
+      band->releases.clear();
+      due += band->wakes.due(now);
+    }
+    // A visit writes only its PE, its router and its band, so the bands'
+    // visits may run at once; a cycle with few of them is not worth a fork.
+    cyclesInBands_ += fabric_.forEachBand(due >= bands_.size() * kDuePerBandToSplit,
+                                          [&](unsigned b) { visitDue(*bands_[b], now); });
+  }
+  // What the visits gathered, in band order (PEs in the same order at any
+  // thread count, since the bands do not depend on whether they ran at once).
+  for (const std::unique_ptr<PeBand>& band : bands_) {
+    ends_.insert(ends_.end(), band->ends.begin(), band->ends.end());
+    band->ends.clear();
+    fabric_.notePendingUntil(std::exchange(band->pendingUntil, 0));
+  }
+}
+
+void PeArray::visitDue(PeBand& band, std::uint64_t now) {
+  band.wakes.drain(now, [&](fabric::RouterId r) {
     if (pes_[r].lastVisit == now) return;  // several wake-ups for one cycle
     pes_[r].lastVisit = now;
-    visit(r, now);
+    visit(band, r, now);
   });
 }
 
-void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
+void PeArray::visit(PeBand& band, fabric::RouterId r, std::uint64_t now) {
   PeState& s = pes_[r];
   ++counters_[r].visits;
-  completeOps(r, s, now);
+  completeOps(band, r, s, now);
   runMainThread(r, s, now);
 
   // The PE's next step that is certain (an op's next element or its end, a
@@ -49,9 +75,9 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
   if (s.task != kNoTask && !(s.busySlots & (1u << mainSlot())) && s.mainReadyAt > now) due = std::min(due, s.mainReadyAt);
   // A computing PE is busy, not stuck; one that waits for input or for room
   // on the RAMP is blocked (the watchdog counts those cycles).
-  if (due != sim::kNever) fabric_.notePendingUntil(due);
+  if (due != sim::kNever) band.pendingUntil = std::max(band.pendingUntil, due);
   const std::uint64_t next = retry ? now + 1 : due;
-  if (next != sim::kNever) wake(r, next);
+  if (next != sim::kNever) band.wakes.schedule(next, r);
 
   const bool busy = s.task != kNoTask || s.busySlots;
   if (busy != s.busy) {
@@ -59,27 +85,27 @@ void PeArray::visit(fabric::RouterId r, std::uint64_t now) {
     s.since = now;
   }
   s.busy = busy;
-  if (watchEnds_ && !busy && !s.activated && s.program != kNoProgram) ends_.push_back(r);
+  if (watchEnds_ && !busy && !s.activated && s.program != kNoProgram) band.ends.push_back(r);
 }
 
-void PeArray::completeOps(fabric::RouterId r, PeState& s, std::uint64_t now) {
+void PeArray::completeOps(PeBand& band, fabric::RouterId r, PeState& s, std::uint64_t now) {
   for (std::uint32_t m = s.busySlots; m; m &= m - 1) {
     const unsigned i = unsigned(__builtin_ctz(m));
     OpSlot& slot = slots(r)[i];
     if (slot.at > now || (slot.fabric && slot.done < slot.op->length)) continue;
     if (!slot.fabric && data_) computeMemoryOp(r, s, slot);
-    finishOp(r, s, slot);
+    finishOp(band, r, s, slot);
     s.busySlots &= ~(1u << i);
   }
 }
 
-void PeArray::finishOp(fabric::RouterId r, PeState& s, OpSlot& slot) {
+void PeArray::finishOp(PeBand& band, fabric::RouterId r, PeState& s, OpSlot& slot) {
   const TensorOp& op = *slot.op;
   PeCounters& c = counters_[r];
   ++c.opsCompleted;
   c.elements += op.length;
   c.flops += std::uint64_t(op.length) * (op.opcode == Opcode::Fmac ? 2 : op.opcode == Opcode::Fmov ? 0 : 1);
-  classElements_[slot.actionClass] += op.length;
+  band.classElements[slot.actionClass] += op.length;
   if (!perPeActions_.empty()) perPeActions_[r].add(registeredClasses_[slot.actionClass], op.length);
   if (op.activateOnDone != kNoTask) s.activated |= std::uint64_t(1) << op.activateOnDone;
   if (op.unblockOnDone != kNoTask) s.blocked &= ~(std::uint64_t(1) << op.unblockOnDone);

@@ -41,6 +41,13 @@ class WakeCalendar {
   // The earliest cycle with a wake-up (kNever: none).
   std::uint64_t next() const;
 
+  // The wake-ups due at `now` (an id woken several times counts each time).
+  // Cycles before `now` must have been drained already, or hold nothing.
+  std::size_t due(std::uint64_t now) {
+    advance(now);
+    return buckets_[std::size_t(now % kWindow)].count;
+  }
+
   // Calls visit(id) for every wake-up due at `now` (in scheduling order; an
   // id woken several times is passed several times). Cycles before `now`
   // must have been drained already, or hold nothing.

@@ -9,32 +9,51 @@ EdgeCollector::EdgeCollector(const IoRingEdge& ring, const fabric::MeshGeometry&
   for (unsigned f = 0; f < ring.feeds(); ++f) feeds_.emplace_back(ring.waveletsPerCycle(f));
 }
 
-void EdgeCollector::restart() {
-  for (IoBandwidth& feed : feeds_) feed = IoBandwidth(feed.rate());
+std::vector<std::uint32_t> EdgeCollector::rowGroups() const {
+  // Both edges' channels serve the same bands of rows.
+  std::vector<std::uint32_t> firstRows;
+  for (unsigned c = 0; c < ring_.channels() / 2; ++c)
+    if (firstRows.empty() || firstRows.back() != ring_.rowBegin(c)) firstRows.push_back(ring_.rowBegin(c));
+  return firstRows;
 }
 
-IoBandwidth& EdgeCollector::bandwidth(fabric::RouterId from, fabric::Port side) {
-  return feeds_[ring_.feed(side, mesh_.yOf(from))];
+void EdgeCollector::restart() {
+  for (Feed& f : feeds_) f.bandwidth = IoBandwidth(f.bandwidth.rate());
 }
 
 std::uint64_t EdgeCollector::firstAcceptingCycle(std::uint64_t now, fabric::RouterId from, fabric::Port side) {
-  IoBandwidth& b = bandwidth(from, side);
+  IoBandwidth& b = feed(from, side).bandwidth;
   b.advance(now);
   return b.available() ? now : b.nextAvailable(now + 1);
 }
 
 void EdgeCollector::leave(fabric::RouterId from, fabric::Port side, const fabric::Wavelet& w,
                           std::uint64_t arrivalCycle) {
-  bandwidth(from, side).consume();
-  ++received_;
-  lastArrival_ = std::max(lastArrival_, arrivalCycle);
-  if (keepPayloads_) payloads_[{from, side}].push_back(w.payload);
+  Feed& f = feed(from, side);
+  f.bandwidth.consume();
+  ++f.received;
+  f.lastArrival = std::max(f.lastArrival, arrivalCycle);
+  if (keepPayloads_) f.payloads[{from, side}].push_back(w.payload);
 }
 
 const std::vector<std::uint32_t>& EdgeCollector::payloads(fabric::RouterId r, fabric::Port side) const {
   static const std::vector<std::uint32_t> none;
-  const auto it = payloads_.find({r, side});
-  return it == payloads_.end() ? none : it->second;
+  if (side != fabric::Port::West && side != fabric::Port::East) return none;
+  const auto& kept = feeds_[ring_.feed(side, mesh_.yOf(r))].payloads;
+  const auto it = kept.find({r, side});
+  return it == kept.end() ? none : it->second;
+}
+
+std::uint64_t EdgeCollector::received() const {
+  std::uint64_t total = 0;
+  for (const Feed& f : feeds_) total += f.received;
+  return total;
+}
+
+std::uint64_t EdgeCollector::lastArrival() const {
+  std::uint64_t last = 0;
+  for (const Feed& f : feeds_) last = std::max(last, f.lastArrival);
+  return last;
 }
 
 }  // namespace wsesim::wafer

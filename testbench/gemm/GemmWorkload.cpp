@@ -134,6 +134,9 @@ struct GemmResults {
   double maxAbsError = 0, maxRelError = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t peBytes = 0, fabricBytes = 0;
+  unsigned fabricBands = 1;           // the fabric's bands (and their PEs'), run.threads of them
+  std::uint64_t cyclesInBands = 0;    // the cycles in which the fabric's bands stepped at once
+  std::uint64_t peCyclesInBands = 0;  // ... and those in which their PEs were visited at once
   std::uint64_t wavelets = 0;        // of B through the I/O ring, the whole GEMM's
   std::uint64_t nonzeroWeights = 0;  // of B (all of them when dense)
   double columnImbalance = 1;        // sparse, streamed in: the busiest stream's wavelets over the mean stream's
@@ -191,7 +194,9 @@ class GemmWorkload : public workload::Workload {
     return config_.pass == GemmPass::WeightGrad ? full_.shape().m : full_.shape().k;
   }
   chip::ChipParts chipParts() const {
-    return workload::gemmChipParts(arch_, full_.shape().precision, run_.mode);
+    chip::ChipParts parts = workload::gemmChipParts(arch_, full_.shape().precision, run_.mode);
+    parts.fabricThreads = run_.hostThreads();
+    return parts;
   }
 
   GemmConfig config_;
@@ -360,6 +365,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r.simulationSeconds = times.simulationSeconds;
   r.peBytes = pes.hostBytes();
   r.fabricBytes = wafer.fabric().hostBytes();
+  r.fabricBands = wafer.fabric().bands();
+  r.cyclesInBands = wafer.fabric().cyclesInBands();
+  r.peCyclesInBands = pes.cyclesInBands();
 
   energy::ActionCounts actions = gemm_->fullActions(chip.actionsUntil(wafer.cycles()));
   // The whole GEMM's weights in and, for the weight gradient, its outputs out.
@@ -443,7 +451,10 @@ nlohmann::json GemmWorkload::typeResults() const {
   r["host"] = {{"elaboration_seconds", f.elaborationSeconds},
                {"simulation_seconds", f.simulationSeconds},
                {"pe_bytes", f.peBytes},
-               {"fabric_bytes", f.fabricBytes}};
+               {"fabric_bytes", f.fabricBytes},
+               {"fabric_bands", f.fabricBands},
+               {"cycles_in_bands", f.cyclesInBands},
+               {"pe_cycles_in_bands", f.peCyclesInBands}};
   return r;
 }
 

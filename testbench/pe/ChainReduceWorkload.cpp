@@ -93,7 +93,7 @@ class ChainReduceWorkload : public workload::Workload {
 
   void run(const workload::RunOptions& options) override;
   workload::HostMemoryPlan plannedHostMemory() const override {
-    workload::HostMemoryPlan plan = workload::chipHostMemory(arch_, run_, chip::ChipParts{});
+    workload::HostMemoryPlan plan = workload::chipHostMemory(arch_, run_, chipParts());
     plan.bytes += std::uint64_t(config_.repeat) * kProgramBytesPerRepeat;
     return plan;
   }
@@ -101,6 +101,11 @@ class ChainReduceWorkload : public workload::Workload {
   std::string typeSummary() const override;
 
  private:
+  chip::ChipParts chipParts() const {
+    chip::ChipParts parts;
+    parts.fabricThreads = run_.hostThreads();
+    return parts;
+  }
   // Compares every chain's sum with the reference; fills the check results.
   void check(const pe::PeArray& pes, ChainReduceResults& r) const;
   double peOpsPerSecond() const {
@@ -117,7 +122,7 @@ void ChainReduceWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (arch_.fabric.routing != fabric::routingMode<fabric::ColorRouting>())
     throw std::runtime_error("chain_reduce programs route by color; set arch.fabric.routing: color");
-  chip::WaferChip chip(arch_, run_, chip::ChipParts{}, start);
+  chip::WaferChip chip(arch_, run_, chipParts(), start);
   programChainRoutes(config_, chip.routes());
   pe::PeArray& pes = chip.pes();
 
