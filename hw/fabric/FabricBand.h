@@ -66,15 +66,15 @@ struct alignas(64) FabricBand {
   // appended without a capacity check.
   ZeroedArray<Move> moves;
   std::size_t moveCount = 0;
-  // Moves to other bands' routers, and those whose push needs an overflow
-  // block never used before: pushed by one thread after the bands'.
+  // Moves to other bands' routers: pushed by one thread after the bands'.
   std::vector<Move> crossMoves;
   std::vector<Release> releases;
 
   // Set by the band's thread while it runs alongside others: deliveries
-  // wait in `deliveries` and, with an edge sink, edge routers (whose ports
-  // reach the wafer's I/O, shared by the whole ring) in `edgeRouters`,
-  // both in router order, for one thread to replay and step in router order.
+  // wait in `deliveries` (unless the sink takes them in bands:
+  // WaveletSink::deliversInBands) and edge routers whose ports reach the
+  // edge sink's shared state (EdgeSink::rowGroups) in `edgeRouters`, both
+  // in router order, for one thread to replay and step in router order.
   bool deferred = false;
   std::vector<Delivery> deliveries;
   std::vector<RouterId> edgeRouters;

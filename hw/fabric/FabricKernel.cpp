@@ -371,12 +371,6 @@ void FabricKernel::pushMoves(const Routing& routing, FabricBand& band, std::uint
     const Move& nearAhead = band.moves[i + kTargetTail];
     queues_.prefetchTail(nearAhead.to, nearAhead.input, nearAhead.wavelet.color());
     const Move& m = band.moves[i];
-    // A block never used before is one thread's to take (WaveletQueues::opensFreshBlock).
-    if (deferred && !(routers_[m.to].nonEmpty[m.input] & (1u << m.wavelet.color())) &&
-        queues_.opensFreshBlock(m.to, m.input, band.index)) {
-      band.crossMoves.push_back(m);
-      continue;
-    }
     push<Bands>(routing, band, m.to, Port(m.input), m.wavelet.readyAt(now + params_.hopLatencyCycles));
     ++band.queued;
   }

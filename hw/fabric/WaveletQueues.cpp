@@ -28,7 +28,7 @@ std::size_t WaveletQueues::hostBytes() const {
   std::size_t free = 0;
   for (const OverflowPool& p : pools_) free += p.free.capacity();
   return headers_.bytes() + homeHeaders_.bytes() + homeUser_.bytes() +
-         std::size_t(overflowEnd_) * depth_ * sizeof(QueuedWavelet) + free * sizeof(std::uint32_t);
+         std::size_t(overflowEnd_.load(std::memory_order_relaxed)) * depth_ * sizeof(QueuedWavelet) + free * sizeof(std::uint32_t);
 }
 
 std::size_t WaveletQueues::plannedHostBytes(std::size_t queues, std::size_t homes, unsigned depth) {

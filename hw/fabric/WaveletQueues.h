@@ -25,6 +25,7 @@
 // Queue ids are group * 5 + port, a group being one (router, color): id
 // (color * routers + router) * 5 + port.
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -80,12 +81,6 @@ class WaveletQueues {
     return slot(h.block, (h.head + i) % depth_);  // off the hot path
   }
 
-  // Whether opening a queue of (router, port) would take a block never used
-  // before (its home is taken and `pool` has none to give): only one thread
-  // may do that, while no other opens a queue.
-  bool opensFreshBlock(std::uint32_t router, unsigned port, unsigned pool) const {
-    return !homeFree(homeOf(router, port)) && pools_[pool].free.empty();
-  }
   // Gives (router, port, color)'s empty queue a block holding `w`, its
   // first wavelet, and returns the header it has until it drains: the
   // home's, if no other color's queue is in it (without reading the
@@ -106,7 +101,9 @@ class WaveletQueues {
       own.block = free.back();
       free.pop_back();
     } else {
-      own.block = ++overflowEnd_;
+      // Bands' threads may open queues at once (their PEs' or traffic
+      // sources' injections): a block never used before is counted atomically.
+      own.block = overflowEnd_.fetch_add(1, std::memory_order_relaxed) + 1;
     }
     own.count = 1;
     slot(own.block, 0) = w;
@@ -191,7 +188,7 @@ class WaveletQueues {
   std::size_t overflowed() const {
     std::size_t free = 0;
     for (const OverflowPool& p : pools_) free += p.free.size();
-    return overflowEnd_ - homes_ - free;
+    return overflowEnd_.load(std::memory_order_relaxed) - homes_ - free;
   }
 
   std::size_t hostBytes() const;
@@ -250,7 +247,7 @@ class WaveletQueues {
   ZeroedArray<HomeUser> homeUser_;   // per (router, port)
   // Room for every queue to hold a block at once; only touched pages are backed.
   ZeroedArray<QueuedWavelet> slots_;
-  std::uint32_t overflowEnd_;
+  std::atomic<std::uint32_t> overflowEnd_;
   std::vector<OverflowPool> pools_;
 };
 
