@@ -56,7 +56,7 @@ Outcome run(unsigned threads) {
   const pe::Precision p = pe::Precision::Mixed;
   std::vector<std::unique_ptr<runtime::SimulatedGemm>> owned;
   for (GemmPass pass : {GemmPass::Forward, GemmPass::BackwardData, GemmPass::WeightGrad})
-    owned.push_back(std::make_unique<runtime::SimulatedGemm>("weight_stream", runtime::passShape(256, 64, 96, p, pass),
+    owned.push_back(std::make_unique<runtime::SimulatedGemm>("weight_stream", runtime::passShape(256, 64, 48, p, pass),
                                                              s.arch, 0, 0, firmware::Buffering::Auto,
                                                              runtime::GemmSampling{}));
   std::vector<runtime::SimulatedGemm*> gemms;
