@@ -76,7 +76,8 @@ void FabricKernel::drawBands(const std::vector<RouterId>& firsts) {
     bands_.push_back(std::make_unique<FabricBand>(b, firsts[b], b + 1 < firsts.size() ? firsts[b + 1] : routerCount,
                                                   routerCount));
   if (bands_.size() > 1)
-    for (const std::unique_ptr<FabricBand>& band : bands_) routerBand_.insert(routerBand_.end(), band->end - band->first, std::uint8_t(band->index));
+    for (const std::unique_ptr<FabricBand>& band : bands_)
+      routerBand_.insert(routerBand_.end(), band->end - band->first, std::uint8_t(band->index));
 }
 
 void FabricKernel::setEdgeSink(EdgeSink* sink) {
