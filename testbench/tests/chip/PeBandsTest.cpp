@@ -16,30 +16,20 @@
 #include "firmware/runtime/GemmSequence.h"
 #include "firmware/runtime/SimulatedGemm.h"
 #include "hw/chip/WaferChip.h"
-#include "hw/config/ConfigTree.h"
-#include "hw/config/ParamReader.h"
+#include "testbench/tests/MachineConfig.h"
 #include "testbench/workload/GemmChipParts.h"
 
 namespace wsesim::chip {
 namespace {
 
-struct Machine {
-  config::ArchConfig arch;
-  config::RunConfig run;
-};
+using testing::Machine;
 
 // The tiny preset's 8 x 8 PEs, twice as tall (16 x 8: bands of 32 PEs at 2
 // and 3 threads, of 16 at 7), its ring with 4 channels an edge: 4 groups
 // of rows.
 Machine tallTiny() {
-  config::ConfigTree tree = config::ConfigTree::fromText(
-      "arch:\n  preset: tiny\n  mesh:\n    height: 16\n  io:\n    channels_per_edge: 4\nrun:\n  mode: timing\n", "test");
-  tree.applyPreset(config::defaultPresetDir());
-  config::ParamReader params(tree);
-  Machine s;
-  s.arch = config::ArchConfig::read(params);
-  s.run = config::RunConfig::read(params, s.arch);
-  return s;
+  return testing::machineFrom(
+      "arch:\n  preset: tiny\n  mesh:\n    height: 16\n  io:\n    channels_per_edge: 4\nrun:\n  mode: timing\n");
 }
 
 struct Outcome {

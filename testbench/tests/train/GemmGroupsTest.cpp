@@ -17,27 +17,17 @@
 #include "firmware/runtime/GemmSequence.h"
 #include "firmware/runtime/SimulatedGemm.h"
 #include "hw/chip/WaferChip.h"
-#include "hw/config/ConfigTree.h"
+#include "testbench/tests/MachineConfig.h"
 #include "testbench/train/GemmGroups.h"
 #include "testbench/workload/GemmChipParts.h"
 
 namespace wsesim::train {
 namespace {
 
-struct Machine {
-  config::ArchConfig arch;
-  config::RunConfig run;
-};
+using testing::Machine;
 
 Machine tiny(const std::string& runYaml = "") {
-  config::ConfigTree tree =
-      config::ConfigTree::fromText("arch:\n  preset: tiny\nrun:\n  mode: timing\n" + runYaml, "test");
-  tree.applyPreset(config::defaultPresetDir());
-  config::ParamReader params(tree);
-  Machine s;
-  s.arch = config::ArchConfig::read(params);
-  s.run = config::RunConfig::read(params, s.arch);
-  return s;
+  return testing::machineFrom("arch:\n  preset: tiny\nrun:\n  mode: timing\n" + runYaml);
 }
 
 // A step's distinct GEMMs in miniature: every pass, passes of kinds with
