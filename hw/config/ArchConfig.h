@@ -45,6 +45,9 @@ struct ArchConfig {
     // with columns on both sides (docs/gemm-mappings.md, "The row reduction").
     enum class Reduction { Auto, Meet, Fold };
     Reduction weightStreamReduction = Reduction::Auto;
+    // Slices a weight-gradient block's n's run in: each slice's column
+    // reduction overlaps the next one's AXPYs (docs/gemm-mappings.md).
+    unsigned weightGradSlices = 1;
   } firmware;
 
   // The cost side: energy per action, leakage, area (hw/energy, docs/energy-model.md).

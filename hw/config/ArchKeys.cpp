@@ -35,6 +35,10 @@ const common::KeyTable<ArchConfig::Firmware>& firmwareKeys() {
                   "`meet` (from both sides at once: the target takes two streams), `fold` (one chain along the whole "
                   "row past the target, its last column sending the total back: every PE takes one stream, over a "
                   "longer path) or `auto` (pass by pass, the plan's estimate of the faster, docs/gemm-mappings.md)"),
+      Key::integer("weight_grad_slices", 1, 64, [](F& f, std::int64_t v) { f.weightGradSlices = unsigned(v); },
+                   "slices the weight-gradient program runs a block's n's in, where the gradients' way out takes "
+                   "longer than the AXPYs: a PE sends a slice's partial sums down its column while it runs the next "
+                   "slice's AXPYs (1: a block's sums after its last AXPY; docs/gemm-mappings.md)"),
   }, {}};
   return keys;
 }

@@ -1,5 +1,6 @@
 #include "firmware/gemm/streaming/WeightGradGemm.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -22,6 +23,10 @@ constexpr unsigned kGoIndex = 2;       // index register: wraps at every token u
 constexpr unsigned kReceiveIndex = 3;  // index register: the half of 'dy_row' the next token's dY goes to
 constexpr unsigned kUseIndex = 4;      // index register: the half holding this token's
 constexpr unsigned kLastIndex = 5;     // index register: wraps after the token before the last, once 'stop' set it
+// Index registers per run of alike slices: the slice the AXPYs and the
+// reduction address, and the slices left to start.
+constexpr unsigned kSliceIndex[2] = {6, 7};
+constexpr unsigned kSlicesLeftIndex[2] = {8, 9};
 constexpr unsigned kReductionThread = 0;
 constexpr unsigned kBroadcastThread = 1;
 constexpr unsigned kReceiveThread = 2;
@@ -41,13 +46,22 @@ WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config:
   layoutArch.firmware.weightStreamReduction = config::ArchConfig::Firmware::Reduction::Meet;
   WeightStreamPlan layout = WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward},
                                                    layoutArch, gridX, gridY);
+  // Blocks sized with a whole block's dY row: slices only shrink it.
   std::vector<Block> blocks = blocksOf(layout, largestBlock(layout, arch, outlineOf(shape, layout, {}).line));
-  return {std::move(layout), std::move(blocks)};
+  // Slices pay where a block's gradients take longer to leave than its
+  // AXPYs to run: the AXPYs then hide behind the way out. Elsewhere each
+  // slice's token loop would only add its tasks and op issues. Sparse, the
+  // kept gradients leave in runs over the whole block.
+  const GemmBounds whole = WeightGradGemm(shape, layout, blocks, 1).bounds(arch);
+  const std::uint32_t slices =
+      shape.sparsity.dense() && whole.bandwidth > whole.compute ? arch.firmware.weightGradSlices : 1;
+  return {std::move(layout), std::move(blocks), slices};
 }
 
 template <class Demand>
 Demand WeightGradGemm::sramParts(const WeightStreamPlan& layout, std::uint32_t c, std::uint32_t r, std::uint32_t ns) {
-  // The buffers of program(): X and dY (kept), a token's dY row and the block's partial dW.
+  // The buffers of program(): X and dY (kept), a token's dY row and the
+  // block's partial dW (unsliced: a slice's row is shorter).
   const std::uint64_t in = elementBytes(layout.inputType()), acc = elementBytes(layout.accumulatorType());
   const auto inName = [&] { return std::string(elementTypeName(layout.inputType())); };
   const auto accName = [&] { return std::string(elementTypeName(layout.accumulatorType())); };
@@ -107,7 +121,7 @@ std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCu
   // Each keeps the n's of the block it cuts (sparse weights are kept by them).
   for (std::uint32_t p = 0; p < layout.passes(); ++p)
     blocks.push_back({p, layout.nBegin[p], layout.nBegin[p + 1], blocks_.at(cuts[p].phase).from});
-  return std::unique_ptr<GemmMapping>(new WeightGradGemm(shape, std::move(layout), std::move(blocks)));
+  return std::unique_ptr<GemmMapping>(new WeightGradGemm(shape, std::move(layout), std::move(blocks), slices_));
 }
 
 GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStreamPlan& layout,
@@ -163,12 +177,30 @@ std::uint32_t WeightGradGemm::dyColumnOffset(std::uint32_t phase) const {
   return n;
 }
 
+std::vector<WeightGradGemm::SliceRun> WeightGradGemm::sliceRuns(std::uint32_t ns, std::uint32_t slices) {
+  slices = std::min(slices, ns);
+  const std::uint32_t length = ns / slices, longer = ns % slices;
+  std::vector<SliceRun> runs;
+  if (slices > longer) runs.push_back({length, slices - longer});
+  if (longer) runs.push_back({length + 1, longer});
+  return runs;
+}
+
+std::vector<std::uint32_t> WeightGradGemm::sliceBounds(std::uint32_t ns) const {
+  std::vector<std::uint32_t> bounds = {0};
+  for (const SliceRun& run : sliceRuns(ns, slices_))
+    for (std::uint32_t i = 0; i < run.count; ++i) bounds.push_back(bounds.back() + run.length);
+  return bounds;
+}
+
 Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t phase) const {
   const std::uint32_t ks = layout_.ks(c), ms = layout_.ms(r), ns = blocks_[phase].ns();
   const bool source = c == target(phase);
   const ElementType accType = layout_.accumulatorType();
   const Precision accPrecision = accType == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
   const Precision inPrecision = layout_.inputType() == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
+  const std::vector<SliceRun> runs = sliceRuns(ns, slices_);
+  const std::uint32_t widest = runs.back().length;
 
   const bool first = chainStart(c, r);
   ProgramBuilder b("weight_grad_phase" + std::to_string(phase) + (source ? "_source" : "") + (first ? "_first" : "") +
@@ -179,83 +211,118 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   const std::uint32_t dyElements = std::uint32_t(ms * layout_.outputColumns(c));
   const BufferRef dy = dyElements ? b.buffer("dy", layout_.inputType(), dyElements) : BufferRef{0};
   // Two halves: the next token's dY arrives in one while the FMACs read the other.
-  const BufferRef row = b.buffer("dy_row", layout_.inputType(), 2 * ns);
-  // dW[k, the block's n's] at k x ns; a new buffer starts zeroed.
+  const BufferRef row = b.buffer("dy_row", layout_.inputType(), 2 * widest);
+  // The block's partial dW, slice after slice, each k-major (k x the
+  // slice's n's); a new buffer starts zeroed.
   const BufferRef acc = b.buffer("acc", accType, ks * ns);
   // Created in this order: a lower task number runs first ('stop' before
   // the token run it replaces; the source's broadcast starts before the
   // first receipt waits for the dY it sends).
   const TaskRef stop = b.task("stop");
-  const TaskRef done = b.task("pass_done");
+  std::vector<TaskRef> done, start, token, last;
+  for (std::size_t g = 0; g < runs.size(); ++g) done.push_back(b.task("slice_done" + std::to_string(g)));
   if (source) {
     const TaskRef broadcast = b.task("broadcast");
     b.activateAtStart(broadcast);
     b.fmov(broadcast, inPrecision, fabricOut(broadcastColor_, ms * ns), memory(dy, ms * ns, ms * dyColumnOffset(phase)),
            Issue::onThread(kBroadcastThread));
   }
-  const TaskRef firstRow = b.task("first_row");
-  const TaskRef token = b.task("token");
-  const TaskRef last = b.task("last");
-  // Per token m of the row, its dY over the block's n's arrives in a half
-  // of 'dy_row', and each k adds the outer product's row, acc[k, :] +=
-  // X[m, k] x dY[m, :]: ks AXPYs as long as the block (the product a PE
-  // owes for its tokens, X^T . dY over its block). Token m's run first
-  // issues the receipt of token m + 1's row on a hardware thread (which
-  // waits for token m's to be in), then runs its AXPYs from the other half:
-  // a row arrives while the previous one's AXPYs run, as microthreads
-  // allow. The loop is the resident GEMMs' (ResidentGemm::build): 'token'
-  // re-activates itself through kGoIndex, with kGoIndex and kLastIndex
-  // past their limits; 'stop', activated two runs before the last token's,
-  // moves kGoIndex past and kLastIndex to its wrap, so that the run before
-  // the last token's starts 'last' instead, whose AXPYs wait for the last
-  // row on its thread and hand on to the reduction.
-  const auto receive = [&](TaskRef task) {
-    b.fmov(task, inPrecision, memory(row, ns).indexed(kReceiveIndex, ns), fabricIn(broadcastColor_, ns),
-           Issue::onThread(kReceiveThread));
+  // Several slices alike count down from their number, set once.
+  const bool countsDown = runs.front().count > 1 || runs.back().count > 1;
+  const std::optional<TaskRef> begin = countsDown ? std::optional<TaskRef>(b.task("begin")) : std::nullopt;
+  for (std::size_t g = 0; g < runs.size(); ++g) start.push_back(b.task("slice_start" + std::to_string(g)));
+  for (std::size_t g = 0; g < runs.size(); ++g) token.push_back(b.task("token" + std::to_string(g)));
+  for (std::size_t g = 0; g < runs.size(); ++g) last.push_back(b.task("last" + std::to_string(g)));
+  const bool ends = runs.back().count > 1;  // the last run's countdown needs a task to end on
+  const std::optional<TaskRef> end = ends ? std::optional<TaskRef>(b.task("end")) : std::nullopt;
+
+  // The n's run in slices: runs of alike slices of `length` n's, the
+  // longer last. The broadcast sends dY slice after slice, each token by
+  // token over the slice's n's. Per token m of the row, its dY over the
+  // slice's n's arrives in a half of 'dy_row', and each k adds the outer
+  // product's row, acc[k, :] += X[m, k] x dY[m, :]: ks AXPYs as long as the
+  // slice (the product a PE owes for its tokens, X^T . dY over its n's).
+  // Token m's run first issues the receipt of token m + 1's row on a
+  // hardware thread (which waits for token m's to be in), then runs its
+  // AXPYs from the other half: a row arrives while the previous one's AXPYs
+  // run, as microthreads allow. The loop is the resident GEMMs'
+  // (ResidentGemm::build): 'token' re-activates itself through kGoIndex,
+  // with kGoIndex and kLastIndex past their limits; 'stop', activated two
+  // runs before the last token's, moves kGoIndex past and kLastIndex to its
+  // wrap, so that the run before the last token's starts 'last' instead,
+  // whose AXPYs wait for the last row on its thread and hand on to the
+  // slice's reduction, which starts the next slice: the slice's sums go
+  // down the column while the next slice's AXPYs run.
+  const std::uint32_t offsetBase[2] = {0, runs[0].length * runs[0].count * ks};
+  const auto accSlice = [&](std::size_t g, std::uint32_t length, std::uint32_t offset) {
+    return memory(acc, length, offsetBase[g] + offset).indexed(kSliceIndex[g], runs[g].length * ks);
+  };
+  const auto receive = [&](TaskRef task, std::size_t g) {
+    b.fmov(task, inPrecision, memory(row, runs[g].length).indexed(kReceiveIndex, widest),
+           fabricIn(broadcastColor_, runs[g].length), Issue::onThread(kReceiveThread));
     b.countIndex(task, kReceiveIndex, 2);
   };
-  const auto axpys = [&](TaskRef task, Issue issue, std::optional<TaskRef> then) {
+  const auto axpys = [&](TaskRef task, std::size_t g, Issue issue, std::optional<TaskRef> then) {
+    const std::uint32_t length = runs[g].length;
     for (std::uint32_t k = 0; k < ks; ++k)
-      b.fmac(task, shape().precision, memory(acc, ns, k * ns), memory(acc, ns, k * ns),
-             memory(x, ns, k * ms, 0).indexed(kMIndex, 1), memory(row, ns).indexed(kUseIndex, ns),
+      b.fmac(task, shape().precision, accSlice(g, length, k * length), accSlice(g, length, k * length),
+             memory(x, length, k * ms, 0).indexed(kMIndex, 1), memory(row, length).indexed(kUseIndex, widest),
              then && k + 1 == ks ? issue.thenActivate(*then) : issue);
     b.countIndex(task, kUseIndex, 2);
     b.countIndex(task, kMIndex, ms);
   };
   constexpr std::uint32_t kPast = 2;  // a count from here never reaches a limit of 1
-  b.activateAtStart(firstRow);
-  receive(firstRow);
-  b.setIndex(firstRow, kGoIndex, ms > 2 ? 0 : kPast);
-  b.setIndex(firstRow, kLastIndex, ms > 2 ? kPast : 0);
-  b.activate(firstRow, ms > 1 ? token : last);
-  receive(token);
-  axpys(token, Issue::sync(), std::nullopt);
-  if (ms > 2) b.countIndex(token, kAheadIndex, ms - 2, stop);
-  b.countIndex(token, kGoIndex, 1, token);
-  b.countIndex(token, kLastIndex, 1, last);
+  if (begin) {
+    b.activateAtStart(*begin);
+    for (std::size_t g = 0; g < runs.size(); ++g)
+      if (runs[g].count > 1) b.setIndex(*begin, kSlicesLeftIndex[g], runs[g].count);
+    b.activate(*begin, start[0]);
+  } else {
+    b.activateAtStart(start[0]);
+  }
+  for (std::size_t g = 0; g < runs.size(); ++g) {
+    receive(start[g], g);
+    b.setIndex(start[g], kAheadIndex, 0);
+    b.setIndex(start[g], kGoIndex, ms > 2 ? 0 : kPast);
+    b.setIndex(start[g], kLastIndex, ms > 2 ? kPast : 0);
+    b.activate(start[g], ms > 1 ? token[g] : last[g]);
+    receive(token[g], g);
+    axpys(token[g], g, Issue::sync(), std::nullopt);
+    if (ms > 2) b.countIndex(token[g], kAheadIndex, ms - 2, stop);
+    b.countIndex(token[g], kGoIndex, 1, token[g]);
+    b.countIndex(token[g], kLastIndex, 1, last[g]);
+    axpys(last[g], g, Issue::onThread(kReceiveThread), done[g]);
+  }
   b.setIndex(stop, kGoIndex, kPast);
   b.setIndex(stop, kLastIndex, 0);
-  axpys(last, Issue::onThread(kReceiveThread), done);
 
-  // The column's reduction of the block's ks x ns sums, along its mesh row
+  // The column's reduction of a slice's ks x n's sums, along its mesh row
   // to the edge: the chain's first row starts it, the others add what
-  // arrives from the one before; the last row's goes off the wafer.
-  // Sparse weights: only the kept gradients cross the chain and leave, an
-  // op per run of kept n's of each k (their products were computed with
-  // the others: see docs/sparsity.md).
+  // arrives from the one before; the last row's goes off the wafer. Its
+  // thread still sending the slice before, the issue waits for it.
+  // Sparse weights (one slice): only the kept gradients cross the chain and
+  // leave, an op per run of kept n's of each k (their products were
+  // computed with the others: see docs/sparsity.md).
   const Issue onThread = Issue::onThread(kReductionThread);
-  const auto reduce = [&](std::uint32_t length, std::uint32_t offset) {
-    const Descriptor out = fabricOut(sumColors_[r % 2], length);
+  const auto reduce = [&](TaskRef task, Descriptor sums) {
+    const Descriptor out = fabricOut(sumColors_[r % 2], sums.length);
     if (first)
-      b.fmov(done, accPrecision, out, memory(acc, length, offset), onThread);
+      b.fmov(task, accPrecision, out, sums, onThread);
     else  // from the neighbour before it in the chain, either way on the other color
-      b.fadd(done, accPrecision, out, fabricIn(sumColors_[(r + 1) % 2], length), memory(acc, length, offset), onThread);
+      b.fadd(task, accPrecision, out, fabricIn(sumColors_[(r + 1) % 2], sums.length), sums, onThread);
   };
-  if (shape().sparsity.dense()) {
-    reduce(ks * ns, 0);
-    return b.build();
+  for (std::size_t g = 0; g < runs.size(); ++g) {
+    if (shape().sparsity.dense())
+      reduce(done[g], accSlice(g, ks * runs[g].length, 0));
+    else
+      for (const KeptRun& run : keptRuns(c, phase)) reduce(done[g], memory(acc, run.length, run.offset));
+    b.countIndex(done[g], kSliceIndex[g], runs[g].count);
+    const std::optional<TaskRef> next = g + 1 < runs.size() ? std::optional<TaskRef>(start[g + 1]) : end;
+    if (runs[g].count > 1)
+      b.countDown(done[g], kSlicesLeftIndex[g], start[g], *next);
+    else if (next)
+      b.activate(done[g], *next);
   }
-  for (const KeptRun& run : keptRuns(c, phase)) reduce(run.length, run.offset);
   return b.build();
 }
 
@@ -302,12 +369,15 @@ void WeightGradGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& m
         for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m) block.push_back(xt.at(k, m));
       pes.write(layout_.pe(mesh, c, r), "x", 0, block);
     }
-  // dY's n's of each block at its target, token-major (a token's n's together), in phase order.
+  // dY's n's of each block at its target, slice by slice, each token-major
+  // (a token's n's of the slice together), in phase order.
   for (std::uint32_t p = 0; p < blocks_.size(); ++p)
     for (std::uint32_t r = 0; r < layout_.gridY; ++r) {
+      const std::vector<std::uint32_t> slices = sliceBounds(blocks_[p].ns());
       std::vector<float> block;
-      for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m)
-        for (std::uint32_t n = blocks_[p].nBegin; n < blocks_[p].nEnd; ++n) block.push_back(dy.at(m, n));
+      for (std::size_t s = 0; s + 1 < slices.size(); ++s)
+        for (std::uint32_t m = layout_.mBegin[r]; m < layout_.mBegin[r + 1]; ++m)
+          for (std::uint32_t n = slices[s]; n < slices[s + 1]; ++n) block.push_back(dy.at(m, blocks_[p].nBegin + n));
       pes.write(layout_.pe(mesh, target(p), r), "dy", layout_.ms(r) * dyColumnOffset(p), block);
     }
 }
@@ -315,7 +385,7 @@ void WeightGradGemm::writeOperands(PeControl& pes, const fabric::MeshGeometry& m
 Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& mesh,
                                   const wafer::EdgeEgress& egress) const {
   // Column c's gradients leave an end of its mesh row: for each block in
-  // order, each of its ks k's, the block's n's.
+  // order, each of its slices, each of its ks k's, the slice's n's.
   Matrix dw(shape().m, shape().n);
   for (std::uint32_t c = 0; c < layout_.gridX; ++c) {
     const MeshLine line = layout_.column(c);
@@ -328,11 +398,14 @@ Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& 
       throw PlanError("column " + std::to_string(c) + " sent " + std::to_string(out.size()) +
                       " gradients off the wafer, expected " + std::to_string(expected));
     std::size_t i = 0;
-    for (const Block& b : blocks_)
-      for (std::uint32_t k = 0; k < ks; ++k)
-        for (std::uint32_t n = b.nBegin; n < b.nEnd; ++n)
-          if (shape().sparsity.kept(layout_.kBegin[c] + k, b.from + (n - b.nBegin)))
-            dw.at(layout_.kBegin[c] + k, n) = fromPayload(layout_.accumulatorType(), out[i++]);
+    for (const Block& b : blocks_) {
+      const std::vector<std::uint32_t> slices = sliceBounds(b.ns());
+      for (std::size_t s = 0; s + 1 < slices.size(); ++s)
+        for (std::uint32_t k = 0; k < ks; ++k)
+          for (std::uint32_t n = slices[s]; n < slices[s + 1]; ++n)
+            if (shape().sparsity.kept(layout_.kBegin[c] + k, b.from + n))
+              dw.at(layout_.kBegin[c] + k, b.nBegin + n) = fromPayload(layout_.accumulatorType(), out[i++]);
+    }
   }
   return dw;
 }

@@ -31,8 +31,9 @@
 // The phases are blocks of the forward's passes: each pass's n's in as few
 // balanced blocks as let a PE's partial dW (ks x the block's n's) and a
 // token's dY row fit beside X and dY; the broadcast's routes change with
-// the pass (GemmMapping::programPhaseRoutes). dY lies at its target block
-// by block, each block token-major.
+// the pass (GemmMapping::programPhaseRoutes). A block runs in slices of its
+// n's, each slice's reduction overlapping the next slice's AXPYs. dY lies
+// at its target block by block, slice by slice, each slice token-major.
 
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/streaming/WeightStreamPlan.h"
@@ -69,6 +70,14 @@ class WeightGradGemm : public GemmMapping {
     std::uint32_t from = 0;  // the GEMM's n its first n is (nBegin, unless the mapping was cut)
     std::uint32_t ns() const { return nEnd - nBegin; }
   };
+  // A block's n's in slices: runs of `count` slices of `length` n's, the
+  // longer last (at most two runs); `slices` at most, one per n.
+  struct SliceRun {
+    std::uint32_t length = 0, count = 0;
+  };
+  static std::vector<SliceRun> sliceRuns(std::uint32_t ns, std::uint32_t slices);
+  // Where each slice of a block of `ns` n's starts, and its end.
+  std::vector<std::uint32_t> sliceBounds(std::uint32_t ns) const;
   // Each pass in as few balanced blocks of at most `most` n's as can be.
   static std::vector<Block> blocksOf(const WeightStreamPlan& layout, std::uint32_t most);
   // What program() holds in the SRAM of PE (c, r) for blocks of `ns` n's:
@@ -79,17 +88,21 @@ class WeightGradGemm : public GemmMapping {
   // throws PlanError naming the PE that cannot hold even one n.
   static std::uint32_t largestBlock(const WeightStreamPlan& layout, const config::ArchConfig& arch,
                                     const std::string& describe);
-  // A layout checked against the architecture, and its blocks.
+  // A layout checked against the architecture, its blocks and their slices.
   struct Fitted {
     WeightStreamPlan layout;
     std::vector<Block> blocks;
+    std::uint32_t slices = 1;
   };
   static Fitted fit(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY);
   WeightGradGemm(const GemmShape& shape, Fitted fitted)
-      : WeightGradGemm(shape, std::move(fitted.layout), std::move(fitted.blocks)) {}
+      : WeightGradGemm(shape, std::move(fitted.layout), std::move(fitted.blocks), fitted.slices) {}
   // A layout already checked against the architecture (or cut from one), in these blocks.
-  WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout, std::vector<Block> blocks)
-      : GemmMapping(outlineOf(shape, layout, blocks)), layout_(std::move(layout)), blocks_(std::move(blocks)) {}
+  WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout, std::vector<Block> blocks, std::uint32_t slices)
+      : GemmMapping(outlineOf(shape, layout, blocks)),
+        layout_(std::move(layout)),
+        blocks_(std::move(blocks)),
+        slices_(slices) {}
   // 3 colors; kept: X and dY; a phase per block.
   static GemmOutline outlineOf(const GemmShape& shape, const WeightStreamPlan& layout, const std::vector<Block>& blocks);
   // Whether column c's reduction runs towards higher rows and leaves East.
@@ -110,6 +123,9 @@ class WeightGradGemm : public GemmMapping {
 
   WeightStreamPlan layout_;  // of the forward GEMM Y[M x N] = X[M x K] . W[K x N]
   std::vector<Block> blocks_;
+  // Slices per block: arch.firmware.weight_grad_slices where the gradients'
+  // way out binds the pass, else one (fit()).
+  std::uint32_t slices_ = 1;
   unsigned broadcastColor_ = 0;
   unsigned sumColors_[2] = {1, 2};
 };
