@@ -1,8 +1,11 @@
 #pragma once
 // The wafer's I/O bandwidth in one direction, as credit in wavelets: a real
 // rate per cycle (the configured bytes per second over the clock and the
-// element size). Bandwidth unused while nothing could move is not saved up
-// beyond one cycle's worth (plus the fraction carried to the next wavelet).
+// element size). The credit holds at most one wavelet more than a cycle's
+// worth: a stream that always has a wavelet waiting goes at the rate
+// exactly (what a cycle earns past a whole wavelet carries to the next,
+// so a rate of 0.284 is not one wavelet every 4 cycles), and bandwidth
+// unused while nothing could move is not saved up beyond one cycle's worth.
 // The edge injector (ingress) and the edge collector (egress) each hold one.
 //
 // The credit in a cycle is computed in one step from the last wavelet's
@@ -20,7 +23,8 @@ namespace wsesim::wafer {
 class IoBandwidth {
  public:
   // `waveletsPerCycle` must be positive.
-  explicit IoBandwidth(double waveletsPerCycle) : rate_(waveletsPerCycle), cap_(std::max(waveletsPerCycle, 1.0)) {}
+  explicit IoBandwidth(double waveletsPerCycle)
+      : rate_(waveletsPerCycle), cap_(std::max(waveletsPerCycle, 1.0) + std::min(waveletsPerCycle, 1.0)) {}
 
   // Counts the credit earned up to cycle `now` (the first call: one cycle's
   // worth); `now` must not go back.
@@ -55,7 +59,7 @@ class IoBandwidth {
   double creditAt(std::uint64_t cycle) const { return std::min(creditSince_ + rate_ * double(cycle - since_), cap_); }
 
   double rate_;
-  double cap_;  // at most one cycle's worth, and at least one wavelet
+  double cap_;  // a cycle's worth (at least one wavelet) and what one cycle earns (at most one)
   bool started_ = false;
   std::uint64_t since_ = 0;    // the credit grows from creditSince_ in this cycle
   double creditSince_ = 0;

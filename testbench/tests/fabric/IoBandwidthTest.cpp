@@ -85,9 +85,26 @@ TEST(IoBandwidth, NextAvailableIsTheFirstCycleWithCredit) {
   }
 }
 
+// A stream that always has a wavelet waiting goes at the rate exactly:
+// what a cycle earns past a whole wavelet carries to the next. WSE-2's
+// ring feeds take fp32 gradients out at 150e9 / 120 B/s each, 0.284
+// wavelets a cycle at 1.1 GHz: the 1000th goes in cycle 3520 (1000 /
+// 0.2841 - 1), not in cycle 3999 as when the credit stopped at one wavelet
+// and every wavelet waited 4 whole cycles.
+TEST(IoBandwidth, AStreamAlwaysWaitingGoesAtTheRateExactly) {
+  const double gradientsOut = 150e9 / 120 / 1.1e9 / 4;
+  EXPECT_EQ(sendsLookingEveryCycle(gradientsOut, 1000).back(), 3519u);
+  for (const double rate : {gradientsOut, 0.3, 2 * gradientsOut, 0.7})  // one wavelet a cycle at most here
+    for (std::size_t count : {10u, 300u, 1000u}) {
+      const double last = double(sendsLookingEveryCycle(rate, count).back());
+      EXPECT_GE(last + 1, count / rate - 1) << rate << " " << count;
+      EXPECT_LE(last + 1, count / rate + 1) << rate << " " << count;
+    }
+}
+
 // Bandwidth unused while nothing could move is not saved up beyond one
-// cycle's worth (and at least one wavelet): after a long wait one wavelet
-// goes at once, the next a full period later.
+// cycle's worth: after a long wait one wavelet goes at once (beside what one
+// cycle earns), the next a period less a cycle later.
 TEST(IoBandwidth, UnusedBandwidthIsNotSavedUp) {
   IoBandwidth slow(0.25);
   slow.advance(0);
@@ -95,14 +112,16 @@ TEST(IoBandwidth, UnusedBandwidthIsNotSavedUp) {
   ASSERT_TRUE(slow.available());
   slow.consume();
   EXPECT_FALSE(slow.available());
-  EXPECT_EQ(slow.nextAvailable(1001), 1004u);
+  EXPECT_EQ(slow.nextAvailable(1001), 1003u);
 
   IoBandwidth fast(2.5);
   fast.advance(0);
   fast.advance(1000);
-  fast.consume();
-  fast.consume();
-  EXPECT_FALSE(fast.available());  // 2.5 wavelets' worth, not 1000 cycles'
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(fast.available());
+    fast.consume();
+  }
+  EXPECT_FALSE(fast.available());  // 3.5 wavelets' worth, not 1000 cycles'
   EXPECT_EQ(fast.nextAvailable(1001), 1001u);
 }
 
