@@ -47,7 +47,7 @@ WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config:
   WeightStreamPlan layout = WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward},
                                                    layoutArch, gridX, gridY);
   // Blocks sized with a whole block's dY row: slices only shrink it.
-  std::vector<Block> blocks = blocksOf(layout, largestBlock(layout, arch, outlineOf(shape, layout, {}).line));
+  std::vector<Block> blocks = blocksOf(layout, largestBlock(layout, arch, outlineOf(shape, layout, {}, 1).line));
   // Slices pay where a block's gradients take longer to leave than its
   // AXPYs to run: the AXPYs then hide behind the way out. Elsewhere each
   // slice's token loop would only add its tasks and op issues. Sparse, the
@@ -125,7 +125,7 @@ std::unique_ptr<GemmMapping> WeightGradGemm::cutPhases(const std::vector<PhaseCu
 }
 
 GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStreamPlan& layout,
-                                      const std::vector<Block>& blocks) {
+                                      const std::vector<Block>& blocks, std::uint32_t slices) {
   GemmOutline o;
   o.shape = shape;
   o.gridX = layout.gridX;
@@ -134,13 +134,15 @@ GemmOutline WeightGradGemm::outlineOf(const GemmShape& shape, const WeightStream
   const std::string forward = layout.describe();
   o.line = "weight_grad dW = X^T . dY of the layer " + forward.substr(forward.find(' ') + 1);
   if (!blocks.empty() && blocks.size() != layout.passes()) o.line += ", " + std::to_string(blocks.size()) + " blocks of them";
+  if (slices > 1) o.line += ", each in " + std::to_string(slices) + " slices";
   o.phases = std::uint32_t(blocks.size());
   o.keptBuffers = {"x", "dy"};
   for (const Block& b : blocks) {
     o.phaseOutputs.push_back(b.ns());
     o.phaseLikeness.push_back(layout.passLikeness(b.ns(), layout.target[b.pass]));
   }
-  o.phaseLayout = layout.layout("weight_grad");
+  // Sliced blocks run other programs: their kinds' lines are their own.
+  o.phaseLayout = layout.layout(slices > 1 ? "weight_grad_slices" + std::to_string(slices) : "weight_grad");
   o.transposed = true;  // WeightStreamPlan::pe
   return o;
 }

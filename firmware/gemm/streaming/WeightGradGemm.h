@@ -99,12 +99,13 @@ class WeightGradGemm : public GemmMapping {
       : WeightGradGemm(shape, std::move(fitted.layout), std::move(fitted.blocks), fitted.slices) {}
   // A layout already checked against the architecture (or cut from one), in these blocks.
   WeightGradGemm(const GemmShape& shape, WeightStreamPlan layout, std::vector<Block> blocks, std::uint32_t slices)
-      : GemmMapping(outlineOf(shape, layout, blocks)),
+      : GemmMapping(outlineOf(shape, layout, blocks, slices)),
         layout_(std::move(layout)),
         blocks_(std::move(blocks)),
         slices_(slices) {}
-  // 3 colors; kept: X and dY; a phase per block.
-  static GemmOutline outlineOf(const GemmShape& shape, const WeightStreamPlan& layout, const std::vector<Block>& blocks);
+  // 3 colors; kept: X and dY; a phase per block, of `slices` slices.
+  static GemmOutline outlineOf(const GemmShape& shape, const WeightStreamPlan& layout, const std::vector<Block>& blocks,
+                               std::uint32_t slices);
   // Whether column c's reduction runs towards higher rows and leaves East.
   // The gradients leave through the edge the weights did not come in by.
   static bool chainsEast(std::uint32_t c) { return !WeightStreamPlan::weightsFromEast(c); }
