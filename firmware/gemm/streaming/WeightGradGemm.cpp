@@ -256,8 +256,10 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   // slice's reduction, which starts the next slice: the slice's sums go
   // down the column while the next slice's AXPYs run.
   const std::uint32_t offsetBase[2] = {0, runs[0].length * runs[0].count * ks};
+  // A run of one slice needs no register (an unsliced block's program is as before slices).
   const auto accSlice = [&](std::size_t g, std::uint32_t length, std::uint32_t offset) {
-    return memory(acc, length, offsetBase[g] + offset).indexed(kSliceIndex[g], runs[g].length * ks);
+    const Descriptor d = memory(acc, length, offsetBase[g] + offset);
+    return runs[g].count > 1 ? d.indexed(kSliceIndex[g], runs[g].length * ks) : d;
   };
   const auto receive = [&](TaskRef task, std::size_t g) {
     b.fmov(task, inPrecision, memory(row, runs[g].length).indexed(kReceiveIndex, widest),
@@ -318,12 +320,13 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
       reduce(done[g], accSlice(g, ks * runs[g].length, 0));
     else
       for (const KeptRun& run : keptRuns(c, phase)) reduce(done[g], memory(acc, run.length, run.offset));
-    b.countIndex(done[g], kSliceIndex[g], runs[g].count);
     const std::optional<TaskRef> next = g + 1 < runs.size() ? std::optional<TaskRef>(start[g + 1]) : end;
-    if (runs[g].count > 1)
+    if (runs[g].count > 1) {
+      b.countIndex(done[g], kSliceIndex[g], runs[g].count);
       b.countDown(done[g], kSlicesLeftIndex[g], start[g], *next);
-    else if (next)
+    } else if (next) {
       b.activate(done[g], *next);
+    }
   }
   return b.build();
 }
