@@ -502,8 +502,8 @@ TEST(GemmSteadyStateOutputs, AKindWhoseCutsDidNotPayRunsItsLaterPhasesWhole) {
 // in 34 blocks of 240 or 241 (a PE's partial dW of 32 k's fits that many),
 // cut to 8, 16, 32, 64, 128 n's, come out within 0.1% of every n simulated
 // (measured 1,212,473 on 1,213,396, unsliced: each block ends in its
-// column's reduction burst, which the cuts carry at their own size; in the
-// preset's two slices 1,077,315 on 1,076,676, two of the blocks whole).
+// column's reduction burst, which the cuts carry at their own size; in
+// two slices 1,077,315 on 1,076,676, two of the blocks whole).
 // Runs the GEMM `overrides` give with every n simulated and with cuts of
 // S = 8, expects the cut run within 0.1% and every one of its `phases`
 // extrapolated, and returns the run with every n (empty if a run failed).
