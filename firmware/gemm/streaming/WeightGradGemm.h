@@ -31,9 +31,11 @@
 // The phases are blocks of the forward's passes: each pass's n's in as few
 // balanced blocks as let a PE's partial dW (ks x the block's n's) and a
 // token's dY row fit beside X and dY; the broadcast's routes change with
-// the pass (GemmMapping::programPhaseRoutes). A block runs in slices of its
-// n's, each slice's reduction overlapping the next slice's AXPYs. dY lies
-// at its target block by block, slice by slice, each slice token-major.
+// the pass (GemmMapping::programPhaseRoutes). Where the gradients' way out
+// binds the pass, a block may run in slices of its n's
+// (arch.firmware.weight_grad_slices), each slice's reduction overlapping the
+// next slice's AXPYs. dY lies at its target block by block, slice by slice,
+// each slice token-major.
 
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/streaming/WeightStreamPlan.h"
