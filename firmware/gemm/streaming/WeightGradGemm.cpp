@@ -52,9 +52,11 @@ WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config:
   // AXPYs to run: the AXPYs then hide behind the way out. Elsewhere each
   // slice's token loop would only add its tasks and op issues. Sparse, the
   // kept gradients leave in runs over the whole block.
-  const GemmBounds whole = WeightGradGemm(shape, layout, blocks, 1).bounds(arch);
-  const std::uint32_t slices =
-      shape.sparsity.dense() && whole.bandwidth > whole.compute ? arch.firmware.weightGradSlices : 1;
+  std::uint32_t slices = 1;
+  if (arch.firmware.weightGradSlices > 1 && shape.sparsity.dense()) {
+    const GemmBounds whole = WeightGradGemm(shape, layout, blocks, 1).bounds(arch);
+    if (whole.bandwidth > whole.compute) slices = arch.firmware.weightGradSlices;
+  }
   return {std::move(layout), std::move(blocks), slices};
 }
 
