@@ -16,11 +16,13 @@ constexpr double kLayerNormFlops = 8, kRmsNormFlops = 5, kSoftmaxFlops = 5, kGel
 // Builds the step in execution order.
 class StepBuilder {
  public:
-  StepBuilder(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq, std::uint32_t lmHeadChunks)
+  StepBuilder(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq, std::uint32_t lmHeadChunks,
+              std::uint32_t recomputedLayers)
       : model_(model),
         batch_(batch),
         seq_(seq),
         lmHeadChunks_(lmHeadChunks),
+        recomputedLayers_(recomputedLayers),
         normKind_(model.norm == Norm::RmsNorm ? WaferOpKind::RmsNorm : WaferOpKind::LayerNorm),
         normName_(opKindName(normKind_)) {
     step_.tokens = std::uint64_t(batch) * seq;
@@ -29,7 +31,7 @@ class StepBuilder {
   void gemm(const std::string& name, std::uint32_t layer, GemmPass pass, std::uint64_t k, std::uint64_t n,
             const std::string& input) {
     step_.order.push_back({true, step_.gemms.size()});
-    step_.gemms.push_back(StreamedGemm{name, layer, pass, step_.tokens, k, n, input});
+    step_.gemms.push_back(StreamedGemm{name, layer, pass, step_.tokens, k, n, input, recomputing_});
   }
   // The forward GEMM of a weight reading `input`, or both backward passes
   // (data first: the previous layer waits for it; the weight gradient
@@ -45,7 +47,7 @@ class StepBuilder {
   void op(const std::string& name, std::uint32_t layer, WaferOpKind kind, bool backward, double flops,
           double elements) {
     step_.order.push_back({false, step_.ops.size()});
-    step_.ops.push_back(WaferOp{name, layer, kind, backward, backward ? 2 * flops : flops, elements});
+    step_.ops.push_back(WaferOp{name, layer, kind, backward, backward ? 2 * flops : flops, elements, recomputing_});
   }
 
   // A norm over every token's d_model values; its name says its kind and
@@ -127,7 +129,14 @@ class StepBuilder {
     for (std::uint32_t c = 0; c < lmHeadChunks_; ++c)
       weight(lmHead(c), kHeadLayer, model_.dModel, lmHeadColumns(c), true, finalNorm);
     norm(finalNorm, kHeadLayer, true);
-    for (std::uint32_t l = model_.layers; l-- > 0;) layer(l, true);
+    for (std::uint32_t l = model_.layers; l-- > 0;) {
+      if (l < recomputedLayers_) {
+        recomputing_ = true;
+        layer(l, false);
+        recomputing_ = false;
+      }
+      layer(l, true);
+    }
     // The embedding gradient: each token's row of dX added into its row of the table.
     op("embedding", kHeadLayer, WaferOpKind::Embedding, true, t * d / 2, t * d);
     const double attention = 12.0 * model_.layers * double(seq_) * model_.attentionWidth() * t;
@@ -144,7 +153,8 @@ class StepBuilder {
     return model_.vocab / lmHeadChunks_ + (chunk < model_.vocab % lmHeadChunks_ ? 1 : 0);
   }
 
-  std::uint32_t batch_, seq_, lmHeadChunks_;
+  std::uint32_t batch_, seq_, lmHeadChunks_, recomputedLayers_;
+  bool recomputing_ = false;  // lowering a layer's forward pass again, in the backward pass
   WaferOpKind normKind_;
   std::string normName_;
   TrainingStep step_;
@@ -153,7 +163,7 @@ class StepBuilder {
 }  // namespace
 
 TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq,
-                               std::uint32_t lmHeadChunks) {
+                               std::uint32_t lmHeadChunks, std::uint32_t recomputedLayers) {
   if (batch == 0 || seq == 0) throw ModelError("a training step needs a batch and a sequence of at least 1");
   if (lmHeadChunks == 0 || lmHeadChunks > model.vocab)
     throw ModelError("the LM head runs in 1 to " + std::to_string(model.vocab) + " chunks of the vocabulary, not " +
@@ -161,7 +171,10 @@ TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batc
   if (model.learnedPositions && seq > model.seq)
     throw ModelError("seq " + std::to_string(seq) + " exceeds " + model.name + "'s " + std::to_string(model.seq) +
                      " learned positions");
-  return StepBuilder(model, batch, seq, lmHeadChunks).build();
+  if (recomputedLayers > model.layers)
+    throw ModelError("recomputing " + std::to_string(recomputedLayers) + " layers: " + model.name + " has " +
+                     std::to_string(model.layers));
+  return StepBuilder(model, batch, seq, lmHeadChunks, recomputedLayers).build();
 }
 
 }  // namespace wsesim::models

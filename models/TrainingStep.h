@@ -32,7 +32,12 @@ struct StreamedGemm {
   // layer that read the same one keep one copy of it for the backward pass
   // (SwiGLU's gate and up, a parallel block's QKV and FFN).
   std::string input;
+  // A forward GEMM run again just before its layer's backward pass, its
+  // layer's activations recomputed rather than kept (lowerTrainingStep).
+  bool recompute = false;
   double flops() const { return 2.0 * double(m) * double(k) * double(n); }
+  // The part of the step its cycles count in: its pass, or `recompute`.
+  const char* stepPart() const { return recompute ? "recompute" : gemmPassName(pass); }
 };
 
 enum class WaferOpKind : std::uint8_t {
@@ -54,6 +59,7 @@ struct WaferOp {
   bool backward = false;
   double flops = 0;
   double elements = 0;
+  bool recompute = false;  // a forward op run again before its layer's backward pass
 };
 
 struct StepItem {  // one entry of the step, in order: a GEMM or an op
@@ -77,7 +83,10 @@ struct TrainingStep {
 // logits fit the wafer (`lm_head` when 1; else `lm_head[i/C]`, the first
 // vocab % C one column wider). Throws ModelError when `seq` exceeds the
 // model's context (learned positions) or the chunks the vocabulary.
+// The first `recomputedLayers` layers keep only their input for the
+// backward pass: each runs its forward pass again (GEMMs, weights streamed
+// again, and ops) just before its backward pass.
 TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq,
-                               std::uint32_t lmHeadChunks = 1);
+                               std::uint32_t lmHeadChunks = 1, std::uint32_t recomputedLayers = 0);
 
 }  // namespace wsesim::models

@@ -8,7 +8,9 @@
 // A micro-batch fits when, on every PE, the activations the backward pass
 // needs (the input of every forward GEMM of every layer, kept on the wafer
 // from the forward pass, or with workload.activation_offload those of the
-// layers not offloaded and room for two that are) leave room for the
+// layers not offloaded and room for two that are, or with
+// workload.activation_recompute those of the layers not recomputed, each
+// recomputed one's input and room for one layer's all) leave room for the
 // buffers of each of its GEMMs (the firmware's own SRAM check).
 // `auto` takes as few micro-batches as fit and makes them as even as
 // possible: `count` of `size` sequences, the last one `last`.

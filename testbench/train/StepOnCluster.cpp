@@ -99,7 +99,10 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
   std::vector<std::pair<std::uint32_t, std::optional<std::size_t>>> forwardLayers;
   for (std::uint32_t s = 0; s < steps; ++s) {
     for (const models::StepItem& item : step_.order) {
-      const bool backward = item.isGemm ? step_.gemms[item.index].pass != GemmPass::Forward : step_.ops[item.index].backward;
+      // A recomputed layer's forward pass opens its backward pass.
+      const bool backward = item.isGemm ? step_.gemms[item.index].pass != GemmPass::Forward ||
+                                              step_.gemms[item.index].recompute
+                                        : step_.ops[item.index].backward || step_.ops[item.index].recompute;
       const std::uint32_t layer = item.isGemm ? step_.gemms[item.index].layer : step_.ops[item.index].layer;
       system::WaferTask t;
       if (backward && (!inBackward || backwardLayer != layer)) {
@@ -116,7 +119,7 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
       inBackward = backward;
       if (!item.isGemm) {
         const models::WaferOp& op = step_.ops[item.index];
-        t.name = op.name + (op.backward ? " backward" : "");
+        t.name = op.name + (op.backward ? " backward" : op.recompute ? " recompute" : "");
         t.kind = "op";
         t.duration = system::cyclesToTime(opCycles[item.index], arch.clockHz);
         work.push_back(t);
@@ -131,8 +134,8 @@ system::WaferWork StepOnCluster::waferWork(const std::vector<GemmTiming>& gemms,
       if (move.fetchBytes) t.fetchFrom = previousLayerStart;
       const GemmTiming& timing = gemms[item.index];
       const std::size_t matrix = matrixOf_[item.index];
-      t.name = weights_.layers[matrix].name + " " + gemmPassName(g.pass);
-      t.kind = gemmPassName(g.pass);
+      t.name = weights_.layers[matrix].name + " " + g.stepPart();
+      t.kind = g.stepPart();
       t.duration = system::cyclesToTime(timing.cycles, arch.clockHz);
       if (g.pass == GemmPass::WeightGrad) {
         t.gradients = true;

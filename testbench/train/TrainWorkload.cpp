@@ -39,11 +39,18 @@
 namespace wsesim::train {
 namespace {
 
+// How a micro-batch keeps less than every activation its backward pass
+// needs, when they do not all fit (workload.activation_offload,
+// workload.activation_recompute): its first layers' go to MemoryX and come
+// back, or those layers keep only their input and run their forward pass
+// again before their backward pass.
+enum class ActivationRelief : std::uint8_t { None, Offload, Recompute };
+
 struct TrainConfig {
   models::TransformerModel model;
   std::uint32_t batch = 0, seq = 0, steps = 1;
   std::optional<std::uint32_t> microBatch;  // workload.micro_batch; nullopt: auto
-  bool activationOffload = false;           // workload.activation_offload: on
+  ActivationRelief relief = ActivationRelief::None;
   std::string optimizer;
   bool everyLayer = false;          // simulate every layer's GEMMs, not each distinct GEMM once
   bool everyWafer = false;          // simulate every system's wafer, not one for all
@@ -95,10 +102,11 @@ std::string stepAlgorithm(pe::Precision precision, bool sparse, const runtime::G
 // The step of `micro.count` micro-batches, one after another: each a
 // whole forward and backward pass (weights streamed in again for each).
 models::TrainingStep microBatchedStep(const models::TransformerModel& model, const MicroBatches& micro,
-                                      std::uint32_t seq, std::uint32_t lmHeadChunks) {
-  const models::TrainingStep full = models::lowerTrainingStep(model, micro.size, seq, lmHeadChunks);
+                                      std::uint32_t seq, std::uint32_t lmHeadChunks, std::uint32_t recomputedLayers) {
+  const models::TrainingStep full = models::lowerTrainingStep(model, micro.size, seq, lmHeadChunks, recomputedLayers);
   const models::TrainingStep last =
-      micro.last == micro.size ? full : models::lowerTrainingStep(model, micro.last, seq, lmHeadChunks);
+      micro.last == micro.size ? full
+                               : models::lowerTrainingStep(model, micro.last, seq, lmHeadChunks, recomputedLayers);
   models::TrainingStep step;
   for (std::uint32_t i = 0; i < micro.count; ++i) {
     const models::TrainingStep& one = i + 1 < micro.count ? full : last;
@@ -131,24 +139,31 @@ std::unique_ptr<firmware::GemmMapping> stepGemmMapping(const std::string& algori
 // PE's block), by layer. The GEMMs of a layer reading one activation share
 // its copy (the LM head's chunks, SwiGLU's gate and up, a parallel block's
 // QKV and FFN): all place X by its m and k alone, so a shared input lies
-// where each of them reads it.
+// where each of them reads it. A layer's input is its first GEMM's (the
+// first norm's output, of the shape of the residual stream into the layer).
 struct KeptActivations {
   std::map<std::uint32_t, std::uint64_t> bytesByLayer;  // ascending: the transformer layers, then the head's
-  // On the wafer with the first `offloaded` layers' offloaded: the others'
-  // in full, and room for two of the offloaded ones (one in use while the
-  // one before it leaves, or the next comes back: StepOnCluster).
-  std::uint64_t onWafer(std::uint32_t offloaded) const {
+  std::map<std::uint32_t, std::uint64_t> inputBytesByLayer;  // the transformer layers'
+  // On the wafer with the first `relieved` layers' offloaded or recomputed:
+  // the others' in full; offloaded, room for two of them (one in use while
+  // the one before it leaves, or the next comes back: StepOnCluster);
+  // recomputed, each layer's input and room for one layer's in full (the
+  // one recomputed for its backward pass).
+  std::uint64_t onWafer(std::uint32_t relieved, ActivationRelief how) const {
     std::uint64_t total = 0, largest[2] = {0, 0};
     std::uint32_t layer = 0;
     for (const auto& [index, bytes] : bytesByLayer) {
-      if (index == models::kHeadLayer || layer++ >= offloaded) {
+      if (index == models::kHeadLayer || layer++ >= relieved) {
         total += bytes;
-      } else if (bytes > largest[1]) {
+        continue;
+      }
+      if (how == ActivationRelief::Recompute) total += inputBytesByLayer.at(index);
+      if (bytes > largest[1]) {
         largest[1] = bytes;
         if (largest[1] > largest[0]) std::swap(largest[0], largest[1]);
       }
     }
-    return total + largest[0] + largest[1];
+    return total + largest[0] + (how == ActivationRelief::Offload ? largest[1] : 0);
   }
   std::uint32_t layers() const {
     return std::uint32_t(bytesByLayer.size() - bytesByLayer.count(models::kHeadLayer));
@@ -156,14 +171,17 @@ struct KeptActivations {
 };
 
 // What keeps `micro`, a micro-batch's step, from fitting with the
-// activations of its first `offloaded` layers offloaded: its kept
-// activations, beside the buffers of each of its GEMMs.
+// activations of its first `relieved` layers offloaded or recomputed: its
+// kept activations, beside the buffers of each of its GEMMs.
 std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::ArchConfig& arch,
                                const std::string& algorithm, const StepWeights& weights, const KeptActivations& kept,
-                               std::uint32_t offloaded) {
-  const std::uint64_t onWafer = kept.onWafer(offloaded);
-  const std::string keptText = std::to_string(onWafer) + " B a PE of activations kept for the backward pass" +
-                               (offloaded ? " (" + std::to_string(offloaded) + " layers offloaded, room kept for two of them)" : "");
+                               std::uint32_t relieved, ActivationRelief how) {
+  const std::uint64_t onWafer = kept.onWafer(relieved, how);
+  std::string keptText = std::to_string(onWafer) + " B a PE of activations kept for the backward pass";
+  if (relieved && how == ActivationRelief::Offload)
+    keptText += " (" + std::to_string(relieved) + " layers offloaded, room kept for two of them)";
+  if (relieved && how == ActivationRelief::Recompute)
+    keptText += " (" + std::to_string(relieved) + " layers recomputed, each keeping its input, room kept for one)";
   if (onWafer >= arch.pe.sramBytes)
     return Misfit{keptText + " exceed arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes), false};
   config::ArchConfig beside = arch;
@@ -182,15 +200,16 @@ std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::
   return std::nullopt;
 }
 
-// A micro-batch that fits, and how: its activations offloaded from its
-// first `offloadedLayers` layers (with offload on, the fewest that let it fit).
+// A micro-batch that fits, and how: the activations of its first
+// `relievedLayers` layers offloaded or recomputed (the fewest that let it
+// fit, when the step asks for either).
 struct MicroBatchFit {
-  std::uint32_t offloadedLayers = 0;
+  std::uint32_t relievedLayers = 0;
   std::optional<Misfit> misfit;
 };
 
 MicroBatchFit fitOf(const models::TrainingStep& micro, const config::ArchConfig& arch, const std::string& algorithm,
-                    const StepWeights& weights, bool offload) {
+                    const StepWeights& weights, ActivationRelief how) {
   KeptActivations kept;
   std::set<std::pair<std::uint32_t, std::string>> keptInputs;                 // (layer, input)
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::uint64_t> blockOf;  // by shape
@@ -209,13 +228,14 @@ MicroBatchFit fitOf(const models::TrainingStep& micro, const config::ArchConfig&
       }
     }
     kept.bytesByLayer[g.layer] += block->second;
+    if (g.layer != models::kHeadLayer) kept.inputBytesByLayer.try_emplace(g.layer, block->second);
   }
-  const auto misfit = [&](std::uint32_t offloaded) {
-    return misfitOf(micro, arch, algorithm, weights, kept, offloaded);
+  const auto misfit = [&](std::uint32_t relieved) {
+    return misfitOf(micro, arch, algorithm, weights, kept, relieved, how);
   };
   std::optional<Misfit> none = misfit(0);
-  if (!none || !offload || kept.layers() == 0) return {0, none};
-  // More layers offloaded leave more room: the fewest that fit.
+  if (!none || how == ActivationRelief::None || kept.layers() == 0) return {0, none};
+  // More layers relieved leave more room: the fewest that fit.
   std::optional<Misfit> all = misfit(kept.layers());
   if (all) return {kept.layers(), all};
   std::uint32_t fails = 0, fits = kept.layers();
@@ -228,21 +248,21 @@ MicroBatchFit fitOf(const models::TrainingStep& micro, const config::ArchConfig&
 
 // A micro-batch of `sequences` as the step runs it: its LM head in as few
 // chunks of the vocabulary as fit, the layers whose activations it
-// offloads, or why it does not fit.
+// offloads or recomputes, or why it does not fit.
 struct MicroBatchLayout {
   std::uint32_t lmHeadChunks = 1;
-  std::uint32_t offloadedLayers = 0;
+  std::uint32_t relievedLayers = 0;
   std::optional<std::string> misfit;
 };
 
 MicroBatchLayout layOut(const models::TransformerModel& model, std::uint32_t sequences, std::uint32_t seq,
                         const config::ArchConfig& arch, const std::string& algorithm, const StepWeights& weights,
-                        bool offload) {
+                        ActivationRelief how) {
   const auto fit = [&](std::uint32_t chunks) {
-    return fitOf(models::lowerTrainingStep(model, sequences, seq, chunks), arch, algorithm, weights, offload);
+    return fitOf(models::lowerTrainingStep(model, sequences, seq, chunks), arch, algorithm, weights, how);
   };
   const auto layout = [](std::uint32_t chunks, const MicroBatchFit& f) {
-    return MicroBatchLayout{chunks, f.offloadedLayers,
+    return MicroBatchLayout{chunks, f.relievedLayers,
                             f.misfit ? std::optional<std::string>(f.misfit->why) : std::nullopt};
   };
   const MicroBatchFit whole = fit(1);
@@ -361,6 +381,7 @@ class TrainWorkload : public workload::Workload {
   MicroBatches microBatches_;
   std::uint32_t lmHeadChunks_ = 1;  // of the vocabulary, so that the LM head's logits fit
   std::uint32_t offloadedLayers_ = 0;  // whose kept activations go to MemoryX and back (StepOnCluster)
+  std::uint32_t recomputedLayers_ = 0;  // which keep their input and run their forward pass again
   models::TrainingStep step_;  // every micro-batch's, in order
   std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
@@ -401,15 +422,15 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     : config_(std::move(config)), arch_(arch), run_(run) {
   algorithm_ = stepAlgorithm(config_.precision, !config_.sparsity.dense(), config_.sampling);
   const auto layOutMicroBatch = [&](std::uint32_t sequences) {
-    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, stepWeights(), config_.activationOffload);
+    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, stepWeights(), config_.relief);
   };
   microBatches_ = chooseMicroBatches(config_.batch, config_.microBatch,
                                      [&](std::uint32_t sequences) { return layOutMicroBatch(sequences).misfit; });
-  // The larger micro-batch's chunks and offload serve the last one too.
+  // The larger micro-batch's chunks, offload and recomputation serve the last one too.
   const MicroBatchLayout layout = layOutMicroBatch(microBatches_.size);
   lmHeadChunks_ = layout.lmHeadChunks;
-  offloadedLayers_ = layout.offloadedLayers;
-  step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_);
+  (config_.relief == ActivationRelief::Recompute ? recomputedLayers_ : offloadedLayers_) = layout.relievedLayers;
+  step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_, recomputedLayers_);
   // A GEMM is distinct by the product it computes: the forward and
   // backward-data passes stream their weights through one dataflow, so a
   // backward-data product of a forward one's shape (GPT-2's FFN-up
@@ -697,12 +718,13 @@ void TrainWorkload::report(const workload::ClusterModel& clusters, const std::ve
   for (std::size_t i = 0; i < step_.gemms.size(); ++i) {
     const std::uint64_t c = gemms_[gemmOfStep_[i]].cycles;
     gemmCycles += c;
-    byPass[gemmPassName(step_.gemms[i].pass)] += c;
+    byPass[step_.gemms[i].stepPart()] += c;
   }
   for (std::size_t j = 0; j < step_.ops.size(); ++j) {
     const models::WaferOp& op = step_.ops[j];
     opTotal += opCycles[j];
-    byOpKind[std::string(models::opKindName(op.kind)) + (op.backward ? "_backward" : "")] += opCycles[j];
+    byOpKind[std::string(models::opKindName(op.kind)) + (op.backward ? "_backward" : op.recompute ? "_recompute" : "")] +=
+        opCycles[j];
   }
 
   // Each system's wafer in time: busy on its tasks, idle waiting for weights.
@@ -757,9 +779,9 @@ void TrainWorkload::reportEnergy(const system::Cluster& cluster,
   // One system's wafer in a step, by part: its GEMMs by pass, the ops.
   std::map<std::string, std::pair<energy::ActionCounts, std::uint64_t>> parts;  // actions, cycles
   for (std::size_t i = 0; i < step_.gemms.size(); ++i) {
-    const std::string pass = std::string("gemms_") + gemmPassName(step_.gemms[i].pass);
-    parts[pass].first += gemms_[gemmOfStep_[i]].actions;
-    parts[pass].second = gemmCyclesByPass.at(gemmPassName(step_.gemms[i].pass));
+    const std::string part = step_.gemms[i].stepPart();
+    parts["gemms_" + part].first += gemms_[gemmOfStep_[i]].actions;
+    parts["gemms_" + part].second = gemmCyclesByPass.at(part);
   }
   for (const models::WaferOp& op : step_.ops) parts["ops"].first += waferOpActions(op, arch_, config_.precision);
   parts["ops"].second = opCycles;
@@ -813,10 +835,13 @@ nlohmann::json TrainWorkload::typeResults() const {
                       {"chosen_by", microBatches_.automatic ? "auto" : "workload.micro_batch"},
                       {"lm_head_chunks", lmHeadChunks_},
                       {"why", describe(microBatches_)}};
-  r["activation_offload"] = {{"enabled", config_.activationOffload},
+  r["activation_offload"] = {{"enabled", config_.relief == ActivationRelief::Offload},
                              {"layers_offloaded", offloadedLayers_},
                              {"layers", config_.model.layers},
                              {"bytes_each_way_per_system", f.offloadedBytes}};
+  r["activation_recompute"] = {{"enabled", config_.relief == ActivationRelief::Recompute},
+                               {"layers_recomputed", recomputedLayers_},
+                               {"layers", config_.model.layers}};
   if (!config_.sparsity.dense())
     r["sparsity"] = {{"density", config_.sparsity.density},
                      {"pattern", firmware::sparsityPatternName(config_.sparsity.pattern)},
@@ -878,10 +903,17 @@ std::string TrainWorkload::typeSummary() const {
                   (unsigned long long)sparseNonzeros_, (unsigned long long)sparseWeights_, firmware::kSparseWaveletBytes);
     out << line;
   }
-  if (config_.activationOffload) {
+  if (config_.relief == ActivationRelief::Offload) {
     std::snprintf(line, sizeof line,
                   "  offload   the kept activations of %u of %u layers, %.4g GB out and back per system and step\n",
                   offloadedLayers_, config_.model.layers, double(f.offloadedBytes) / 1e9);
+    out << line;
+  }
+  if (config_.relief == ActivationRelief::Recompute) {
+    std::snprintf(line, sizeof line,
+                  "  recompute %u of %u layers keep only their input, their forward pass run again before their "
+                  "backward pass\n",
+                  recomputedLayers_, config_.model.layers);
     out << line;
   }
   std::snprintf(line, sizeof line, "  step      %llu cycles = %.6g s: %.4g samples/s, %.4g tokens/s, %.3g FLOP/s, %.1f%% of peak\n",
@@ -897,7 +929,7 @@ std::string TrainWorkload::typeSummary() const {
   for (const auto& [pass, cycles] : f.gemmCyclesByPass) row("GEMMs " + pass, cycles);
   row("ops (cost model)", f.opCycles);
   row("wafer waits for weights", f.waferIdleCycles);
-  if (config_.activationOffload) row("wafer waits for activations", f.activationWaitCycles);
+  if (config_.relief == ActivationRelief::Offload) row("wafer waits for activations", f.activationWaitCycles);
   row("optimizer after the wafer", f.optimizerTailCycles);
   if (systems > 1) {
     std::snprintf(line, sizeof line, "  scaling   %.1f%% of one system's step (%.4g s), SwarmX depth %u\n",
@@ -943,7 +975,12 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
                                 "a number of sequences from 1 to workload.batch = " + std::to_string(c.batch));
     c.microBatch = std::uint32_t(sequences);
   }
-  c.activationOffload = p.choice("workload.activation_offload", {"off", "on"}, std::string("off")) == "on";
+  const bool offload = p.choice("workload.activation_offload", {"off", "on"}, std::string("off")) == "on";
+  const bool recompute = p.choice("workload.activation_recompute", {"off", "on"}, std::string("off")) == "on";
+  if (offload && recompute)
+    throw config::ConfigError("workload.activation_recompute: on with workload.activation_offload: on; a step "
+                              "keeps less on the wafer by one of them, not both");
+  c.relief = offload ? ActivationRelief::Offload : recompute ? ActivationRelief::Recompute : ActivationRelief::None;
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";

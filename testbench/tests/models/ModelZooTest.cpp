@@ -177,6 +177,39 @@ TEST(TrainingStep, TinyModelLowersToTheExpectedGemms) {
   EXPECT_DOUBLE_EQ(step.modelFlops, 6.0 * 4992 * 16 + 12.0 * 2 * 8 * 16 * 16);
 }
 
+// With its first layer recomputed, the tiny model's backward pass of layer
+// 0 opens with that layer's whole forward pass again (its ops too: the
+// norm, attention, GELU and residual adds), marked as recomputed, and the
+// model's FLOPs, the work the model asks for, do not change.
+TEST(TrainingStep, ARecomputedLayerRunsItsForwardPassAgainBeforeItsBackwardPass) {
+  const TrainingStep plain = lowerTrainingStep(loadModel("tiny"), 2, 8);
+  const TrainingStep step = lowerTrainingStep(loadModel("tiny"), 2, 8, 1, 1);
+  std::vector<std::string> layer0;  // the items of layer 0 after the LM head's backward pass
+  bool pastHead = false;
+  for (const StepItem& item : step.order) {
+    if (item.isGemm) {
+      const StreamedGemm& g = step.gemms[item.index];
+      pastHead = pastHead || (g.layer == kHeadLayer && g.pass == GemmPass::WeightGrad);
+      if (pastHead && g.layer == 0)
+        layer0.push_back(g.name + (g.recompute ? " recompute" : std::string(" ") + gemmPassName(g.pass)));
+    } else if (const WaferOp& op = step.ops[item.index]; pastHead && op.layer == 0 && op.recompute) {
+      layer0.push_back(op.name + " recompute");
+    }
+  }
+  const std::vector<std::string> want{
+      "layer_norm_1 recompute", "qkv recompute", "attention_scores recompute", "softmax recompute",
+      "attention_context recompute", "attn_out recompute", "residual_1 recompute", "layer_norm_2 recompute",
+      "ffn_up recompute", "gelu recompute", "ffn_down recompute", "residual_2 recompute",
+      "ffn_down backward_data", "ffn_down weight_grad", "ffn_up backward_data", "ffn_up weight_grad",
+      "attn_out backward_data", "attn_out weight_grad", "qkv backward_data", "qkv weight_grad"};
+  EXPECT_EQ(layer0, want);
+  EXPECT_EQ(step.gemms.size(), plain.gemms.size() + 4);
+  EXPECT_EQ(step.ops.size(), plain.ops.size() + 8);
+  for (const StreamedGemm& g : step.gemms) EXPECT_TRUE(!g.recompute || (g.layer == 0 && g.pass == GemmPass::Forward));
+  EXPECT_DOUBLE_EQ(step.modelFlops, plain.modelFlops);
+  EXPECT_THROW(lowerTrainingStep(loadModel("tiny"), 2, 8, 1, 3), ModelError);  // it has 2 layers
+}
+
 // Per layer and sequence, the attention matmuls forward are 2 x 2 x seq^2 x
 // width FLOPs (scores and context), backward twice that; softmax covers
 // batch x heads x seq^2 scores.

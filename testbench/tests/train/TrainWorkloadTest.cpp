@@ -569,6 +569,46 @@ TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
             std::string::npos) << model.said;
 }
 
+// Activation recomputation, on the 6-layer tiny model at 4 sequences, 500 B
+// of SRAM (the offload test above: a layer keeps 80 B a PE, the head 16 B,
+// and the QKV forward needs 176 B beside them, so at most 324 B of
+// activations). A recomputed layer keeps only its input, its norm_1-shaped
+// block of 16 B, and the wafer keeps room for one layer's 80 B: r layers
+// recomputed keep (6 - r) x 80 + r x 16 + 80 + 16 B, at most 324 B from
+// r = 4 (320 B; r = 3 keeps 384 B). One micro-batch of 4 instead of two of
+// 2, and the 4 recomputed layers' forward GEMMs run again: the step's 75
+// GEMMs (12 a layer, 3 for the LM head) and 16 more, 4 layers' forward
+// cycles counted apart as `recompute`.
+TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
+  const std::string file = ::testing::TempDir() + "tiny6r.yaml";
+  std::ofstream(file) << "name: tiny6r\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\nd_ff: 32\n"
+                         "vocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\nparameters: 13888\n";
+  const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 ";
+  const nlohmann::json recomputed = runCli("recompute_on", shape + "--set workload.activation_recompute=on");
+  ASSERT_FALSE(recomputed.empty());
+  const nlohmann::json& r = recomputed["workload"];
+  EXPECT_EQ(r["micro_batch"]["count"], 1u);
+  EXPECT_EQ(r["micro_batch"]["size"], 4u);
+  EXPECT_EQ(r["activation_recompute"]["enabled"], true);
+  EXPECT_EQ(r["activation_recompute"]["layers_recomputed"], 4u);
+  EXPECT_EQ(r["activation_recompute"]["layers"], 6u);
+  EXPECT_EQ(r["memoryx"]["gradient_accumulations"], 0u);
+  EXPECT_EQ(r["gemm_count"], 75u + 16u);
+  std::uint64_t layerForward = 0, lmHeadForward = 0;
+  for (const nlohmann::json& g : r["gemms"])
+    if (g["pass"] == "forward") (g["name"] == "lm_head" ? lmHeadForward : layerForward) += g["cycles"].get<std::uint64_t>();
+  const nlohmann::json& byPass = r["breakdown_cycles"]["gemms_by_pass"];
+  EXPECT_EQ(byPass["recompute"], 4 * layerForward);
+  EXPECT_EQ(byPass["forward"], 6 * layerForward + lmHeadForward);
+  EXPECT_TRUE(r["breakdown_cycles"]["ops_by_kind"].contains("softmax_recompute"));
+  // Offload and recomputation are two answers to one question: a step takes one.
+  const Refusal both = refusedCli("recompute_and_offload", shape + "--set workload.activation_recompute=on "
+                                                                    "--set workload.activation_offload=on");
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.said.find("workload.activation_recompute: on with workload.activation_offload: on"),
+            std::string::npos) << both.said;
+}
+
 // Sparse blocks (density 1/2, the LM head dense): MemoryX keeps, streams
 // and updates only the non-zeros. Per step of the tiny model (one system,
 // one micro-batch), derived by hand: the gradients out are the blocks'
