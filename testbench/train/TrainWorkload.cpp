@@ -51,6 +51,7 @@ struct TrainConfig {
   std::uint32_t batch = 0, seq = 0, steps = 1;
   std::optional<std::uint32_t> microBatch;  // workload.micro_batch; nullopt: auto
   ActivationRelief relief = ActivationRelief::None;
+  bool recomputeAuto = false;  // workload.activation_recompute: auto (relief None or Recompute, by estimate)
   std::string optimizer;
   bool everyLayer = false;          // simulate every layer's GEMMs, not each distinct GEMM once
   bool everyWafer = false;          // simulate every system's wafer, not one for all
@@ -278,6 +279,48 @@ MicroBatchLayout layOut(const models::TransformerModel& model, std::uint32_t seq
   }
 }
 
+// How a step runs its batch: its micro-batches and their layout.
+struct StepPlan {
+  MicroBatches micro;
+  MicroBatchLayout layout;
+  ActivationRelief relief = ActivationRelief::None;
+  std::uint32_t recomputedLayers() const {
+    return relief == ActivationRelief::Recompute ? layout.relievedLayers : 0;
+  }
+};
+
+// The compiler's estimate of a step run as `plan`, which `auto` uses to
+// choose between keeping every activation (more micro-batches) and
+// recomputing layers (fewer): the larger of two floors, neither simulated.
+// The wafer's: its GEMMs' lower bounds (GemmBounds: the FMACs at full
+// lanes, the weights in through the I/O ring, the sums out) and its ops'
+// cost model, one after another. MemoryX's: its storage's traffic at its
+// bandwidth, every weight streamed (dense), the micro-batches' gradients
+// accumulated (the first written, the next read and written back, the sum
+// read by the update) and the optimizer's update.
+double estimatedStepSeconds(const models::TransformerModel& model, const StepPlan& plan, std::uint32_t seq,
+                            const config::ArchConfig& arch, const std::string& algorithm, const StepWeights& weights,
+                            const system::OptimizerModel& optimizer) {
+  const models::TrainingStep step =
+      microBatchedStep(model, plan.micro, seq, plan.layout.lmHeadChunks, plan.recomputedLayers());
+  const double weightBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, weights.precision, 1));
+  const double gradientBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, weights.precision, -1));
+  std::map<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::uint64_t> boundOf;
+  double waferCycles = 0, storageBytes = 0;
+  for (const models::StreamedGemm& g : step.gemms) {
+    auto bound = boundOf.find({g.pass, g.m, g.k, g.n});
+    if (bound == boundOf.end())
+      bound = boundOf.emplace(std::make_tuple(g.pass, g.m, g.k, g.n),
+                              stepGemmMapping(algorithm, g, weights, arch)->bounds(arch).max()).first;
+    waferCycles += double(bound->second);
+    if (g.pass != GemmPass::WeightGrad) storageBytes += double(g.k) * double(g.n) * weightBytes;
+  }
+  for (const models::WaferOp& op : step.ops) waferCycles += double(waferOpCycles(op, arch, weights.precision));
+  const double parameters = double(model.parameters());
+  storageBytes += parameters * (gradientBytes * (2.0 * plan.micro.count - 2) + optimizer.touchedBytesPerParameter);
+  return std::max(waferCycles / arch.clockHz, storageBytes / arch.memoryx.bandwidthBytesPerS);
+}
+
 // A GEMM of the step as simulated (SimulatedGemm: the mapping, or its
 // representative rows and steady-state cuts) and the cycles the whole GEMM takes.
 struct StepGemm {
@@ -370,6 +413,11 @@ class TrainWorkload : public workload::Workload {
   }
   // Fills sparseMatrices_ and the counts from the step's forward GEMMs.
   void countSparseWeights();
+  // The step's micro-batches and layout with `how` (throws config::ConfigError when they do not fit).
+  StepPlan planWith(ActivationRelief how) const;
+  // As asked, or with workload.activation_recompute: auto, the better of
+  // keeping every activation and recomputing (estimatedStepSeconds).
+  StepPlan choosePlan();
   // The results of the run, from the cluster after it (and the one-system
   // reference beside a cluster of several).
   void report(const workload::ClusterModel& clusters, const std::vector<std::uint64_t>& opCycles);
@@ -382,6 +430,8 @@ class TrainWorkload : public workload::Workload {
   std::uint32_t lmHeadChunks_ = 1;  // of the vocabulary, so that the LM head's logits fit
   std::uint32_t offloadedLayers_ = 0;  // whose kept activations go to MemoryX and back (StepOnCluster)
   std::uint32_t recomputedLayers_ = 0;  // which keep their input and run their forward pass again
+  ActivationRelief relief_ = ActivationRelief::None;  // as run (with `auto`, as chosen)
+  std::string recomputeWhy_;  // how `auto` chose, if it did
   models::TrainingStep step_;  // every micro-batch's, in order
   std::string algorithm_;                 // the GEMM algorithm of every layer (stepAlgorithm)
   std::vector<StepGemm> gemms_;           // simulated, in order of first use
@@ -418,18 +468,62 @@ void TrainWorkload::checkMemoryXFits() const {
                             optimizer.name + " state), more than " + capacity);
 }
 
+StepPlan TrainWorkload::planWith(ActivationRelief how) const {
+  const auto layOutMicroBatch = [&](std::uint32_t sequences) {
+    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, stepWeights(), how);
+  };
+  StepPlan plan;
+  plan.relief = how;
+  plan.micro = chooseMicroBatches(config_.batch, config_.microBatch,
+                                  [&](std::uint32_t sequences) { return layOutMicroBatch(sequences).misfit; });
+  // The larger micro-batch's chunks, offload and recomputation serve the last one too.
+  plan.layout = layOutMicroBatch(plan.micro.size);
+  return plan;
+}
+
+StepPlan TrainWorkload::choosePlan() {
+  if (!config_.recomputeAuto) return planWith(config_.relief);
+  // Recomputation only where it saves micro-batches, and where the
+  // compiler's estimate of the step says it pays for the forward passes it adds.
+  std::optional<StepPlan> keepAll;
+  try {
+    keepAll = planWith(ActivationRelief::None);
+  } catch (const config::ConfigError&) {  // not even one sequence, or not the given micro-batch: recompute
+  }
+  const StepPlan recompute = planWith(ActivationRelief::Recompute);
+  if (keepAll && keepAll->micro.count <= recompute.micro.count) {
+    recomputeWhy_ = "auto: recomputing saves no micro-batch";
+    return *keepAll;
+  }
+  const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
+  const auto estimate = [&](const StepPlan& p) {
+    return estimatedStepSeconds(config_.model, p, config_.seq, arch_, algorithm_, stepWeights(), optimizer);
+  };
+  const double recomputed = estimate(recompute);
+  const auto text = [](const StepPlan& p, double seconds) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%u micro-batch%s of %u, %u layers recomputed: %.4g s", p.micro.count,
+                  p.micro.count == 1 ? "" : "es", p.micro.size, p.recomputedLayers(), seconds);
+    return std::string(line);
+  };
+  if (!keepAll) {
+    recomputeWhy_ = "auto: only recomputation fits (" + text(recompute, recomputed) + " estimated)";
+    return recompute;
+  }
+  const double kept = estimate(*keepAll);
+  recomputeWhy_ = "auto: the step estimated (the larger of its GEMMs' bounds and ops, and MemoryX's storage "
+                  "traffic) at " + text(recompute, recomputed) + " against " + text(*keepAll, kept);
+  return recomputed < kept ? recompute : *keepAll;
+}
+
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
     : config_(std::move(config)), arch_(arch), run_(run) {
   algorithm_ = stepAlgorithm(config_.precision, !config_.sparsity.dense(), config_.sampling);
-  const auto layOutMicroBatch = [&](std::uint32_t sequences) {
-    return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, stepWeights(), config_.relief);
-  };
-  microBatches_ = chooseMicroBatches(config_.batch, config_.microBatch,
-                                     [&](std::uint32_t sequences) { return layOutMicroBatch(sequences).misfit; });
-  // The larger micro-batch's chunks, offload and recomputation serve the last one too.
-  const MicroBatchLayout layout = layOutMicroBatch(microBatches_.size);
-  lmHeadChunks_ = layout.lmHeadChunks;
-  (config_.relief == ActivationRelief::Recompute ? recomputedLayers_ : offloadedLayers_) = layout.relievedLayers;
+  const StepPlan plan = choosePlan();
+  microBatches_ = plan.micro;
+  lmHeadChunks_ = plan.layout.lmHeadChunks;
+  relief_ = plan.relief;
+  (relief_ == ActivationRelief::Offload ? offloadedLayers_ : recomputedLayers_) = plan.layout.relievedLayers;
   step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_, recomputedLayers_);
   // A GEMM is distinct by the product it computes: the forward and
   // backward-data passes stream their weights through one dataflow, so a
@@ -835,13 +929,15 @@ nlohmann::json TrainWorkload::typeResults() const {
                       {"chosen_by", microBatches_.automatic ? "auto" : "workload.micro_batch"},
                       {"lm_head_chunks", lmHeadChunks_},
                       {"why", describe(microBatches_)}};
-  r["activation_offload"] = {{"enabled", config_.relief == ActivationRelief::Offload},
+  r["activation_offload"] = {{"enabled", relief_ == ActivationRelief::Offload},
                              {"layers_offloaded", offloadedLayers_},
                              {"layers", config_.model.layers},
                              {"bytes_each_way_per_system", f.offloadedBytes}};
-  r["activation_recompute"] = {{"enabled", config_.relief == ActivationRelief::Recompute},
+  r["activation_recompute"] = {{"enabled", relief_ == ActivationRelief::Recompute},
+                               {"chosen_by", config_.recomputeAuto ? "auto" : "workload.activation_recompute"},
                                {"layers_recomputed", recomputedLayers_},
-                               {"layers", config_.model.layers}};
+                               {"layers", config_.model.layers},
+                               {"why", recomputeWhy_}};
   if (!config_.sparsity.dense())
     r["sparsity"] = {{"density", config_.sparsity.density},
                      {"pattern", firmware::sparsityPatternName(config_.sparsity.pattern)},
@@ -903,18 +999,19 @@ std::string TrainWorkload::typeSummary() const {
                   (unsigned long long)sparseNonzeros_, (unsigned long long)sparseWeights_, firmware::kSparseWaveletBytes);
     out << line;
   }
-  if (config_.relief == ActivationRelief::Offload) {
+  if (relief_ == ActivationRelief::Offload) {
     std::snprintf(line, sizeof line,
                   "  offload   the kept activations of %u of %u layers, %.4g GB out and back per system and step\n",
                   offloadedLayers_, config_.model.layers, double(f.offloadedBytes) / 1e9);
     out << line;
   }
-  if (config_.relief == ActivationRelief::Recompute) {
+  if (relief_ == ActivationRelief::Recompute) {
     std::snprintf(line, sizeof line,
                   "  recompute %u of %u layers keep only their input, their forward pass run again before their "
                   "backward pass\n",
                   recomputedLayers_, config_.model.layers);
     out << line;
+    if (!recomputeWhy_.empty()) out << "            " << recomputeWhy_ << "\n";
   }
   std::snprintf(line, sizeof line, "  step      %llu cycles = %.6g s: %.4g samples/s, %.4g tokens/s, %.3g FLOP/s, %.1f%% of peak\n",
                 (unsigned long long)stepCycles_, f.stepSeconds, samplesPerSecond(), tokensPerSecond(),
@@ -929,7 +1026,7 @@ std::string TrainWorkload::typeSummary() const {
   for (const auto& [pass, cycles] : f.gemmCyclesByPass) row("GEMMs " + pass, cycles);
   row("ops (cost model)", f.opCycles);
   row("wafer waits for weights", f.waferIdleCycles);
-  if (config_.relief == ActivationRelief::Offload) row("wafer waits for activations", f.activationWaitCycles);
+  if (relief_ == ActivationRelief::Offload) row("wafer waits for activations", f.activationWaitCycles);
   row("optimizer after the wafer", f.optimizerTailCycles);
   if (systems > 1) {
     std::snprintf(line, sizeof line, "  scaling   %.1f%% of one system's step (%.4g s), SwarmX depth %u\n",
@@ -976,11 +1073,14 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
     c.microBatch = std::uint32_t(sequences);
   }
   const bool offload = p.choice("workload.activation_offload", {"off", "on"}, std::string("off")) == "on";
-  const bool recompute = p.choice("workload.activation_recompute", {"off", "on"}, std::string("off")) == "on";
-  if (offload && recompute)
+  const std::string recompute = p.choice("workload.activation_recompute", {"auto", "off", "on"}, std::string("auto"));
+  if (offload && recompute == "on")
     throw config::ConfigError("workload.activation_recompute: on with workload.activation_offload: on; a step "
                               "keeps less on the wafer by one of them, not both");
-  c.relief = offload ? ActivationRelief::Offload : recompute ? ActivationRelief::Recompute : ActivationRelief::None;
+  c.relief = offload               ? ActivationRelief::Offload
+             : recompute == "on" ? ActivationRelief::Recompute
+                                 : ActivationRelief::None;
+  c.recomputeAuto = !offload && recompute == "auto";
   c.optimizer = p.choice("workload.optimizer", system::optimizerNames(), std::string("adam"));
   c.everyLayer = p.choice("workload.layers", {"representative", "all"}, std::string("representative")) == "all";
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";

@@ -489,9 +489,11 @@ TEST(TrainMicroBatches, AutoSplitsWhatDoesNotFit) {
 
 // The same SRAM refuses a micro-batch of 4, naming the key, what does not
 // fit and the 3 that would (its own process: nothing has simulated yet).
+// Recomputation off: the subject is what a step keeps in full.
 TEST(TrainMicroBatches, ATooLargeOneIsRefusedWithTheOneThatFits) {
   try {
-    runTrain("  model: tiny\n  batch: 4\n  micro_batch: 4\n", "  mode: timing\n", "  pe:\n    sram_bytes: 300\n");
+    runTrain("  model: tiny\n  batch: 4\n  micro_batch: 4\n  activation_recompute: off\n", "  mode: timing\n",
+             "  pe:\n    sram_bytes: 300\n");
     ADD_FAILURE() << "a micro-batch that does not fit ran";
   } catch (const config::ConfigError& e) {
     const std::string msg = e.what();
@@ -515,7 +517,8 @@ TEST(TrainMicroBatches, AParallelBlockKeepsItsSharedInputOnce) {
                          "heads: 2\nd_ff: 32\nvocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\n"
                          "block: parallel\nparameters: 4928\n";
   try {
-    runTrain("  model: " + file + "\n  batch: 4\n  micro_batch: 4\n", "  mode: timing\n", "  pe:\n    sram_bytes: 300\n");
+    runTrain("  model: " + file + "\n  batch: 4\n  micro_batch: 4\n  activation_recompute: off\n", "  mode: timing\n",
+             "  pe:\n    sram_bytes: 300\n");
     ADD_FAILURE() << "a micro-batch that does not fit ran";
   } catch (const config::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("beside 144 B a PE of activations kept"), std::string::npos) << e.what();
@@ -538,7 +541,7 @@ TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
                          "vocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\nparameters: 13888\n";
   const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 "
                             "--set arch.pe.sram_bytes=500 --set arch.cluster.systems=2 ";
-  const nlohmann::json kept = runCli("offload_off", shape);
+  const nlohmann::json kept = runCli("offload_off", shape + "--set workload.activation_recompute=off");
   const nlohmann::json offloaded = runCli("offload_on", shape + "--set workload.activation_offload=on");
   ASSERT_FALSE(kept.empty() || offloaded.empty());
   EXPECT_EQ(kept["workload"]["micro_batch"]["largest_fitting"], 2u);
@@ -607,6 +610,41 @@ TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
   EXPECT_EQ(both.status, 2);
   EXPECT_NE(both.said.find("workload.activation_recompute: on with workload.activation_offload: on"),
             std::string::npos) << both.said;
+}
+
+// `auto` (the default) recomputes where it saves micro-batches and the
+// step's estimate says it pays. The 6-layer model at 4 sequences on 500 B
+// (the test above): keeping all takes 2 micro-batches of 2, recomputing 4
+// layers 1 of 4. With MemoryX's storage at 1 MB/s its traffic bounds both
+// estimates, derived by hand: a pass streams the 6 layers' 2,048 weights
+// and the LM head's 384 (12,672, 2 B each); Adam touches 28 B of each of
+// the 13,888 parameters (388,864 B). Keeping all: 2 micro-batches x 2
+// passes x 25,344 B, and the first micro-batch's fp32 gradients written,
+// then read by the update (2 x 55,552 B): 601,344 B, 0.6013 s. Recomputing:
+// 2 passes and the 4 layers' forward again (8,192 weights), 67,072 B, no
+// accumulation: 455,936 B, 0.4559 s. So it recomputes. At the preset's
+// storage the wafer's floor binds, the recomputed forward passes cost more
+// than the second micro-batch, and it keeps all.
+TEST(TrainRecompute, AutoRecomputesWhereTheStepsEstimateSaysItPays) {
+  const std::string file = ::testing::TempDir() + "tiny6a.yaml";
+  std::ofstream(file) << "name: tiny6a\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\nd_ff: 32\n"
+                         "vocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\nparameters: 13888\n";
+  const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 ";
+  const nlohmann::json slow = runCli("recompute_auto_slow", shape + "--set arch.memoryx.bandwidth_bytes_per_s=1e6");
+  const nlohmann::json fast = runCli("recompute_auto_fast", shape);
+  ASSERT_FALSE(slow.empty() || fast.empty());
+  const nlohmann::json& r = slow["workload"]["activation_recompute"];
+  EXPECT_EQ(r["chosen_by"], "auto");
+  EXPECT_EQ(r["enabled"], true);
+  EXPECT_EQ(r["layers_recomputed"], 4u);
+  EXPECT_EQ(slow["workload"]["micro_batch"]["count"], 1u);
+  const std::string why = r["why"];
+  EXPECT_NE(why.find("1 micro-batch of 4, 4 layers recomputed: 0.4559 s against 2 micro-batches of 2, 0 layers "
+                     "recomputed: 0.6013 s"), std::string::npos) << why;
+  EXPECT_EQ(fast["workload"]["activation_recompute"]["enabled"], false);
+  EXPECT_EQ(fast["workload"]["micro_batch"]["count"], 2u);
+  EXPECT_NE(fast["workload"]["activation_recompute"]["why"].get<std::string>().find("against 2 micro-batches of 2"),
+            std::string::npos);
 }
 
 // Sparse blocks (density 1/2, the LM head dense): MemoryX keeps, streams
