@@ -45,8 +45,11 @@ def train_outcome(result):
     workload = result["workload"]
     # A run whose wafer timing came from the cache took only the system
     # model's host time: `wafer_timing` says which it was.
-    return {"simulated": workload["samples_per_second"], "micro_batch": workload["micro_batch"]["why"],
-            "wafer_timing": workload["wafer_timing"]}
+    micro = workload["micro_batch"]["why"]
+    recompute = workload.get("activation_recompute", {})
+    if recompute.get("enabled"):
+        micro += f"; {recompute['layers_recomputed']} of {recompute['layers']} layers recomputed"
+    return {"simulated": workload["samples_per_second"], "micro_batch": micro, "wafer_timing": workload["wafer_timing"]}
 
 
 class Model:
