@@ -17,12 +17,12 @@ constexpr double kLayerNormFlops = 8, kRmsNormFlops = 5, kSoftmaxFlops = 5, kGel
 class StepBuilder {
  public:
   StepBuilder(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq, std::uint32_t lmHeadChunks,
-              std::uint32_t recomputedLayers)
+              Recomputation recompute)
       : model_(model),
         batch_(batch),
         seq_(seq),
         lmHeadChunks_(lmHeadChunks),
-        recomputedLayers_(recomputedLayers),
+        recompute_(recompute),
         normKind_(model.norm == Norm::RmsNorm ? WaferOpKind::RmsNorm : WaferOpKind::LayerNorm),
         normName_(opKindName(normKind_)) {
     step_.tokens = std::uint64_t(batch) * seq;
@@ -60,8 +60,9 @@ class StepBuilder {
 
   // The FFN, reading `input`: its up matrices (SwiGLU's gate before up),
   // the activation over tokens x d_ff, then down; backwards in the reverse
-  // order.
-  void ffn(std::uint32_t l, bool backward, const std::string& input) {
+  // order. `upOnly`: the forward pass's up matrices and activation alone
+  // (what recomputes the activation).
+  void ffn(std::uint32_t l, bool backward, const std::string& input, bool upOnly = false) {
     const bool gated = model_.ffn == Ffn::Swiglu;
     const WaferOpKind kind = gated ? WaferOpKind::Swiglu : WaferOpKind::Gelu;
     const double elements = double(step_.tokens) * model_.dFf;
@@ -73,7 +74,7 @@ class StepBuilder {
       if (gated) weight("ffn_gate", l, model_.dModel, model_.dFf, false, input);
       weight("ffn_up", l, model_.dModel, model_.dFf, false, input);
       activation();
-      weight("ffn_down", l, model_.dFf, model_.dModel, false, activated);
+      if (!upOnly) weight("ffn_down", l, model_.dFf, model_.dModel, false, activated);
       return;
     }
     weight("ffn_down", l, model_.dFf, model_.dModel, true, activated);
@@ -82,15 +83,17 @@ class StepBuilder {
     if (gated) weight("ffn_gate", l, model_.dModel, model_.dFf, true, input);
   }
 
+  // A parallel block's FFN reads the attention's norm and has none of its own.
+  std::string ffnInput() const { return normName_ + (model_.block == Block::Parallel ? "_1" : "_2"); }
+
   void layer(std::uint32_t l, bool backward) {
     const double t = double(step_.tokens), d = model_.dModel, a = model_.attentionWidth();
     // Per sequence and head: scores [seq x seq] = Q K^T and context = P V,
     // each 2 x seq x seq x head_dim FLOPs.
     const double attentionFlops = 2.0 * batch_ * double(seq_) * seq_ * a;
     const double scores = double(batch_) * model_.heads * seq_ * seq_;
-    // A parallel block's FFN reads the attention's norm and has none of its own.
     const bool parallel = model_.block == Block::Parallel;
-    const std::string norm1 = normName_ + "_1", norm2 = normName_ + "_2", ffnInput = parallel ? norm1 : norm2;
+    const std::string norm1 = normName_ + "_1", norm2 = normName_ + "_2", ffnInput = this->ffnInput();
     if (!backward) {
       norm(norm1, l, false);
       weight("qkv", l, model_.dModel, 3ull * model_.attentionWidth(), false, norm1);
@@ -130,9 +133,10 @@ class StepBuilder {
       weight(lmHead(c), kHeadLayer, model_.dModel, lmHeadColumns(c), true, finalNorm);
     norm(finalNorm, kHeadLayer, true);
     for (std::uint32_t l = model_.layers; l-- > 0;) {
-      if (l < recomputedLayers_) {
+      if (l < recompute_.layers) {
         recomputing_ = true;
-        layer(l, false);
+        if (l < recompute_.whole) layer(l, false);
+        else ffn(l, false, ffnInput(), true);
         recomputing_ = false;
       }
       layer(l, true);
@@ -153,7 +157,8 @@ class StepBuilder {
     return model_.vocab / lmHeadChunks_ + (chunk < model_.vocab % lmHeadChunks_ ? 1 : 0);
   }
 
-  std::uint32_t batch_, seq_, lmHeadChunks_, recomputedLayers_;
+  std::uint32_t batch_, seq_, lmHeadChunks_;
+  Recomputation recompute_;
   bool recomputing_ = false;  // lowering a layer's forward pass again, in the backward pass
   WaferOpKind normKind_;
   std::string normName_;
@@ -163,7 +168,7 @@ class StepBuilder {
 }  // namespace
 
 TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq,
-                               std::uint32_t lmHeadChunks, std::uint32_t recomputedLayers) {
+                               std::uint32_t lmHeadChunks, Recomputation recompute) {
   if (batch == 0 || seq == 0) throw ModelError("a training step needs a batch and a sequence of at least 1");
   if (lmHeadChunks == 0 || lmHeadChunks > model.vocab)
     throw ModelError("the LM head runs in 1 to " + std::to_string(model.vocab) + " chunks of the vocabulary, not " +
@@ -171,10 +176,11 @@ TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batc
   if (model.learnedPositions && seq > model.seq)
     throw ModelError("seq " + std::to_string(seq) + " exceeds " + model.name + "'s " + std::to_string(model.seq) +
                      " learned positions");
-  if (recomputedLayers > model.layers)
-    throw ModelError("recomputing " + std::to_string(recomputedLayers) + " layers: " + model.name + " has " +
+  if (recompute.layers > model.layers || recompute.whole > recompute.layers)
+    throw ModelError("recomputing " + std::to_string(recompute.layers) + " layers, " +
+                     std::to_string(recompute.whole) + " of them whole: " + model.name + " has " +
                      std::to_string(model.layers));
-  return StepBuilder(model, batch, seq, lmHeadChunks, recomputedLayers).build();
+  return StepBuilder(model, batch, seq, lmHeadChunks, recompute).build();
 }
 
 }  // namespace wsesim::models

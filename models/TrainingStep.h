@@ -8,6 +8,7 @@
 // gradient), in execution order:
 // forward through the layers, then backward in reverse.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -78,15 +79,32 @@ struct TrainingStep {
   double modelFlops = 0;
 };
 
+// Which layers' activations the backward pass recomputes rather than keeps,
+// counted from the first layer (the earliest, whose backward pass comes
+// last). The first `layers` recompute their FFN's activation, the input of
+// its down matrix and its largest (its up matrices' forward GEMMs and the
+// activation op again, just before the layer's backward pass), and keep
+// the inputs of their other GEMMs; the first `whole` of those recompute
+// their whole forward pass and keep only their input.
+struct Recomputation {
+  std::uint32_t layers = 0, whole = 0;
+  // The `relief`-th step of a search that recomputes ever more: one more
+  // layer's FFN activation up to all `of` layers', then one more layer's
+  // whole forward pass (0 <= relief <= 2 x of).
+  static Recomputation step(std::uint32_t relief, std::uint32_t of) {
+    return {std::min(relief, of), relief > of ? relief - of : 0};
+  }
+};
+
 // The LM head runs over the vocabulary in `lmHeadChunks` chunks, each its
 // own weight matrix of d_model x (its share of the vocabulary), so that its
 // logits fit the wafer (`lm_head` when 1; else `lm_head[i/C]`, the first
 // vocab % C one column wider). Throws ModelError when `seq` exceeds the
 // model's context (learned positions) or the chunks the vocabulary.
-// The first `recomputedLayers` layers keep only their input for the
-// backward pass: each runs its forward pass again (GEMMs, weights streamed
-// again, and ops) just before its backward pass.
+// Recomputed layers (`recompute`) run the recomputed part of their
+// forward pass again, its weights streamed again, just before their
+// backward pass.
 TrainingStep lowerTrainingStep(const TransformerModel& model, std::uint32_t batch, std::uint32_t seq,
-                               std::uint32_t lmHeadChunks = 1, std::uint32_t recomputedLayers = 0);
+                               std::uint32_t lmHeadChunks = 1, Recomputation recompute = {});
 
 }  // namespace wsesim::models

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -103,11 +104,12 @@ std::string stepAlgorithm(pe::Precision precision, bool sparse, const runtime::G
 // The step of `micro.count` micro-batches, one after another: each a
 // whole forward and backward pass (weights streamed in again for each).
 models::TrainingStep microBatchedStep(const models::TransformerModel& model, const MicroBatches& micro,
-                                      std::uint32_t seq, std::uint32_t lmHeadChunks, std::uint32_t recomputedLayers) {
-  const models::TrainingStep full = models::lowerTrainingStep(model, micro.size, seq, lmHeadChunks, recomputedLayers);
+                                      std::uint32_t seq, std::uint32_t lmHeadChunks,
+                                      models::Recomputation recompute) {
+  const models::TrainingStep full = models::lowerTrainingStep(model, micro.size, seq, lmHeadChunks, recompute);
   const models::TrainingStep last =
       micro.last == micro.size ? full
-                               : models::lowerTrainingStep(model, micro.last, seq, lmHeadChunks, recomputedLayers);
+                               : models::lowerTrainingStep(model, micro.last, seq, lmHeadChunks, recompute);
   models::TrainingStep step;
   for (std::uint32_t i = 0; i < micro.count; ++i) {
     const models::TrainingStep& one = i + 1 < micro.count ? full : last;
@@ -141,26 +143,31 @@ std::unique_ptr<firmware::GemmMapping> stepGemmMapping(const std::string& algori
 // its copy (the LM head's chunks, SwiGLU's gate and up, a parallel block's
 // QKV and FFN): all place X by its m and k alone, so a shared input lies
 // where each of them reads it. A layer's input is its first GEMM's (the
-// first norm's output, of the shape of the residual stream into the layer).
+// first norm's output, of the shape of the residual stream into the
+// layer); its FFN's activation is the FFN down matrix's input.
 struct KeptActivations {
   std::map<std::uint32_t, std::uint64_t> bytesByLayer;  // ascending: the transformer layers, then the head's
-  std::map<std::uint32_t, std::uint64_t> inputBytesByLayer;  // the transformer layers'
-  // On the wafer with the first `relieved` layers' offloaded or recomputed:
-  // the others' in full; offloaded, room for two of them (one in use while
-  // the one before it leaves, or the next comes back: StepOnCluster);
-  // recomputed, each layer's input and room for one layer's in full (the
-  // one recomputed for its backward pass).
+  std::map<std::uint32_t, std::uint64_t> inputBytesByLayer, ffnActivationBytesByLayer;  // the transformer layers'
+  // On the wafer with the first layers' offloaded (the first `relieved`)
+  // or recomputed (models::Recomputation::step(relieved)): the others' in
+  // full; offloaded, room for two of them (one in use while the one before
+  // it leaves, or the next comes back: StepOnCluster); recomputed, what
+  // each keeps and room for what one of them recomputes (the one whose
+  // backward pass runs).
   std::uint64_t onWafer(std::uint32_t relieved, ActivationRelief how) const {
+    const models::Recomputation recompute = models::Recomputation::step(relieved, layers());
     std::uint64_t total = 0, largest[2] = {0, 0};
     std::uint32_t layer = 0;
     for (const auto& [index, bytes] : bytesByLayer) {
-      if (index == models::kHeadLayer || layer++ >= relieved) {
-        total += bytes;
-        continue;
-      }
-      if (how == ActivationRelief::Recompute) total += inputBytesByLayer.at(index);
-      if (bytes > largest[1]) {
-        largest[1] = bytes;
+      const std::uint32_t i = layer++;
+      std::uint64_t away = 0;  // offloaded, or recomputed for the backward pass
+      if (index == models::kHeadLayer) away = 0;
+      else if (how == ActivationRelief::Offload && i < relieved) away = bytes;
+      else if (how == ActivationRelief::Recompute && i < recompute.whole) away = bytes - inputBytesByLayer.at(index);
+      else if (how == ActivationRelief::Recompute && i < recompute.layers) away = ffnActivationBytesByLayer.at(index);
+      total += bytes - away;
+      if (away > largest[1]) {
+        largest[1] = away;
         if (largest[1] > largest[0]) std::swap(largest[0], largest[1]);
       }
     }
@@ -169,7 +176,20 @@ struct KeptActivations {
   std::uint32_t layers() const {
     return std::uint32_t(bytesByLayer.size() - bytesByLayer.count(models::kHeadLayer));
   }
+  // The most `relieved` can be: every layer offloaded, or every layer recomputed whole.
+  std::uint32_t mostRelieved(ActivationRelief how) const {
+    return how == ActivationRelief::Recompute ? 2 * layers() : layers();
+  }
 };
+
+// "28 layers recompute their FFN's activation, 3 of them their whole forward pass"
+std::string recomputationText(const models::Recomputation& r) {
+  std::string text = std::to_string(r.layers) + (r.layers == 1 ? " layer recomputes its" : " layers recompute their") +
+                     " FFN's activation";
+  if (r.whole) text += ", " + std::to_string(r.whole) + " of them " + (r.whole == 1 ? "its" : "their") +
+                       " whole forward pass";
+  return text;
+}
 
 // What keeps `micro`, a micro-batch's step, from fitting with the
 // activations of its first `relieved` layers offloaded or recomputed: its
@@ -182,7 +202,8 @@ std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::
   if (relieved && how == ActivationRelief::Offload)
     keptText += " (" + std::to_string(relieved) + " layers offloaded, room kept for two of them)";
   if (relieved && how == ActivationRelief::Recompute)
-    keptText += " (" + std::to_string(relieved) + " layers recomputed, each keeping its input, room kept for one)";
+    keptText += " (" + recomputationText(models::Recomputation::step(relieved, kept.layers())) +
+                ", room kept for one's)";
   if (onWafer >= arch.pe.sramBytes)
     return Misfit{keptText + " exceed arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes), false};
   config::ArchConfig beside = arch;
@@ -230,6 +251,7 @@ MicroBatchFit fitOf(const models::TrainingStep& micro, const config::ArchConfig&
     }
     kept.bytesByLayer[g.layer] += block->second;
     if (g.layer != models::kHeadLayer) kept.inputBytesByLayer.try_emplace(g.layer, block->second);
+    if (g.name == "ffn_down") kept.ffnActivationBytesByLayer[g.layer] = block->second;
   }
   const auto misfit = [&](std::uint32_t relieved) {
     return misfitOf(micro, arch, algorithm, weights, kept, relieved, how);
@@ -237,9 +259,10 @@ MicroBatchFit fitOf(const models::TrainingStep& micro, const config::ArchConfig&
   std::optional<Misfit> none = misfit(0);
   if (!none || how == ActivationRelief::None || kept.layers() == 0) return {0, none};
   // More layers relieved leave more room: the fewest that fit.
-  std::optional<Misfit> all = misfit(kept.layers());
-  if (all) return {kept.layers(), all};
-  std::uint32_t fails = 0, fits = kept.layers();
+  const std::uint32_t most = kept.mostRelieved(how);
+  std::optional<Misfit> all = misfit(most);
+  if (all) return {most, all};
+  std::uint32_t fails = 0, fits = most;
   while (fits - fails > 1) {
     const std::uint32_t mid = fails + (fits - fails) / 2;
     (misfit(mid) ? fails : fits) = mid;
@@ -284,9 +307,7 @@ struct StepPlan {
   MicroBatches micro;
   MicroBatchLayout layout;
   ActivationRelief relief = ActivationRelief::None;
-  std::uint32_t recomputedLayers() const {
-    return relief == ActivationRelief::Recompute ? layout.relievedLayers : 0;
-  }
+  models::Recomputation recompute;  // with relief Recompute, from layout.relievedLayers
 };
 
 // The compiler's estimate of a step run as `plan`, which `auto` uses to
@@ -302,7 +323,7 @@ double estimatedStepSeconds(const models::TransformerModel& model, const StepPla
                             const config::ArchConfig& arch, const std::string& algorithm, const StepWeights& weights,
                             const system::OptimizerModel& optimizer) {
   const models::TrainingStep step =
-      microBatchedStep(model, plan.micro, seq, plan.layout.lmHeadChunks, plan.recomputedLayers());
+      microBatchedStep(model, plan.micro, seq, plan.layout.lmHeadChunks, plan.recompute);
   const double weightBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, weights.precision, 1));
   const double gradientBytes = pe::elementBytes(pe::operandType(pe::Opcode::Fmac, weights.precision, -1));
   std::map<std::tuple<GemmPass, std::uint64_t, std::uint64_t, std::uint64_t>, std::uint64_t> boundOf;
@@ -429,7 +450,7 @@ class TrainWorkload : public workload::Workload {
   MicroBatches microBatches_;
   std::uint32_t lmHeadChunks_ = 1;  // of the vocabulary, so that the LM head's logits fit
   std::uint32_t offloadedLayers_ = 0;  // whose kept activations go to MemoryX and back (StepOnCluster)
-  std::uint32_t recomputedLayers_ = 0;  // which keep their input and run their forward pass again
+  models::Recomputation recompute_;  // which layers run part or all of their forward pass again
   ActivationRelief relief_ = ActivationRelief::None;  // as run (with `auto`, as chosen)
   std::string recomputeWhy_;  // how `auto` chose, if it did
   models::TrainingStep step_;  // every micro-batch's, in order
@@ -478,6 +499,8 @@ StepPlan TrainWorkload::planWith(ActivationRelief how) const {
                                   [&](std::uint32_t sequences) { return layOutMicroBatch(sequences).misfit; });
   // The larger micro-batch's chunks, offload and recomputation serve the last one too.
   plan.layout = layOutMicroBatch(plan.micro.size);
+  if (how == ActivationRelief::Recompute)
+    plan.recompute = models::Recomputation::step(plan.layout.relievedLayers, config_.model.layers);
   return plan;
 }
 
@@ -502,8 +525,10 @@ StepPlan TrainWorkload::choosePlan() {
   const double recomputed = estimate(recompute);
   const auto text = [](const StepPlan& p, double seconds) {
     char line[160];
-    std::snprintf(line, sizeof line, "%u micro-batch%s of %u, %u layers recomputed: %.4g s", p.micro.count,
-                  p.micro.count == 1 ? "" : "es", p.micro.size, p.recomputedLayers(), seconds);
+    std::snprintf(line, sizeof line, "%u micro-batch%s of %u", p.micro.count, p.micro.count == 1 ? "" : "es",
+                  p.micro.size);
+    std::snprintf(line + std::strlen(line), sizeof line - std::strlen(line), " (%s): %.4g s",
+                  p.recompute.layers ? recomputationText(p.recompute).c_str() : "keeping all", seconds);
     return std::string(line);
   };
   if (!keepAll) {
@@ -523,8 +548,9 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
   microBatches_ = plan.micro;
   lmHeadChunks_ = plan.layout.lmHeadChunks;
   relief_ = plan.relief;
-  (relief_ == ActivationRelief::Offload ? offloadedLayers_ : recomputedLayers_) = plan.layout.relievedLayers;
-  step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_, recomputedLayers_);
+  if (relief_ == ActivationRelief::Offload) offloadedLayers_ = plan.layout.relievedLayers;
+  recompute_ = plan.recompute;
+  step_ = microBatchedStep(config_.model, microBatches_, config_.seq, lmHeadChunks_, recompute_);
   // A GEMM is distinct by the product it computes: the forward and
   // backward-data passes stream their weights through one dataflow, so a
   // backward-data product of a forward one's shape (GPT-2's FFN-up
@@ -935,7 +961,8 @@ nlohmann::json TrainWorkload::typeResults() const {
                              {"bytes_each_way_per_system", f.offloadedBytes}};
   r["activation_recompute"] = {{"enabled", relief_ == ActivationRelief::Recompute},
                                {"chosen_by", config_.recomputeAuto ? "auto" : "workload.activation_recompute"},
-                               {"layers_recomputed", recomputedLayers_},
+                               {"layers_recomputed", recompute_.layers},
+                               {"whole_layers_recomputed", recompute_.whole},
                                {"layers", config_.model.layers},
                                {"why", recomputeWhy_}};
   if (!config_.sparsity.dense())
@@ -1007,9 +1034,8 @@ std::string TrainWorkload::typeSummary() const {
   }
   if (relief_ == ActivationRelief::Recompute) {
     std::snprintf(line, sizeof line,
-                  "  recompute %u of %u layers keep only their input, their forward pass run again before their "
-                  "backward pass\n",
-                  recomputedLayers_, config_.model.layers);
+                  "  recompute %s (of %u), each before its backward pass\n", recomputationText(recompute_).c_str(),
+                  config_.model.layers);
     out << line;
     if (!recomputeWhy_.empty()) out << "            " << recomputeWhy_ << "\n";
   }

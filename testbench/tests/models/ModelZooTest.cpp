@@ -177,37 +177,47 @@ TEST(TrainingStep, TinyModelLowersToTheExpectedGemms) {
   EXPECT_DOUBLE_EQ(step.modelFlops, 6.0 * 4992 * 16 + 12.0 * 2 * 8 * 16 * 16);
 }
 
-// With its first layer recomputed, the tiny model's backward pass of layer
-// 0 opens with that layer's whole forward pass again (its ops too: the
-// norm, attention, GELU and residual adds), marked as recomputed, and the
+// Recomputation, on the tiny model's 2 layers: layer 1 recomputes its
+// FFN's activation (the FFN up GEMM and GELU again), layer 0 its whole
+// forward pass (the norms, attention, both FFN GEMMs and the residual
+// adds), each just before its backward pass and marked as recomputed. The
 // model's FLOPs, the work the model asks for, do not change.
-TEST(TrainingStep, ARecomputedLayerRunsItsForwardPassAgainBeforeItsBackwardPass) {
+TEST(TrainingStep, RecomputedLayersRunTheirForwardPassAgainBeforeTheirBackwardPass) {
   const TrainingStep plain = lowerTrainingStep(loadModel("tiny"), 2, 8);
-  const TrainingStep step = lowerTrainingStep(loadModel("tiny"), 2, 8, 1, 1);
-  std::vector<std::string> layer0;  // the items of layer 0 after the LM head's backward pass
+  const TrainingStep step = lowerTrainingStep(loadModel("tiny"), 2, 8, 1, Recomputation{2, 1});
+  std::vector<std::string> backward;  // the items after the LM head's backward pass
   bool pastHead = false;
   for (const StepItem& item : step.order) {
     if (item.isGemm) {
       const StreamedGemm& g = step.gemms[item.index];
       pastHead = pastHead || (g.layer == kHeadLayer && g.pass == GemmPass::WeightGrad);
-      if (pastHead && g.layer == 0)
-        layer0.push_back(g.name + (g.recompute ? " recompute" : std::string(" ") + gemmPassName(g.pass)));
-    } else if (const WaferOp& op = step.ops[item.index]; pastHead && op.layer == 0 && op.recompute) {
-      layer0.push_back(op.name + " recompute");
+      if (pastHead && g.layer != kHeadLayer)
+        backward.push_back(std::to_string(g.layer) + " " + g.name +
+                           (g.recompute ? " recompute" : std::string(" ") + gemmPassName(g.pass)));
+    } else if (const WaferOp& op = step.ops[item.index]; pastHead && op.recompute) {
+      backward.push_back(std::to_string(op.layer) + " " + op.name + " recompute");
     }
   }
   const std::vector<std::string> want{
-      "layer_norm_1 recompute", "qkv recompute", "attention_scores recompute", "softmax recompute",
-      "attention_context recompute", "attn_out recompute", "residual_1 recompute", "layer_norm_2 recompute",
-      "ffn_up recompute", "gelu recompute", "ffn_down recompute", "residual_2 recompute",
-      "ffn_down backward_data", "ffn_down weight_grad", "ffn_up backward_data", "ffn_up weight_grad",
-      "attn_out backward_data", "attn_out weight_grad", "qkv backward_data", "qkv weight_grad"};
-  EXPECT_EQ(layer0, want);
-  EXPECT_EQ(step.gemms.size(), plain.gemms.size() + 4);
-  EXPECT_EQ(step.ops.size(), plain.ops.size() + 8);
-  for (const StreamedGemm& g : step.gemms) EXPECT_TRUE(!g.recompute || (g.layer == 0 && g.pass == GemmPass::Forward));
+      "1 ffn_up recompute", "1 gelu recompute",
+      "1 ffn_down backward_data", "1 ffn_down weight_grad", "1 ffn_up backward_data", "1 ffn_up weight_grad",
+      "1 attn_out backward_data", "1 attn_out weight_grad", "1 qkv backward_data", "1 qkv weight_grad",
+      "0 layer_norm_1 recompute", "0 qkv recompute", "0 attention_scores recompute", "0 softmax recompute",
+      "0 attention_context recompute", "0 attn_out recompute", "0 residual_1 recompute", "0 layer_norm_2 recompute",
+      "0 ffn_up recompute", "0 gelu recompute", "0 ffn_down recompute", "0 residual_2 recompute",
+      "0 ffn_down backward_data", "0 ffn_down weight_grad", "0 ffn_up backward_data", "0 ffn_up weight_grad",
+      "0 attn_out backward_data", "0 attn_out weight_grad", "0 qkv backward_data", "0 qkv weight_grad"};
+  EXPECT_EQ(backward, want);
+  EXPECT_EQ(step.gemms.size(), plain.gemms.size() + 5);
+  EXPECT_EQ(step.ops.size(), plain.ops.size() + 9);
+  for (const StreamedGemm& g : step.gemms) EXPECT_TRUE(!g.recompute || g.pass == GemmPass::Forward);
   EXPECT_DOUBLE_EQ(step.modelFlops, plain.modelFlops);
-  EXPECT_THROW(lowerTrainingStep(loadModel("tiny"), 2, 8, 1, 3), ModelError);  // it has 2 layers
+  EXPECT_THROW(lowerTrainingStep(loadModel("tiny"), 2, 8, 1, Recomputation{3, 0}), ModelError);  // it has 2 layers
+  EXPECT_THROW(lowerTrainingStep(loadModel("tiny"), 2, 8, 1, Recomputation{1, 2}), ModelError);  // whole ones recompute
+  // The search's steps: one more layer's FFN activation, then one more layer whole.
+  EXPECT_EQ(Recomputation::step(1, 2).layers, 1u);
+  EXPECT_EQ(Recomputation::step(3, 2).layers, 2u);
+  EXPECT_EQ(Recomputation::step(3, 2).whole, 1u);
 }
 
 // Per layer and sequence, the attention matmuls forward are 2 x 2 x seq^2 x

@@ -575,13 +575,16 @@ TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
 // Activation recomputation, on the 6-layer tiny model at 4 sequences, 500 B
 // of SRAM (the offload test above: a layer keeps 80 B a PE, the head 16 B,
 // and the QKV forward needs 176 B beside them, so at most 324 B of
-// activations). A recomputed layer keeps only its input, its norm_1-shaped
-// block of 16 B, and the wafer keeps room for one layer's 80 B: r layers
-// recomputed keep (6 - r) x 80 + r x 16 + 80 + 16 B, at most 324 B from
-// r = 4 (320 B; r = 3 keeps 384 B). One micro-batch of 4 instead of two of
-// 2, and the 4 recomputed layers' forward GEMMs run again: the step's 75
-// GEMMs (12 a layer, 3 for the LM head) and 16 more, 4 layers' forward
-// cycles counted apart as `recompute`.
+// activations). A layer recomputing its FFN's activation keeps its other
+// inputs (norm_1, context and norm_2, 48 B) and no longer the activation
+// (32 B); one recomputing its whole forward pass keeps only its input, its
+// norm_1-shaped block of 16 B; the wafer keeps room for what one layer
+// recomputes. r layers' activations: (6 - r) x 80 + r x 48 + 32 + 16 B, 336
+// B at r = 6, too much; then w of them whole: w x 16 + (6 - w) x 48 + 64 +
+// 16, 304 B at w = 2 (336 at w = 1). One micro-batch of 4 instead of two of
+// 2, and the GEMMs recomputed: 6 FFN-up forwards and 2 layers' QKV,
+// attention-out and FFN-down forwards, 12 beside the step's 75 (12 a layer,
+// 3 for the LM head), their cycles counted apart as `recompute`.
 TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
   const std::string file = ::testing::TempDir() + "tiny6r.yaml";
   std::ofstream(file) << "name: tiny6r\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\nd_ff: 32\n"
@@ -593,16 +596,18 @@ TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
   EXPECT_EQ(r["micro_batch"]["count"], 1u);
   EXPECT_EQ(r["micro_batch"]["size"], 4u);
   EXPECT_EQ(r["activation_recompute"]["enabled"], true);
-  EXPECT_EQ(r["activation_recompute"]["layers_recomputed"], 4u);
+  EXPECT_EQ(r["activation_recompute"]["layers_recomputed"], 6u);
+  EXPECT_EQ(r["activation_recompute"]["whole_layers_recomputed"], 2u);
   EXPECT_EQ(r["activation_recompute"]["layers"], 6u);
   EXPECT_EQ(r["memoryx"]["gradient_accumulations"], 0u);
-  EXPECT_EQ(r["gemm_count"], 75u + 16u);
-  std::uint64_t layerForward = 0, lmHeadForward = 0;
+  EXPECT_EQ(r["gemm_count"], 75u + 12u);
+  std::map<std::string, std::uint64_t> forward;
   for (const nlohmann::json& g : r["gemms"])
-    if (g["pass"] == "forward") (g["name"] == "lm_head" ? lmHeadForward : layerForward) += g["cycles"].get<std::uint64_t>();
+    if (g["pass"] == "forward") forward[g["name"]] = g["cycles"].get<std::uint64_t>();
+  const std::uint64_t layerForward = forward["qkv"] + forward["attn_out"] + forward["ffn_up"] + forward["ffn_down"];
   const nlohmann::json& byPass = r["breakdown_cycles"]["gemms_by_pass"];
-  EXPECT_EQ(byPass["recompute"], 4 * layerForward);
-  EXPECT_EQ(byPass["forward"], 6 * layerForward + lmHeadForward);
+  EXPECT_EQ(byPass["recompute"], 6 * forward["ffn_up"] + 2 * (layerForward - forward["ffn_up"]));
+  EXPECT_EQ(byPass["forward"], 6 * layerForward + forward["lm_head"]);
   EXPECT_TRUE(r["breakdown_cycles"]["ops_by_kind"].contains("softmax_recompute"));
   // Offload and recomputation are two answers to one question: a step takes one.
   const Refusal both = refusedCli("recompute_and_offload", shape + "--set workload.activation_recompute=on "
@@ -614,17 +619,19 @@ TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
 
 // `auto` (the default) recomputes where it saves micro-batches and the
 // step's estimate says it pays. The 6-layer model at 4 sequences on 500 B
-// (the test above): keeping all takes 2 micro-batches of 2, recomputing 4
-// layers 1 of 4. With MemoryX's storage at 1 MB/s its traffic bounds both
-// estimates, derived by hand: a pass streams the 6 layers' 2,048 weights
+// (the test above): keeping all takes 2 micro-batches of 2, recomputing
+// the 6 layers' FFN activations and 2 layers whole 1 of 4. With MemoryX's
+// storage at 1 MB/s its traffic bounds both estimates, derived by hand: a
+// pass streams the 6 layers' 2,048 weights
 // and the LM head's 384 (12,672, 2 B each); Adam touches 28 B of each of
 // the 13,888 parameters (388,864 B). Keeping all: 2 micro-batches x 2
 // passes x 25,344 B, and the first micro-batch's fp32 gradients written,
-// then read by the update (2 x 55,552 B): 601,344 B, 0.6013 s. Recomputing:
-// 2 passes and the 4 layers' forward again (8,192 weights), 67,072 B, no
-// accumulation: 455,936 B, 0.4559 s. So it recomputes. At the preset's
-// storage the wafer's floor binds, the recomputed forward passes cost more
-// than the second micro-batch, and it keeps all.
+// then read by the update (2 x 55,552 B): 601,344 B, 0.6013 s. Recomputing
+// (the test above): 2 passes and 6 FFN-up matrices (512 weights each) and
+// 2 layers' other three (1,536) again, 62,976 B, no accumulation: 451,840
+// B, 0.4518 s. So it recomputes. At the preset's storage the wafer's floor
+// binds, the recomputed forward passes cost more than the second
+// micro-batch, and it keeps all.
 TEST(TrainRecompute, AutoRecomputesWhereTheStepsEstimateSaysItPays) {
   const std::string file = ::testing::TempDir() + "tiny6a.yaml";
   std::ofstream(file) << "name: tiny6a\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\nd_ff: 32\n"
@@ -636,11 +643,11 @@ TEST(TrainRecompute, AutoRecomputesWhereTheStepsEstimateSaysItPays) {
   const nlohmann::json& r = slow["workload"]["activation_recompute"];
   EXPECT_EQ(r["chosen_by"], "auto");
   EXPECT_EQ(r["enabled"], true);
-  EXPECT_EQ(r["layers_recomputed"], 4u);
+  EXPECT_EQ(r["layers_recomputed"], 6u);
   EXPECT_EQ(slow["workload"]["micro_batch"]["count"], 1u);
   const std::string why = r["why"];
-  EXPECT_NE(why.find("1 micro-batch of 4, 4 layers recomputed: 0.4559 s against 2 micro-batches of 2, 0 layers "
-                     "recomputed: 0.6013 s"), std::string::npos) << why;
+  EXPECT_NE(why.find("1 micro-batch of 4 (6 layers recompute their FFN's activation, 2 of them their whole forward "
+                     "pass): 0.4518 s against 2 micro-batches of 2 (keeping all): 0.6013 s"), std::string::npos) << why;
   EXPECT_EQ(fast["workload"]["activation_recompute"]["enabled"], false);
   EXPECT_EQ(fast["workload"]["micro_batch"]["count"], 2u);
   EXPECT_NE(fast["workload"]["activation_recompute"]["why"].get<std::string>().find("against 2 micro-batches of 2"),
