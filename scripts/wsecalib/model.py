@@ -48,7 +48,8 @@ def train_outcome(result):
     micro = workload["micro_batch"]["why"]
     recompute = workload.get("activation_recompute", {})
     if recompute.get("enabled"):
-        micro += f"; {recompute['layers_recomputed']} of {recompute['layers']} layers recomputed"
+        micro += (f"; {recompute['layers_recomputed']} of {recompute['layers']} layers recompute their FFN's"
+                  f" activation, {recompute['whole_layers_recomputed']} of them their whole forward pass")
     return {"simulated": workload["samples_per_second"], "micro_batch": micro, "wafer_timing": workload["wafer_timing"]}
 
 

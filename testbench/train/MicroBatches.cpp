@@ -38,12 +38,21 @@ MicroBatches chooseMicroBatches(std::uint32_t batch, std::optional<std::uint32_t
       throw config::ConfigError("workload.batch: not even a micro-batch of 1 sequence fits: " + *misfit(1) +
                                 " (a shorter workload.seq, or more arch.pe.sram_bytes)");
     // As few micro-batches as fit, as even as they can be.
-    const std::uint32_t count = (batch + m.largestFitting - 1) / m.largestFitting;
-    m.size = (batch + count - 1) / count;
+    return evenMicroBatches(batch, (batch + m.largestFitting - 1) / m.largestFitting, m.largestFitting);
   }
   m.count = (batch + m.size - 1) / m.size;
   m.last = batch - (m.count - 1) * m.size;
-  if (!m.largestFitting) m.largestFitting = m.size;
+  m.largestFitting = m.size;
+  return m;
+}
+
+MicroBatches evenMicroBatches(std::uint32_t batch, std::uint32_t count, std::uint32_t largestFitting) {
+  MicroBatches m;
+  m.size = (batch + count - 1) / count;
+  m.count = (batch + m.size - 1) / m.size;
+  m.last = batch - (m.count - 1) * m.size;
+  m.largestFitting = largestFitting;
+  m.fewest = m.count == (batch + largestFitting - 1) / largestFitting;
   return m;
 }
 
@@ -52,7 +61,9 @@ std::string describe(const MicroBatches& m) {
                      (m.count == 1 ? " micro-batch of " : " micro-batches of ") + std::to_string(m.size) +
                      (m.size == 1 ? " sequence" : " sequences");
   if (m.last != m.size) text += " (the last of " + std::to_string(m.last) + ")";
-  if (m.automatic) text += ", as few as fit (the largest that fits: " + std::to_string(m.largestFitting) + ")";
+  if (m.automatic)
+    text += std::string(m.fewest ? ", as few as fit" : ", more than fit, for a better step") +
+            " (the largest that fits: " + std::to_string(m.largestFitting) + ")";
   return text;
 }
 

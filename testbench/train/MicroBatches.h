@@ -28,6 +28,7 @@ struct MicroBatches {
   std::uint32_t count = 0;  // micro-batches per step
   std::uint32_t largestFitting = 0;
   bool automatic = true;    // chosen by `auto`, or given by workload.micro_batch
+  bool fewest = true;       // by `auto`: as few as fit, or more for a better step (TrainWorkload)
 };
 
 // What keeps `sequences` per micro-batch from fitting, or nothing.
@@ -38,6 +39,11 @@ using MicroBatchMisfit = std::function<std::optional<std::string>(std::uint32_t 
 // workload.batch) and what does not fit, with the micro-batch that would.
 MicroBatches chooseMicroBatches(std::uint32_t batch, std::optional<std::uint32_t> requested,
                                 const MicroBatchMisfit& misfit);
+
+// `auto`'s `count` micro-batches (at least as many as fit, as even as they
+// can be: fewer when fewer of that size cover the batch), the largest
+// that fits being `largestFitting`.
+MicroBatches evenMicroBatches(std::uint32_t batch, std::uint32_t count, std::uint32_t largestFitting);
 
 // "auto: 2 micro-batches of 56 sequences (the largest that fits: 60)"
 std::string describe(const MicroBatches& m);

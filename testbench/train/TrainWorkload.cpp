@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -434,8 +433,9 @@ class TrainWorkload : public workload::Workload {
   }
   // Fills sparseMatrices_ and the counts from the step's forward GEMMs.
   void countSparseWeights();
-  // The step's micro-batches and layout with `how` (throws config::ConfigError when they do not fit).
-  StepPlan planWith(ActivationRelief how) const;
+  // The step's micro-batches and layout with `how`: as few as fit, or
+  // `count` if more (throws config::ConfigError when they do not fit).
+  StepPlan planWith(ActivationRelief how, std::uint32_t count = 0) const;
   // As asked, or with workload.activation_recompute: auto, the better of
   // keeping every activation and recomputing (estimatedStepSeconds).
   StepPlan choosePlan();
@@ -489,7 +489,7 @@ void TrainWorkload::checkMemoryXFits() const {
                             optimizer.name + " state), more than " + capacity);
 }
 
-StepPlan TrainWorkload::planWith(ActivationRelief how) const {
+StepPlan TrainWorkload::planWith(ActivationRelief how, std::uint32_t count) const {
   const auto layOutMicroBatch = [&](std::uint32_t sequences) {
     return layOut(config_.model, sequences, config_.seq, arch_, algorithm_, stepWeights(), how);
   };
@@ -497,6 +497,7 @@ StepPlan TrainWorkload::planWith(ActivationRelief how) const {
   plan.relief = how;
   plan.micro = chooseMicroBatches(config_.batch, config_.microBatch,
                                   [&](std::uint32_t sequences) { return layOutMicroBatch(sequences).misfit; });
+  if (count > plan.micro.count) plan.micro = evenMicroBatches(config_.batch, count, plan.micro.largestFitting);
   // The larger micro-batch's chunks, offload and recomputation serve the last one too.
   plan.layout = layOutMicroBatch(plan.micro.size);
   if (how == ActivationRelief::Recompute)
@@ -506,39 +507,45 @@ StepPlan TrainWorkload::planWith(ActivationRelief how) const {
 
 StepPlan TrainWorkload::choosePlan() {
   if (!config_.recomputeAuto) return planWith(config_.relief);
-  // Recomputation only where it saves micro-batches, and where the
-  // compiler's estimate of the step says it pays for the forward passes it adds.
+  // Recomputation only where it saves micro-batches, and as much of it as
+  // the compiler's estimate of the step says pays for the forward passes
+  // it adds: every count of micro-batches from the fewest that fit with
+  // recomputation to the fewest without, each recomputing as little as
+  // lets it fit (a given micro-batch: with recomputation or without).
   std::optional<StepPlan> keepAll;
   try {
     keepAll = planWith(ActivationRelief::None);
   } catch (const config::ConfigError&) {  // not even one sequence, or not the given micro-batch: recompute
   }
-  const StepPlan recompute = planWith(ActivationRelief::Recompute);
-  if (keepAll && keepAll->micro.count <= recompute.micro.count) {
+  const StepPlan fewest = planWith(ActivationRelief::Recompute);
+  if (keepAll && keepAll->micro.count <= fewest.micro.count) {
     recomputeWhy_ = "auto: recomputing saves no micro-batch";
     return *keepAll;
   }
+  std::vector<StepPlan> candidates{fewest};
+  for (std::uint32_t count = fewest.micro.count + 1; keepAll && count < keepAll->micro.count; ++count)
+    if (StepPlan p = planWith(ActivationRelief::Recompute, count); p.micro.count > candidates.back().micro.count)
+      candidates.push_back(p);
+  if (keepAll) candidates.push_back(*keepAll);
   const system::OptimizerModel& optimizer = system::optimizerModel(config_.optimizer);
-  const auto estimate = [&](const StepPlan& p) {
-    return estimatedStepSeconds(config_.model, p, config_.seq, arch_, algorithm_, stepWeights(), optimizer);
-  };
-  const double recomputed = estimate(recompute);
-  const auto text = [](const StepPlan& p, double seconds) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%u micro-batch%s of %u", p.micro.count, p.micro.count == 1 ? "" : "es",
-                  p.micro.size);
-    std::snprintf(line + std::strlen(line), sizeof line - std::strlen(line), " (%s): %.4g s",
-                  p.recompute.layers ? recomputationText(p.recompute).c_str() : "keeping all", seconds);
-    return std::string(line);
-  };
-  if (!keepAll) {
-    recomputeWhy_ = "auto: only recomputation fits (" + text(recompute, recomputed) + " estimated)";
-    return recompute;
-  }
-  const double kept = estimate(*keepAll);
   recomputeWhy_ = "auto: the step estimated (the larger of its GEMMs' bounds and ops, and MemoryX's storage "
-                  "traffic) at " + text(recompute, recomputed) + " against " + text(*keepAll, kept);
-  return recomputed < kept ? recompute : *keepAll;
+                  "traffic) at";
+  std::size_t best = 0;
+  double lowest = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const StepPlan& p = candidates[i];
+    const double seconds =
+        estimatedStepSeconds(config_.model, p, config_.seq, arch_, algorithm_, stepWeights(), optimizer);
+    if (i == 0 || seconds < lowest) best = i, lowest = seconds;
+    char line[64];
+    std::snprintf(line, sizeof line, "%s %u micro-batch%s of %u (", i ? ";" : "", p.micro.count,
+                  p.micro.count == 1 ? "" : "es", p.micro.size);
+    recomputeWhy_ += line + (p.recompute.layers ? recomputationText(p.recompute) : std::string("keeping all"));
+    std::snprintf(line, sizeof line, "): %.4g s", seconds);
+    recomputeWhy_ += line;
+  }
+  recomputeWhy_ += "; the lowest taken";
+  return candidates[best];
 }
 
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)

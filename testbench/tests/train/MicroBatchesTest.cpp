@@ -38,6 +38,25 @@ TEST(MicroBatches, AutoTakesAsFewAsFitAsEvenAsTheyCanBe) {
   EXPECT_EQ(whole.size, 8u);
 }
 
+// More micro-batches than fit, for a step that recomputes less
+// (TrainWorkload's `auto`): as even as they can be, and fewer when fewer of
+// that size cover the batch.
+TEST(MicroBatches, MoreThanTheFewestAreAsEvenAsTheyCanBe) {
+  const MicroBatches three = evenMicroBatches(60, 3, 41);  // 2 would fit
+  EXPECT_EQ(three.count, 3u);
+  EXPECT_EQ(three.size, 20u);
+  EXPECT_EQ(three.last, 20u);
+  EXPECT_FALSE(three.fewest);
+  EXPECT_EQ(describe(three), "auto: 3 micro-batches of 20 sequences, more than fit, for a better step (the largest "
+                             "that fits: 41)");
+  const MicroBatches seven = evenMicroBatches(60, 7, 41);  // ceil(60 / 7) = 9, the last of 6
+  EXPECT_EQ(seven.count, 7u);
+  EXPECT_EQ(seven.size, 9u);
+  EXPECT_EQ(seven.last, 6u);
+  EXPECT_EQ(evenMicroBatches(60, 11, 41).count, 10u);  // 6 sequences each: 10 cover the batch
+  EXPECT_TRUE(evenMicroBatches(60, 2, 41).fewest);
+}
+
 TEST(MicroBatches, AGivenSizeIsKeptWithItsRemainder) {
   const MicroBatches m = chooseMicroBatches(10, 4u, fitsUpTo(6));
   EXPECT_FALSE(m.automatic);
