@@ -9,8 +9,8 @@
 // needs (the input of every forward GEMM of every layer, kept on the wafer
 // from the forward pass, or with workload.activation_offload those of the
 // layers not offloaded and room for two that are, or with
-// workload.activation_recompute those of the layers not recomputed, each
-// recomputed one's input and room for one layer's all) leave room for the
+// workload.activation_recompute what the recomputed layers still read and
+// room for what one of them recomputes) leave room for the
 // buffers of each of its GEMMs (the firmware's own SRAM check).
 // `auto` takes as few micro-batches as fit and makes them as even as
 // possible: `count` of `size` sequences, the last one `last`.

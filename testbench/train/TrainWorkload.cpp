@@ -42,8 +42,8 @@ namespace {
 // How a micro-batch keeps less than every activation its backward pass
 // needs, when they do not all fit (workload.activation_offload,
 // workload.activation_recompute): its first layers' go to MemoryX and come
-// back, or those layers keep only their input and run their forward pass
-// again before their backward pass.
+// back, or those layers run part or all of their forward pass again before
+// their backward pass (models::Recomputation).
 enum class ActivationRelief : std::uint8_t { None, Offload, Recompute };
 
 struct TrainConfig {
@@ -159,11 +159,12 @@ struct KeptActivations {
     std::uint32_t layer = 0;
     for (const auto& [index, bytes] : bytesByLayer) {
       const std::uint32_t i = layer++;
-      std::uint64_t away = 0;  // offloaded, or recomputed for the backward pass
-      if (index == models::kHeadLayer) away = 0;
-      else if (how == ActivationRelief::Offload && i < relieved) away = bytes;
-      else if (how == ActivationRelief::Recompute && i < recompute.whole) away = bytes - inputBytesByLayer.at(index);
-      else if (how == ActivationRelief::Recompute && i < recompute.layers) away = ffnActivationBytesByLayer.at(index);
+      std::uint64_t away = 0;  // offloaded, or recomputed for the backward pass (the head's stay)
+      if (index != models::kHeadLayer) {
+        if (how == ActivationRelief::Offload && i < relieved) away = bytes;
+        if (how == ActivationRelief::Recompute && i < recompute.whole) away = bytes - inputBytesByLayer.at(index);
+        else if (how == ActivationRelief::Recompute && i < recompute.layers) away = ffnActivationBytesByLayer.at(index);
+      }
       total += bytes - away;
       if (away > largest[1]) {
         largest[1] = away;
@@ -202,7 +203,7 @@ std::optional<Misfit> misfitOf(const models::TrainingStep& micro, const config::
     keptText += " (" + std::to_string(relieved) + " layers offloaded, room kept for two of them)";
   if (relieved && how == ActivationRelief::Recompute)
     keptText += " (" + recomputationText(models::Recomputation::step(relieved, kept.layers())) +
-                ", room kept for one's)";
+                ", room kept for what one recomputes)";
   if (onWafer >= arch.pe.sramBytes)
     return Misfit{keptText + " exceed arch.pe.sram_bytes = " + std::to_string(arch.pe.sramBytes), false};
   config::ArchConfig beside = arch;
@@ -436,8 +437,9 @@ class TrainWorkload : public workload::Workload {
   // The step's micro-batches and layout with `how`: as few as fit, or
   // `count` if more (throws config::ConfigError when they do not fit).
   StepPlan planWith(ActivationRelief how, std::uint32_t count = 0) const;
-  // As asked, or with workload.activation_recompute: auto, the better of
-  // keeping every activation and recomputing (estimatedStepSeconds).
+  // As asked, or with workload.activation_recompute: auto, of the layouts
+  // from keeping every activation to recomputing the most, the one whose
+  // estimated step (estimatedStepSeconds) is the lowest.
   StepPlan choosePlan();
   // The results of the run, from the cluster after it (and the one-system
   // reference beside a cluster of several).
@@ -536,7 +538,10 @@ StepPlan TrainWorkload::choosePlan() {
     const StepPlan& p = candidates[i];
     const double seconds =
         estimatedStepSeconds(config_.model, p, config_.seq, arch_, algorithm_, stepWeights(), optimizer);
-    if (i == 0 || seconds < lowest) best = i, lowest = seconds;
+    if (i == 0 || seconds < lowest) {
+      best = i;
+      lowest = seconds;
+    }
     char line[64];
     std::snprintf(line, sizeof line, "%s %u micro-batch%s of %u (", i ? ";" : "", p.micro.count,
                   p.micro.count == 1 ? "" : "es", p.micro.size);
