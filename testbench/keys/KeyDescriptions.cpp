@@ -169,7 +169,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"train", "workload.activation_offload",
        "`on`: a micro-batch may keep more activations than SRAM holds: those of its first layers, as few as let it fit, go to MemoryX as its forward pass computes them and come back for its backward pass, over the system's I/O, SwarmX and MemoryX's storage (training.md); `off`: all stay on the wafer"},
       {"train", "workload.activation_recompute",
-       "`on`: a micro-batch may keep more activations than SRAM holds: its first layers, as few as let it fit, keep only their input and run their forward pass again (GEMMs, weights streamed again, and ops) just before their backward pass (training.md); `off`: every layer keeps all it needs; `auto`: `on` where it saves micro-batches and the step's estimate (its GEMMs' lower bounds and ops, MemoryX's storage traffic) says it pays. `off` with `activation_offload: on`"},
+       "`on`: a micro-batch may keep more activations than SRAM holds: its first layers, as few as let it fit, run part of their forward pass again (GEMMs, weights streamed again, and ops) just before their backward pass, first the FFN's activation, then the whole layer, keeping only what that part reads (training.md); `off`: every layer keeps all it needs; `auto`: of the counts of micro-batches from the fewest that fit recomputing to the fewest keeping all, the one whose estimated step (its GEMMs' lower bounds and ops, MemoryX's storage traffic) is the lowest. `off` with `activation_offload: on`"},
       {"train", "workload.steps",
        "steps run on the system model; `step_cycles` is the run over its steps (from step 2 on, a step's forward waits for the previous step's updates)"},
       {"train", "workload.optimizer",
