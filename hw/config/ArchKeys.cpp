@@ -36,9 +36,9 @@ const common::KeyTable<ArchConfig::Firmware>& firmwareKeys() {
                   "row past the target, its last column sending the total back: every PE takes one stream, over a "
                   "longer path) or `auto` (pass by pass, the plan's estimate of the faster, docs/gemm-mappings.md)"),
       Key::integer("weight_grad_slices", 1, 64, [](F& f, std::int64_t v) { f.weightGradSlices = unsigned(v); },
-                   "slices the weight-gradient program runs a block's n's in, where the gradients' way out takes "
-                   "longer than the AXPYs: a PE sends a slice's partial sums down its column while it runs the next "
-                   "slice's AXPYs (1: a block's sums after its last AXPY; docs/gemm-mappings.md)"),
+                   "the most slices the weight-gradient program runs a block's n's in, as many as the plan's estimate "
+                   "says pay: a PE sends a slice's partial sums down its column while it runs the next slice's AXPYs, "
+                   "and each slice adds a token loop (1: a block's sums after its last AXPY; docs/gemm-mappings.md)"),
   }, {}};
   return keys;
 }

@@ -48,16 +48,40 @@ WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config:
                                                    layoutArch, gridX, gridY);
   // Blocks sized with a whole block's dY row: slices only shrink it.
   std::vector<Block> blocks = blocksOf(layout, largestBlock(layout, arch, outlineOf(shape, layout, {}, 1).line));
-  // Slices pay where a block's gradients take longer to leave than its
-  // AXPYs to run: the AXPYs then hide behind the way out. Elsewhere each
-  // slice's token loop would only add its tasks and op issues. Sparse, the
-  // kept gradients leave in runs over the whole block.
+  // As many slices as pay, by the plan's estimate (slicesThatPay). Sparse,
+  // the kept gradients leave in runs over the whole block: one slice.
   std::uint32_t slices = 1;
   if (arch.firmware.weightGradSlices > 1 && shape.sparsity.dense()) {
     const GemmBounds whole = WeightGradGemm(shape, layout, blocks, 1).bounds(arch);
-    if (whole.bandwidth > whole.compute) slices = arch.firmware.weightGradSlices;
+    std::uint32_t ks = 0, ms = 0;
+    for (std::uint32_t c = 0; c < layout.gridX; ++c) ks = std::max(ks, layout.ks(c));
+    for (std::uint32_t r = 0; r < layout.gridY; ++r) ms = std::max(ms, layout.ms(r));
+    slices = slicesThatPay(whole, blocks.size(), ks, ms, arch, layout.loopCycles);
   }
   return {std::move(layout), std::move(blocks), slices};
+}
+
+std::uint32_t WeightGradGemm::slicesThatPay(const GemmBounds& whole, std::size_t blocks, std::uint32_t ks,
+                                            std::uint32_t ms, const config::ArchConfig& arch,
+                                            std::uint32_t loopCycles) {
+  // A block's share of the unsliced GEMM: its token loop (its AXPYs, or
+  // its dY rows' arrival where that is longer) and its sums' way out.
+  const double axpys = double(std::max(whole.compute, whole.reduction)) / double(blocks);
+  const double out = double(whole.bandwidth) / double(blocks);
+  // What a slice's token loop adds: per token, its task and its ops' issue
+  // (the ks AXPYs, the next row's receipt and the two index counts).
+  const double issue = double(arch.pe.opOverheadCycles + loopCycles);
+  const double loop = double(ms) * (double(arch.pe.taskStartCycles) + double(ks + 3) * issue);
+  // In S slices the first slice's AXPYs come before the way out; each
+  // further slice waits for the longer of its AXPYs and the way out of the
+  // slice before it; the last slice's sums leave after.
+  const auto block = [&](double slices) {
+    return axpys / slices + loop + (slices - 1) * std::max(axpys / slices + loop, out / slices) + out / slices;
+  };
+  std::uint32_t best = 1;
+  for (std::uint32_t s = 2; s <= arch.firmware.weightGradSlices; ++s)
+    if (block(s) < block(best)) best = s;
+  return best;
 }
 
 template <class Demand>

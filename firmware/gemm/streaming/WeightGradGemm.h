@@ -31,9 +31,9 @@
 // The phases are blocks of the forward's passes: each pass's n's in as few
 // balanced blocks as let a PE's partial dW (ks x the block's n's) and a
 // token's dY row fit beside X and dY; the broadcast's routes change with
-// the pass (GemmMapping::programPhaseRoutes). Where the gradients' way out
-// binds the pass, a block may run in slices of its n's
-// (arch.firmware.weight_grad_slices), each slice's reduction overlapping the
+// the pass (GemmMapping::programPhaseRoutes). A block may run in slices of
+// its n's (at most arch.firmware.weight_grad_slices, as many as the plan's
+// estimate says pay: slicesThatPay), each slice's reduction overlapping the
 // next slice's AXPYs. dY lies at its target block by block, slice by slice,
 // each slice token-major.
 
@@ -64,6 +64,13 @@ class WeightGradGemm : public GemmMapping {
   std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override;
 
   pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t phase) const;
+  // The slices, at most arch.firmware.weight_grad_slices, that make a
+  // block fastest by the plan's estimate from the unsliced GEMM's bounds
+  // (`blocks` blocks, PEs of at most `ks` k's and `ms` tokens): a slice
+  // hides the way out of the one before it behind its AXPYs, and adds a
+  // token loop.
+  static std::uint32_t slicesThatPay(const GemmBounds& whole, std::size_t blocks, std::uint32_t ks, std::uint32_t ms,
+                                     const config::ArchConfig& arch, std::uint32_t loopCycles);
 
  private:
   // A phase: n's [nBegin, nEnd) of pass `pass` of the forward layout.

@@ -5,7 +5,9 @@
 // functional mode's; the outbound I/O bandwidth holds the gradients back.
 #include <gtest/gtest.h>
 
+#include "firmware/gemm/streaming/WeightGradGemm.h"
 #include "hw/common/ConfigError.h"
+#include "hw/config/ArchConfig.h"
 #include "testbench/tests/gemm/GemmTestSupport.h"
 
 namespace wsesim::gemm {
@@ -19,6 +21,36 @@ struct Case {
   unsigned m, k, n;  // of the layer Y[m x n] = X[m x k] . W[k x n]
   const char* extra;
 };
+
+// How many slices a block runs in: the plan's estimate, derived by hand.
+// A block of 256 cycles of AXPYs and 822 of way out, 3 k's and 5 tokens a
+// PE, an issue of 2 cycles and a task start of 2: a slice's token loop
+// adds 5 x (2 + 6 x 2) = 70 cycles. S slices take 256 / S + 70 + (S - 1) x
+// max(256 / S + 70, 822 / S) + 822 / S: 1148 at 1, 1020 at 2, 977.3 at 3,
+// falling to 924 at 8, where a slice's AXPYs and loop (102) outlast its
+// way out (102.75 at 8, 91.3 at 9: 977.1). So 3 where 3 are allowed, 8
+// where 64 are. Where the dY rows bind a long token loop (1,000 cycles of
+// them, 100 of way out, 150 tokens of one k: 1,500 cycles a loop), a second
+// slice only adds its loop: 2,600 at 1 against 4,050 at 2, so one.
+TEST(WeightGradGemm, SlicesAreAsManyAsTheEstimateSaysPay) {
+  config::ArchConfig arch;
+  arch.pe.opOverheadCycles = 2;
+  arch.pe.taskStartCycles = 2;
+  firmware::GemmBounds wayOutBinds;
+  wayOutBinds.compute = 256;
+  wayOutBinds.bandwidth = 822;
+  arch.firmware.weightGradSlices = 3;
+  EXPECT_EQ(firmware::WeightGradGemm::slicesThatPay(wayOutBinds, 1, 3, 5, arch, 0), 3u);
+  arch.firmware.weightGradSlices = 64;
+  EXPECT_EQ(firmware::WeightGradGemm::slicesThatPay(wayOutBinds, 1, 3, 5, arch, 0), 8u);
+  firmware::GemmBounds rowsBind;
+  rowsBind.compute = 100;
+  rowsBind.reduction = 1000;
+  rowsBind.bandwidth = 100;
+  EXPECT_EQ(firmware::WeightGradGemm::slicesThatPay(rowsBind, 1, 1, 150, arch, 0), 1u);
+  arch.firmware.weightGradSlices = 1;  // the key's 1: never sliced
+  EXPECT_EQ(firmware::WeightGradGemm::slicesThatPay(wayOutBinds, 1, 3, 5, arch, 0), 1u);
+}
 
 class WeightGradShapes : public ::testing::TestWithParam<Case> {};
 
