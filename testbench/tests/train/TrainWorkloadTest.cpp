@@ -525,6 +525,15 @@ TEST(TrainMicroBatches, AParallelBlockKeepsItsSharedInputOnce) {
   }
 }
 
+// The tiny model with 6 layers, written as a zoo file named `name` (each
+// test its own: they run as processes side by side); its path.
+std::string sixLayerModel(const std::string& name) {
+  const std::string file = ::testing::TempDir() + name + ".yaml";
+  std::ofstream(file) << "name: " << name << "\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\n"
+                         "d_ff: 32\nvocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\nparameters: 13888\n";
+  return file;
+}
+
 // Activation offload, on a 6-layer tiny model at 4 sequences a system, 2
 // systems, 500 B of SRAM. A layer keeps 80 B a PE of activations and the
 // head 16 B (as in the test above), and the most any GEMM of the step needs
@@ -536,9 +545,7 @@ TEST(TrainMicroBatches, AParallelBlockKeepsItsSharedInputOnce) {
 // offloaded layer's inputs, 80 elements a token of 2 bytes (fp16) for 32
 // tokens, leave and come back: 5 x 32 x 160 = 25,600 B each way a system.
 TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
-  const std::string file = ::testing::TempDir() + "tiny6.yaml";
-  std::ofstream(file) << "name: tiny6\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\nd_ff: 32\n"
-                         "vocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\nparameters: 13888\n";
+  const std::string file = sixLayerModel("tiny6");
   const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 "
                             "--set arch.pe.sram_bytes=500 --set arch.cluster.systems=2 ";
   const nlohmann::json kept = runCli("offload_off", shape + "--set workload.activation_recompute=off");
@@ -586,9 +593,7 @@ TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
 // attention-out and FFN-down forwards, 12 beside the step's 75 (12 a layer,
 // 3 for the LM head), their cycles counted apart as `recompute`.
 TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
-  const std::string file = ::testing::TempDir() + "tiny6r.yaml";
-  std::ofstream(file) << "name: tiny6r\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\nd_ff: 32\n"
-                         "vocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\nparameters: 13888\n";
+  const std::string file = sixLayerModel("tiny6r");
   const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 ";
   const nlohmann::json recomputed = runCli("recompute_on", shape + "--set workload.activation_recompute=on");
   ASSERT_FALSE(recomputed.empty());
@@ -633,9 +638,7 @@ TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
 // binds, the recomputed forward passes cost more than the second
 // micro-batch, and it keeps all.
 TEST(TrainRecompute, AutoRecomputesWhereTheStepsEstimateSaysItPays) {
-  const std::string file = ::testing::TempDir() + "tiny6a.yaml";
-  std::ofstream(file) << "name: tiny6a\ndescription: tiny with 6 layers\nlayers: 6\nd_model: 16\nheads: 2\nd_ff: 32\n"
-                         "vocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\nparameters: 13888\n";
+  const std::string file = sixLayerModel("tiny6a");
   const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 ";
   const nlohmann::json slow = runCli("recompute_auto_slow", shape + "--set arch.memoryx.bandwidth_bytes_per_s=1e6");
   const nlohmann::json fast = runCli("recompute_auto_fast", shape);
