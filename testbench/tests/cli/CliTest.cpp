@@ -260,7 +260,7 @@ TEST_F(Cli, SmallRunWritesTheCompleteResultDocument) {
              "cluster": {"systems": 1},
              "firmware": {"summa_loop_cycles": 14, "cannon_loop_cycles": 14, "meshgemm_loop_cycles": 0,
                           "weight_stream_loop_cycles": 0, "weight_stream_reduction": "auto",
-                          "weight_grad_slices": 1},
+                          "weight_grad_slices": 4},
              "pe": {"sram_bytes": 49152, "sram_banks": 8, "sram_bank_word_bytes": 2, "sram_read_ports": 2,
                     "threads": 8, "tasks": 64, "data_tasks": 24, "op_overhead_cycles": 2, "task_start_cycles": 2,
                     "fabric_input_cycles": 1, "index_registers": 16, "ramp_inbox_depth": 4,

@@ -312,7 +312,7 @@ TEST(Resolved, EveryArchKeyWithItsCanonicalValue) {
       {"arch.firmware.meshgemm_loop_cycles", {Kind::Integer, "0"}},
       {"arch.firmware.weight_stream_loop_cycles", {Kind::Integer, "0"}},
       {"arch.firmware.weight_stream_reduction", {Kind::Text, "auto"}},
-      {"arch.firmware.weight_grad_slices", {Kind::Integer, "1"}},
+      {"arch.firmware.weight_grad_slices", {Kind::Integer, "4"}},
       // The cost side (tiny's own system power and usable area, the rest wse2's).
       {"arch.energy.fabric.leakage_pw_per_bit", {Kind::Real, "200"}},
       {"arch.energy.fabric.queue_read_pj", {Kind::Real, "0.29999999999999999"}},
