@@ -133,8 +133,8 @@ class WeightGradGemm : public GemmMapping {
 
   WeightStreamPlan layout_;  // of the forward GEMM Y[M x N] = X[M x K] . W[K x N]
   std::vector<Block> blocks_;
-  // Slices per block: arch.firmware.weight_grad_slices where the gradients'
-  // way out binds the pass, else one (fit()).
+  // Slices per block: at most arch.firmware.weight_grad_slices, as many as
+  // slicesThatPay says (fit()); one with sparse weights.
   std::uint32_t slices_ = 1;
   unsigned broadcastColor_ = 0;
   unsigned sumColors_[2] = {1, 2};
