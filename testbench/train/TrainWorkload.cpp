@@ -353,6 +353,25 @@ struct StepGemm {
   std::uint64_t occurrences = 0;  // in the step
 };
 
+// The products an entry of the wafer-timing cache times, one line each, in
+// the entry's order. The configuration's values alone do not fix them:
+// `auto` lays the step out (micro-batches, recomputation, the LM head's
+// chunks) on an estimate that reads MemoryX's storage, which the wafer's
+// timing does not depend on, so two runs of the same key may step
+// through other GEMMs.
+std::string stepGemmsKey(const std::vector<StepGemm>& gemms) {
+  std::string key;
+  for (std::size_t i = 0; i < gemms.size(); ++i) {
+    const firmware::GemmShape& s = gemms[i].shape;
+    std::ostringstream line;
+    line << "step.gemm." << i << "=" << s.m << "x" << s.k << "x" << s.n << " " << gemmPassName(s.pass) << " "
+         << pe::precisionName(s.precision) << " density " << s.sparsity.density
+         << (s.sparsity.transposed ? " transposed" : "") << "\n";
+    key += line.str();
+  }
+  return key;
+}
+
 // What the step came to on the system model: report() fills it, results()
 // and summary() are both written from it.
 struct StepResults {
@@ -680,7 +699,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   std::unique_ptr<WaferTimingCache> cache;
   std::optional<WaferTiming> timing;
   if (!config_.waferTimingCache.empty() && !config_.everyWafer && !options.timeline && !options.waferMap) {
-    cache = std::make_unique<WaferTimingCache>(config_.waferTimingCache, config_.waferTimingKey);
+    cache = std::make_unique<WaferTimingCache>(config_.waferTimingCache, config_.waferTimingKey + stepGemmsKey(gemms_));
     timing = cache->load();
     if (!timing) cache->checkStorable();
   }

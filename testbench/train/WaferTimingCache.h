@@ -4,8 +4,10 @@
 // number of systems, steps, the optimizer) reuse the cycle-level timing
 // instead of simulating the wafer again: a cluster sweep simulates the
 // wafer once. An entry is keyed by every configuration value the wafer's
-// timing depends on and by a hash of the wsesim executable itself, so a
-// rebuilt simulator never reads timings an older one wrote.
+// timing depends on, by the step's GEMMs as the run laid them out (the
+// workload appends them: `auto` lays a step out on values outside the
+// wafer), and by a hash of the wsesim executable itself, so a rebuilt
+// simulator never reads timings an older one wrote.
 
 #include <cstdint>
 #include <filesystem>
@@ -34,7 +36,7 @@ std::string waferTimingKey(const std::map<std::string, config::ResolvedParam>& r
 
 class WaferTimingCache {
  public:
-  // `key` as waferTimingKey gives it.
+  // `key`: waferTimingKey's lines and whatever else the workload's wafer timing depends on.
   WaferTimingCache(const std::filesystem::path& dir, const std::string& key);
 
   // The entry for the key, if one was stored.
