@@ -18,12 +18,13 @@ kind, the files' columns, None where a point's kind has no such column),
 runs the model again at the fitted values, and writes to DIR (default
 calibration/): fitted_preset.yaml (a preset overlay), report.csv and
 report.md (a table per kind: point, measured, simulated, error, fitted or
-predicted; for training points the micro-batch chosen, and in report.csv
-each run's host seconds), measured_vs_simulated.png/.svg (log-log, with
-y = x, a panel per kind) and calibration.json. --no-fit predicts every
-point at the preset's values and the --set overrides. Runs are cached in
-DIR/runs, so a rerun repeats nothing; training runs share the wafer
-simulations in DIR/wafer_timing. Exit status: 0 done, 2 bad input, 3 a
+predicted; for training points the micro-batch chosen and a second table
+of where each step's seconds go, and in report.csv each run's host seconds
+and step parts), measured_vs_simulated.png/.svg (log-log, with y = x, a
+panel per kind) and calibration.json. --no-fit predicts every point at the
+preset's values and the --set overrides. Runs are cached in DIR/runs, keyed
+by the wsesim executable too, so a rerun with the same build repeats
+nothing; training runs share the wafer simulations in DIR/wafer_timing. Exit status: 0 done, 2 bad input, 3 a
 model run failed."""
 import argparse
 import os

@@ -50,7 +50,39 @@ def train_outcome(result):
     if recompute.get("enabled"):
         micro += (f"; {recompute['layers_recomputed']} of {recompute['layers']} layers recompute their FFN's"
                   f" activation, {recompute['whole_layers_recomputed']} of them their whole forward pass")
-    return {"simulated": workload["samples_per_second"], "micro_batch": micro, "wafer_timing": workload["wafer_timing"]}
+    return {"simulated": workload["samples_per_second"], "micro_batch": micro, "wafer_timing": workload["wafer_timing"],
+            "step_parts": step_parts(workload)}
+
+
+# Where a step's time goes, in the order the summary prints it: the wafer's
+# GEMMs by pass and its ops, its waits, and MemoryX's optimizer after it
+# (together the step).
+STEP_PARTS = (("forward GEMMs", ("gemms_by_pass", "forward")), ("recomputed GEMMs", ("gemms_by_pass", "recompute")),
+              ("backward-data GEMMs", ("gemms_by_pass", "backward_data")),
+              ("weight-gradient GEMMs", ("gemms_by_pass", "weight_grad")), ("ops", ("ops",)),
+              ("waits for weights", ("wafer_idle",)), ("waits for activations", ("activation_wait",)),
+              ("optimizer after the wafer", ("optimizer_tail",)))
+
+
+def step_parts(workload):
+    """Seconds of one step in each of STEP_PARTS (0 where the step has none), and the step's."""
+    seconds_per_cycle = workload["step_seconds"] / workload["step_cycles"]
+    parts = {}
+    for name, path in STEP_PARTS:
+        node = workload["breakdown_cycles"]
+        for key in path:
+            node = node.get(key, 0) if isinstance(node, dict) else 0
+        parts[name] = node * seconds_per_cycle
+    parts["step"] = workload["step_seconds"]
+    return parts
+
+
+def file_digest(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 class Model:
@@ -58,6 +90,8 @@ class Model:
         self.wsesim, self.preset, self.jobs = wsesim, preset, jobs
         self.overrides = list(overrides)
         self.cache_dir = os.path.join(out_dir, "runs")
+        # A record holds for the wsesim that ran it: a rebuilt one runs again.
+        self.executable = file_digest(wsesim)
         # Runs that differ only outside the wafer (MemoryX, the cluster) share
         # its simulation; wsesim keys the entries by the wafer's configuration.
         self.wafer_timing_dir = os.path.abspath(os.path.join(out_dir, "wafer_timing"))
@@ -72,7 +106,7 @@ class Model:
 
     def _key(self, point, config, values):
         # The kind names what the record holds.
-        text = json.dumps([point.kind, config, self.overrides, sorted(values.items())])
+        text = json.dumps([point.kind, config, self.overrides, sorted(values.items()), self.executable])
         return point.name + "_" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def simulate(self, jobs):

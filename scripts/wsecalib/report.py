@@ -30,7 +30,7 @@ def rows_of(points, runs, fitted_names):
                      "simulated": run["simulated"], "error": run["simulated"] / point.measured - 1,
                      "role": "fitted" if point.name in fitted_names else "predicted",
                      "host_seconds": run["host_seconds"], "micro_batch": run.get("micro_batch"),
-                     "wafer_timing": run.get("wafer_timing")})
+                     "wafer_timing": run.get("wafer_timing"), "step_parts": run.get("step_parts")})
     return rows
 
 
@@ -62,6 +62,22 @@ def _table(out, columns, rows):
         out.write("| " + " | ".join(form.format(r[field]) for _, field, form in columns) + " |\n")
 
 
+def _step_part_names(rows):
+    return next((list(r["step_parts"]) for r in rows if r["step_parts"]), [])
+
+
+def _step_parts_table(out, rows):
+    """Where each training point's step goes, in seconds of one system's step."""
+    rows = [r for r in rows if r["step_parts"]]
+    if not rows:
+        return
+    names = _step_part_names(rows)
+    out.write("\nWhere a system's step goes (seconds):\n")
+    columns = [("model", "model", "{}"), ("systems", "systems", "{}")]
+    columns += [(name, name, "{:.3f}") for name in names]
+    _table(out, columns, [{**r, **r["step_parts"]} for r in rows])
+
+
 def markdown(rows, keys, values, provenance):
     out = io.StringIO()
     for path, lines in provenance.items():
@@ -75,6 +91,7 @@ def markdown(rows, keys, values, provenance):
     kinds = kinds_of(rows)
     for kind in kinds:
         _table(out, TABLES[kind], [r for r in rows if r["kind"] == kind])
+    _step_parts_table(out, [r for r in rows if r["kind"] == "train"])
     for role in ("fitted", "predicted", None):
         m = mape(rows, role)
         if m is not None:
@@ -153,10 +170,16 @@ def plot(rows, path_base):
 
 
 def write_all(out_dir, rows, keys, values, preset, provenance, record):
+    # A training point's step parts, a column each ("step_seconds.ops", ...).
+    flat = []
+    for r in rows:
+        parts = r["step_parts"] or {}
+        flat.append({**{k: v for k, v in r.items() if k != "step_parts"},
+                     **{f"step_seconds.{name}": parts.get(name, "") for name in _step_part_names(rows)}})
     table = io.StringIO()
-    writer = csv.DictWriter(table, fieldnames=list(rows[0].keys()))
+    writer = csv.DictWriter(table, fieldnames=list(flat[0].keys()))
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(flat)
     write_text_atomically(os.path.join(out_dir, "report.csv"), table.getvalue())
     write_text_atomically(os.path.join(out_dir, "report.md"), markdown(rows, keys, values, provenance))
     write_text_atomically(os.path.join(out_dir, "fitted_preset.yaml"),

@@ -73,6 +73,20 @@ header = ("| model | preset | systems | batch | seq | measured samples/s | predi
 check(header in run.stdout and "| -20.0% | predicted | auto: " in run.stdout and "| +25.0% |" in run.stdout,
       run.stdout)
 check("MAPE (predicted points): 22.5%" in run.stdout, run.stdout)
+# Where each step goes: the run's breakdown in seconds, its parts adding up to the step.
+parts_header = ("| model | systems | forward GEMMs | recomputed GEMMs | backward-data GEMMs | weight-gradient GEMMs "
+                "| ops | waits for weights | waits for activations | optimizer after the wafer | step |")
+check(parts_header in run.stdout, run.stdout)
+for (systems, batch), result in zip(ROWS, truth):
+    row = rows[f"train_tiny_tiny_x{systems}_b{batch}_s8"]
+    seconds_per_cycle = result["step_seconds"] / result["step_cycles"]
+    breakdown = result["breakdown_cycles"]
+    check(abs(float(row["step_seconds.forward GEMMs"]) - breakdown["gemms_by_pass"]["forward"] * seconds_per_cycle)
+          < 1e-15 and abs(float(row["step_seconds.waits for weights"]) - breakdown["wafer_idle"] * seconds_per_cycle)
+          < 1e-15 and float(row["step_seconds.recomputed GEMMs"]) == 0, row)
+    parts = [float(v) for k, v in row.items() if k.startswith("step_seconds.") and k != "step_seconds.step"]
+    check(abs(sum(parts) - result["step_seconds"]) <= 2 * seconds_per_cycle and
+          float(row["step_seconds.step"]) == result["step_seconds"], (parts, result["step_seconds"]))
 record = load_json(ctx.path("predict", "calibration.json"))
 check(record["fitted"] == {} and abs(record["mape_by_kind"]["train"] - 0.225) < 1e-9, record)
 
@@ -94,6 +108,16 @@ runs_before = sorted(os.listdir(ctx.path("predict", "runs")))
 rerun = calibrate("predict", off, "--no-fit", "--set", f"arch.pe.op_overhead_cycles={TRUE_OVERHEAD}")
 check_exit(rerun, 0, "the rerun")
 check(rerun.stdout == run.stdout and sorted(os.listdir(ctx.path("predict", "runs"))) == runs_before, rerun.stdout)
+
+# A record holds for the build that ran it: another wsesim (here the same
+# program behind a wrapper script) runs every point again.
+wrapper = ctx.write("wsesim_wrapper.sh", f"#!/bin/sh\nexec '{ctx.wsesim}' \"$@\"\n")
+os.chmod(wrapper, 0o755)
+rebuilt = ctx.script("calibrate.py", off, "--no-fit", "--set", f"arch.pe.op_overhead_cycles={TRUE_OVERHEAD}",
+                     "--preset", "tiny", "--out", ctx.path("predict"), "--wsesim", wrapper, "--jobs", "2")
+check_exit(rebuilt, 0, "the rerun with another wsesim")
+check(rebuilt.stdout == run.stdout and len(os.listdir(ctx.path("predict", "runs"))) == 2 * len(runs_before),
+      os.listdir(ctx.path("predict", "runs")))
 
 # Fitted on the training points, from the preset's value, with a GEMM file beside them predicted.
 exact = training_csv("exact.csv", [result["samples_per_second"] for result in truth])
