@@ -93,7 +93,8 @@ class Model:
         # A record holds for the wsesim that ran it: a rebuilt one runs again.
         self.executable = file_digest(wsesim)
         # Runs that differ only outside the wafer (MemoryX, the cluster) share
-        # its simulation; wsesim keys the entries by the wafer's configuration.
+        # its simulation; wsesim keys the entries by the wafer's configuration
+        # and the step's GEMMs as laid out.
         self.wafer_timing_dir = os.path.abspath(os.path.join(out_dir, "wafer_timing"))
         os.makedirs(self.cache_dir, exist_ok=True)
 
