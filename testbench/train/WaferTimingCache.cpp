@@ -36,6 +36,11 @@ bool excluded(const std::string& key) {
     if (key.rfind(prefix, 0) == 0) return true;
   for (const char* exact : {"workload.steps", "workload.optimizer", "workload.wafers"})
     if (key == exact) return true;
+  // How the step is laid out: the entry is keyed by the GEMMs the layout
+  // gives instead (TrainWorkload), so a layout given and the same one
+  // `auto` chose share it.
+  for (const char* exact : {"workload.micro_batch", "workload.activation_recompute", "workload.activation_offload"})
+    if (key == exact) return true;
   return false;
 }
 

@@ -30,8 +30,9 @@ struct WaferTiming {
 // line each: everything resolved except the system around the wafer
 // (arch.memoryx, arch.swarmx, arch.cluster; the cost coefficients arch.energy
 // and arch.area, applied to the stored action counts; the I/O ring's channels feed
-// the wafer, so arch.io counts), how the run is observed (run.*), and the workload's steps, optimizer and
-// wafers.
+// the wafer, so arch.io counts), how the run is observed (run.*), the workload's steps, optimizer and
+// wafers, and the keys that lay the step out (micro_batch, activation_recompute,
+// activation_offload), for which the caller appends the GEMMs they lay out.
 std::string waferTimingKey(const std::map<std::string, config::ResolvedParam>& resolved);
 
 class WaferTimingCache {

@@ -661,7 +661,8 @@ TEST(TrainRecompute, AutoRecomputesWhereTheStepsEstimateSaysItPays) {
 // The same two runs through one run.wafer_timing_cache: MemoryX's storage
 // is no key of the wafer's timing, but it moved `auto`'s layout, so the
 // second run steps through other GEMMs and must not read the first one's
-// entry (it did, and took their cycles for its own).
+// entry (it did, and took their cycles for its own). A run given the
+// layout `auto` took reads that layout's entry.
 TEST(TrainRecompute, ACacheEntryTimesOnlyTheLayoutThatKeptIt) {
   const std::string file = sixLayerModel("tiny6c");
   const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 " +
@@ -670,13 +671,17 @@ TEST(TrainRecompute, ACacheEntryTimesOnlyTheLayoutThatKeptIt) {
   const nlohmann::json slow = runCli("layout_cache_slow", shape + "--set arch.memoryx.bandwidth_bytes_per_s=1e6");
   const nlohmann::json fast = runCli("layout_cache_fast", shape);
   const nlohmann::json again = runCli("layout_cache_again", shape);
+  // The layout `auto` took, given: the same GEMMs, the same entry.
+  const nlohmann::json given = runCli("layout_cache_given", shape + "--set workload.micro_batch=2 "
+                                                                    "--set workload.activation_recompute=off");
   const nlohmann::json uncached = runCli("layout_uncached_fast", "--set workload.model='" + file +
                                                                  "' --set workload.batch=4 --set arch.pe.sram_bytes=500");
-  ASSERT_FALSE(slow.empty() || fast.empty() || again.empty() || uncached.empty());
+  ASSERT_FALSE(slow.empty() || fast.empty() || again.empty() || given.empty() || uncached.empty());
   ASSERT_NE(slow["workload"]["micro_batch"]["count"], fast["workload"]["micro_batch"]["count"]);
   EXPECT_EQ(fast["workload"]["wafer_timing"].get<std::string>().rfind("simulated, kept in ", 0), 0u);
   EXPECT_EQ(again["workload"]["wafer_timing"].get<std::string>().rfind("from ", 0), 0u);
-  for (const nlohmann::json* r : {&fast, &again}) {
+  EXPECT_EQ(given["workload"]["wafer_timing"].get<std::string>().rfind("from ", 0), 0u);
+  for (const nlohmann::json* r : {&fast, &again, &given}) {
     EXPECT_EQ((*r)["workload"]["step_cycles"], uncached["workload"]["step_cycles"]);
     EXPECT_EQ((*r)["workload"]["gemms"], uncached["workload"]["gemms"]);
   }
