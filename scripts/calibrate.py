@@ -24,8 +24,8 @@ and step parts), measured_vs_simulated.png/.svg (log-log, with y = x, a
 panel per kind) and calibration.json. --no-fit predicts every point at the
 preset's values and the --set overrides. Runs are cached in DIR/runs, keyed
 by the wsesim executable too, so a rerun with the same build repeats
-nothing; training runs share the wafer simulations in DIR/wafer_timing. Exit status: 0 done, 2 bad input, 3 a
-model run failed."""
+nothing; training runs share the wafer simulations in DIR/wafer_timing.
+Exit status: 0 done, 2 bad input, 3 a model run failed."""
 import argparse
 import os
 import sys

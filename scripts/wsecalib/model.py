@@ -13,6 +13,7 @@ import os
 import subprocess
 import tempfile
 
+from wsesweep import inputs
 from wsesweep.atomic import write_text_atomically
 
 
@@ -77,21 +78,13 @@ def step_parts(workload):
     return parts
 
 
-def file_digest(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class Model:
     def __init__(self, wsesim, preset, out_dir, jobs, overrides=()):
         self.wsesim, self.preset, self.jobs = wsesim, preset, jobs
         self.overrides = list(overrides)
         self.cache_dir = os.path.join(out_dir, "runs")
         # A record holds for the wsesim that ran it: a rebuilt one runs again.
-        self.executable = file_digest(wsesim)
+        self.executable = inputs.file_digest(wsesim)
         # Runs that differ only outside the wafer (MemoryX, the cluster) share
         # its simulation; wsesim keys the entries by the wafer's configuration
         # and the step's GEMMs as laid out.

@@ -171,11 +171,12 @@ def plot(rows, path_base):
 
 def write_all(out_dir, rows, keys, values, preset, provenance, record):
     # A training point's step parts, a column each ("step_seconds.ops", ...).
+    names = _step_part_names(rows)
     flat = []
     for r in rows:
         parts = r["step_parts"] or {}
         flat.append({**{k: v for k, v in r.items() if k != "step_parts"},
-                     **{f"step_seconds.{name}": parts.get(name, "") for name in _step_part_names(rows)}})
+                     **{f"step_seconds.{name}": parts.get(name, "") for name in names}})
     table = io.StringIO()
     writer = csv.DictWriter(table, fieldnames=list(flat[0].keys()))
     writer.writeheader()
