@@ -180,6 +180,8 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "with `arch.cluster.systems` > 1: time one wafer and reuse it for every system (they are identical), or simulate every system's wafer"},
       {"train", "workload.dtype",
        "the GEMMs' precision"},
+      {"train", "workload.precision_opt_level",
+       "the vendor's precision optimisation level for a `mixed` step: 0 sums every GEMM in fp32 (the `fmachs` FMAC, 2 fp16 lanes on WSE-2), 1 (the vendor's default) sums the forward and backward-data GEMMs in fp16 (`fmach`, 4 lanes) and the weight gradients in fp32 (training.md, \"Precision\"); no effect in fp16 or fp32"},
       {"train", "workload.weight_density",
        "the fraction of each transformer block's weight matrix that is non-zero (the LM head stays dense): below 1 MemoryX keeps, streams and updates only the non-zeros, each streamed as its 16-bit value and 16-bit index, each arriving one runs an FMAC, and only their gradients leave the wafer (fp16 or mixed; training.md, sparsity.md)"},
       {"train", "workload.weight_sparsity",

@@ -59,6 +59,7 @@ struct TrainConfig {
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
   runtime::GemmSampling sampling{true, true, 8, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
+  bool fp16LayerSums = true;  // workload.precision_opt_level 1 (StepWeights)
   firmware::WeightSparsity sparsity;  // of the transformer blocks' weight matrices (StepWeights)
 };
 
@@ -66,16 +67,29 @@ struct TrainConfig {
 // transformer blocks' matrices with the sparsity asked (each its own rows
 // for a row_imbalanced pattern), the LM head dense (docs/training.md,
 // "Sparse weights": a modelling choice).
+//
+// A mixed step at precision_opt_level 1 sums its forward and
+// backward-data GEMMs in fp16: the vendor's default level uses "a
+// combination of float32 and bfloat16/float16 reductions in matrix
+// multiplication"; which sums is not public, and the model's choice is the
+// shorter ones, over a layer's k, keeping fp32 for the weight gradients'
+// sums over every token of the micro-batch (docs/training.md, "Precision").
 struct StepWeights {
   pe::Precision precision = pe::Precision::Mixed;
+  bool fp16LayerSums = false;
   firmware::WeightSparsity blocks;
+  pe::Precision precisionOf(GemmPass pass) const {
+    return precision == pe::Precision::Mixed && fp16LayerSums && pass != GemmPass::WeightGrad ? pe::Precision::Fp16
+                                                                                             : precision;
+  }
   firmware::GemmShape shapeOf(const models::StreamedGemm& g) const {
     firmware::WeightSparsity sparsity;
     if (g.layer != models::kHeadLayer) {
       sparsity = blocks;
       sparsity.layerRows = std::uint32_t(g.k);
     }
-    return runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precision, g.pass, sparsity);
+    return runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precisionOf(g.pass), g.pass,
+                              sparsity);
   }
 };
 
@@ -84,18 +98,19 @@ struct StepWeights {
 // precision (sparse weights too, if the blocks' are) and, if the step
 // samples its GEMMs (representative rows or phases, steady-state outputs),
 // samples its timing.
-std::string stepAlgorithm(pe::Precision precision, bool sparse, const runtime::GemmSampling& sampling) {
-  const bool sampled = sampling.sampled();
+std::string stepAlgorithm(const StepWeights& weights, const runtime::GemmSampling& sampling) {
+  const bool sampled = sampling.sampled(), sparse = !weights.blocks.dense();
   const GemmPass passes[] = {GemmPass::Forward, GemmPass::BackwardData, GemmPass::WeightGrad};
   for (const firmware::GemmAlgorithm& a : firmware::gemmAlgorithmRegistry()) {
     const firmware::GemmCapabilities& can = a.capabilities;
-    if (can.weightsFromMemoryx && (can.sampledTiming || !sampled) && can.supports(precision) &&
-        std::all_of(std::begin(passes), std::end(passes),
-                    [&](GemmPass p) { return can.supports(p) && (!sparse || can.supportsSparse(p)); }))
+    if (can.weightsFromMemoryx && (can.sampledTiming || !sampled) &&
+        std::all_of(std::begin(passes), std::end(passes), [&](GemmPass p) {
+          return can.supports(weights.precisionOf(p)) && can.supports(p) && (!sparse || can.supportsSparse(p));
+        }))
       return a.name;
   }
   throw config::ConfigError(std::string(sparse ? "workload.weight_density" : "workload.dtype") +
-                            ": no GEMM algorithm maps a training step in " + pe::precisionName(precision) +
+                            ": no GEMM algorithm maps a training step in " + pe::precisionName(weights.precision) +
                             " (every pass, weights from MemoryX" + (sparse ? ", sparse" : "") +
                             (sampled ? ", sampled timing" : "") + ": docs/adding-a-gemm-algorithm.md)");
 }
@@ -403,7 +418,7 @@ class TrainWorkload : public workload::Workload {
   std::string typeSummary() const override;
 
  private:
-  StepWeights stepWeights() const { return {config_.precision, config_.sparsity}; }
+  StepWeights stepWeights() const { return {config_.precision, config_.fp16LayerSums, config_.sparsity}; }
   // Always in timing mode: the GEMMs have no operands.
   chip::ChipParts chipParts() const {
     return workload::gemmChipParts(arch_, config_.precision, config::DataMode::Timing);
@@ -574,7 +589,7 @@ StepPlan TrainWorkload::choosePlan() {
 
 TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch, const config::RunConfig& run)
     : config_(std::move(config)), arch_(arch), run_(run) {
-  algorithm_ = stepAlgorithm(config_.precision, !config_.sparsity.dense(), config_.sampling);
+  algorithm_ = stepAlgorithm(stepWeights(), config_.sampling);
   const StepPlan plan = choosePlan();
   microBatches_ = plan.micro;
   lmHeadChunks_ = plan.layout.lmHeadChunks;
@@ -590,11 +605,12 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
   // so identical layers stay identical products; a backward-data pass
   // streams its matrix transposed, so it shares a forward one's product
   // only when dense.
-  std::map<std::tuple<bool, bool, bool, std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> distinct;
+  std::map<std::tuple<bool, pe::Precision, bool, bool, std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t>
+      distinct;
   for (const models::StreamedGemm& g : step_.gemms) {
     const firmware::GemmShape shape = stepWeights().shapeOf(g);
     const firmware::WeightSparsity& sparsity = shape.sparsity;
-    const auto key = std::make_tuple(g.pass == GemmPass::WeightGrad, sparsity.dense(),
+    const auto key = std::make_tuple(g.pass == GemmPass::WeightGrad, shape.precision, sparsity.dense(),
                                      !sparsity.dense() && sparsity.transposed, shape.m, shape.k, shape.n);
     auto it = distinct.find(key);
     if (it == distinct.end() || config_.everyLayer) {
@@ -1007,6 +1023,10 @@ nlohmann::json TrainWorkload::typeResults() const {
   r["tokens_per_step"] = step_.tokens * systems;
   r["steps"] = config_.steps;
   r["dtype"] = pe::precisionName(config_.precision);
+  r["precision_opt_level"] = config_.fp16LayerSums ? 1 : 0;
+  const StepWeights weights = stepWeights();
+  for (GemmPass pass : {GemmPass::Forward, GemmPass::BackwardData, GemmPass::WeightGrad})
+    r["gemm_precision"][gemmPassName(pass)] = pe::precisionName(weights.precisionOf(pass));
   r["optimizer"] = config_.optimizer;
   r["step_cycles"] = stepCycles_;
   r["step_seconds"] = f.stepSeconds;
@@ -1047,6 +1067,8 @@ std::string TrainWorkload::typeSummary() const {
                 config_.seq, systems, systems == 1 ? "" : "s", arch_.mesh.width, arch_.mesh.height,
                 pe::precisionName(config_.precision), config_.optimizer.c_str());
   out << line;
+  if (stepWeights().precisionOf(GemmPass::Forward) != config_.precision)
+    out << "  precision level 1: the forward and backward-data GEMMs sum in fp16, the weight gradients in fp32\n";
   out << "  micro     " << describe(microBatches_) << "; the LM head in " << lmHeadChunks_
       << (lmHeadChunks_ == 1 ? " chunk" : " chunks") << " of the vocabulary\n";
   if (!config_.sparsity.dense()) {
@@ -1143,6 +1165,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
   c.sampling = workload::readGemmSampling(p, c.sampling);
   c.precision = p.choice("workload.dtype", pe::kPrecisionNames, pe::Precision::Mixed);
+  c.fp16LayerSums = p.integer("workload.precision_opt_level", 0, 1, 1) == 1;
   c.sparsity.density = p.real("workload.weight_density", 1e-6, 1, 1.0,
                               "the fraction of each block's weight matrix that is non-zero; 1: dense");
   c.sparsity.pattern = p.choice("workload.weight_sparsity", firmware::kSparsityPatternNames,
