@@ -153,13 +153,15 @@ Refusal refusedCli(const std::string& name, const std::string& overrides) {
 // ffn_up's passes of 26 n's and the LM head's are one kind on one layout,
 // so the LM head interpolates on the line ffn_up learnt. Measured: the
 // step 538,417 cycles against 538,427 simulating every phase, 246,913
-// cycles simulated against 468,202.
+// cycles simulated against 468,202 (at precision level 0, every GEMM
+// mixed: the layouts above are its fp32 accumulators').
 TEST(TrainStep, RepresentativePhasesAcrossGemmsGiveTheStepOfEveryPhase) {
   const std::string model = ::testing::TempDir() + "/share.yaml";
   std::ofstream(model) << "name: share\ndescription: one layer\nlayers: 1\nd_model: 64\nheads: 2\nd_ff: 256\n"
                           "vocab: 512\nseq: 128\npositions: learned\ntied_embeddings: true\nparameters: 91072\n";
   const std::string base = "--set arch.preset=small --set arch.pe.sram_bytes=8192 --set workload.model='" + model +
-                           "' --set workload.batch=32 --set workload.seq=128 --set workload.phases=";
+                           "' --set workload.batch=32 --set workload.seq=128 --set workload.precision_opt_level=0 "
+                           "--set workload.phases=";
   const nlohmann::json all = runCli("phases_all", base + "all");
   const nlohmann::json some = runCli("phases_some", base + "representative");
   ASSERT_FALSE(all.empty() || some.empty());
@@ -489,9 +491,12 @@ TEST(TrainMicroBatches, EachMicroBatchIsAPassAndMemoryXUpdatesOncePerStep) {
 }
 
 // With 300 bytes of SRAM a PE holds the tiny model's step for 3 sequences
-// but not 4: `auto` splits a batch of 4 into 2 micro-batches of 2.
+// but not 4: `auto` splits a batch of 4 into 2 micro-batches of 2. At
+// precision level 0, every GEMM's accumulator in fp32 (at level 1 the
+// forward GEMMs' 16-bit ones leave room to recompute instead).
 TEST(TrainMicroBatches, AutoSplitsWhatDoesNotFit) {
-  const nlohmann::json r = runTrain("  model: tiny\n  batch: 4\n", "  mode: timing\n", "  pe:\n    sram_bytes: 300\n");
+  const nlohmann::json r = runTrain("  model: tiny\n  batch: 4\n  precision_opt_level: 0\n", "  mode: timing\n",
+                                    "  pe:\n    sram_bytes: 300\n");
   EXPECT_EQ(r["micro_batch"]["chosen_by"], "auto");
   EXPECT_EQ(r["micro_batch"]["largest_fitting"], 3u);
   EXPECT_EQ(r["micro_batch"]["count"], 2u);
@@ -602,10 +607,12 @@ TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
 // 16, 304 B at w = 2 (336 at w = 1). One micro-batch of 4 instead of two of
 // 2, and the GEMMs recomputed: 6 FFN-up forwards and 2 layers' QKV,
 // attention-out and FFN-down forwards, 12 beside the step's 75 (12 a layer,
-// 3 for the LM head), their cycles counted apart as `recompute`.
+// 3 for the LM head), their cycles counted apart as `recompute`. At
+// precision level 0, whose fp32 accumulators the 176 B are.
 TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
   const std::string file = sixLayerModel("tiny6r");
-  const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 ";
+  const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 "
+                            "--set workload.precision_opt_level=0 ";
   const nlohmann::json recomputed = runCli("recompute_on", shape + "--set workload.activation_recompute=on");
   ASSERT_FALSE(recomputed.empty());
   const nlohmann::json& r = recomputed["workload"];
@@ -647,10 +654,11 @@ TEST(TrainRecompute, TheFewestLayersThatFitRunTheirForwardPassAgain) {
 // 2 layers' other three (1,536) again, 62,976 B, no accumulation: 451,840
 // B, 0.4518 s. So it recomputes. At the preset's storage the wafer's floor
 // binds, the recomputed forward passes cost more than the second
-// micro-batch, and it keeps all.
+// micro-batch, and it keeps all. At precision level 0, as the test above.
 TEST(TrainRecompute, AutoRecomputesWhereTheStepsEstimateSaysItPays) {
   const std::string file = sixLayerModel("tiny6a");
-  const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 ";
+  const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 "
+                            "--set workload.precision_opt_level=0 ";
   const nlohmann::json slow = runCli("recompute_auto_slow", shape + "--set arch.memoryx.bandwidth_bytes_per_s=1e6");
   const nlohmann::json fast = runCli("recompute_auto_fast", shape);
   ASSERT_FALSE(slow.empty() || fast.empty());
@@ -677,7 +685,7 @@ TEST(TrainRecompute, AutoRecomputesWhereTheStepsEstimateSaysItPays) {
 TEST(TrainRecompute, ACacheEntryTimesOnlyTheLayoutThatKeptIt) {
   const std::string file = sixLayerModel("tiny6c");
   const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 --set arch.pe.sram_bytes=500 " +
-                            "--set run.wafer_timing_cache='" + ::testing::TempDir() + "/wafer_timing_layout_" +
+                            "--set workload.precision_opt_level=0 --set run.wafer_timing_cache='" + ::testing::TempDir() + "/wafer_timing_layout_" +
                             std::to_string(::getpid()) + "' ";
   const nlohmann::json slow = runCli("layout_cache_slow", shape + "--set arch.memoryx.bandwidth_bytes_per_s=1e6");
   const nlohmann::json fast = runCli("layout_cache_fast", shape);
@@ -685,8 +693,10 @@ TEST(TrainRecompute, ACacheEntryTimesOnlyTheLayoutThatKeptIt) {
   // The layout `auto` took, given: the same GEMMs, the same entry.
   const nlohmann::json given = runCli("layout_cache_given", shape + "--set workload.micro_batch=2 "
                                                                     "--set workload.activation_recompute=off");
-  const nlohmann::json uncached = runCli("layout_uncached_fast", "--set workload.model='" + file +
-                                                                 "' --set workload.batch=4 --set arch.pe.sram_bytes=500");
+  const nlohmann::json uncached =
+      runCli("layout_uncached_fast", "--set workload.model='" + file +
+                                         "' --set workload.batch=4 --set arch.pe.sram_bytes=500 "
+                                         "--set workload.precision_opt_level=0");
   ASSERT_FALSE(slow.empty() || fast.empty() || again.empty() || given.empty() || uncached.empty());
   ASSERT_NE(slow["workload"]["micro_batch"]["count"], fast["workload"]["micro_batch"]["count"]);
   EXPECT_EQ(fast["workload"]["wafer_timing"].get<std::string>().rfind("simulated, kept in ", 0), 0u);
