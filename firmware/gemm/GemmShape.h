@@ -19,7 +19,30 @@ struct GemmShape {
   pe::Precision precision = pe::Precision::Fp32;
   GemmPass pass = GemmPass::Forward;
   WeightSparsity sparsity{};  // of B, the streamed weights (dense unless an algorithm streams them sparse)
+  // The sums a PE passes on (across PEs, and out as C) in fp32 above fp16
+  // accumulators: an fp16 GEMM as the vendor's precision level 1 runs it
+  // (docs/training.md, "Precision"). Otherwise they keep the accumulator's type.
+  bool fp32Sums = false;
 };
+
+// The type of the sums a PE passes on, and of C.
+inline pe::ElementType sumType(const GemmShape& s) {
+  return s.fp32Sums ? pe::ElementType::F32 : pe::operandType(pe::Opcode::Fmac, s.precision, -1);
+}
+
+// Its precision as results name it: "fp16", or "fp16, sums fp32".
+inline std::string gemmPrecisionName(const GemmShape& s) {
+  const bool wider = sumType(s) != pe::operandType(pe::Opcode::Fmac, s.precision, -1);
+  return pe::precisionName(s.precision) + std::string(wider ? ", sums fp32" : "");
+}
+
+// The precision of an op that adds (or moves) a PE's own sums, of type
+// `own`, into a sum of type `sum`: fp16 x fp16 -> fp32's `mixed` when the
+// sum is wider (it is never narrower).
+inline pe::Precision sumPrecision(pe::ElementType own, pe::ElementType sum) {
+  if (own != sum) return pe::Precision::Mixed;
+  return sum == pe::ElementType::F32 ? pe::Precision::Fp32 : pe::Precision::Fp16;
+}
 
 // Bytes a wavelet of the streamed operand B carries through the I/O: its
 // element, or a sparse weight's value and index (WeightSparsity.h).

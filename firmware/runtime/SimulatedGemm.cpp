@@ -492,7 +492,8 @@ bool SimulatedGemm::timesLike(const SimulatedGemm& other) const {
   const auto samePhases = [](const firmware::GemmOutline& x, const firmware::GemmOutline& y) {
     return x.phaseOutputs == y.phaseOutputs && x.phaseLikeness == y.phaseLikeness;
   };
-  return a.pass == b.pass && a.precision == b.precision && a.sparsity == b.sparsity && a.n == b.n &&
+  return a.pass == b.pass && a.precision == b.precision && a.fp32Sums == b.fp32Sums && a.sparsity == b.sparsity &&
+         a.n == b.n &&
          (tokensInK ? a.m == b.m : a.k == b.k) && full_->gridX() == other.full_->gridX() &&
          full_->gridY() == other.full_->gridY() && rows_->describe() == other.rows_->describe() &&
          samePhases(full_->outline(), other.full_->outline()) && samePhases(rows_->outline(), other.rows_->outline()) &&

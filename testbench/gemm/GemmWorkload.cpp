@@ -39,6 +39,7 @@ using runtime::withMeshColumns;
 struct GemmConfig {
   std::uint32_t m = 0, k = 0, n = 0;
   pe::Precision precision = pe::Precision::Fp32;
+  bool fp32Sums = false;  // workload.reduction_dtype: fp32 (GemmShape::fp32Sums)
   std::string algorithm;
   GemmPass pass = GemmPass::Forward;
   std::uint32_t gridX = 0, gridY = 0;
@@ -65,6 +66,13 @@ GemmConfig readConfig(config::ParamReader& p) {
     throw config::ConfigError("workload.dtype: " + c.algorithm + " does not compute in " + dtype + " (" + dtype +
                               ": " + firmware::gemmAlgorithmsThat([&](const firmware::GemmCapabilities& a) {
                                 return a.supports(c.precision);
+                              }) + ")");
+  c.fp32Sums = p.choice("workload.reduction_dtype", {"accumulator", "fp32"}, std::string("accumulator")) == "fp32";
+  if (c.fp32Sums && !can.fp32Sums)
+    throw config::ConfigError("workload.reduction_dtype: " + c.algorithm +
+                              " passes its sums on in its accumulator's type only (fp32: " +
+                              firmware::gemmAlgorithmsThat([](const firmware::GemmCapabilities& a) {
+                                return a.fp32Sums;
                               }) + ")");
   c.pass = p.choice("workload.pass", kGemmPassNames, GemmPass::Forward);
   const std::string pass = gemmPassName(c.pass);
@@ -254,7 +262,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   GemmPhases phases(*gemm_, pes, chip.routes(), chip.ingress(), functional ? &b : nullptr,
                     arch_.fabric.routeSwitchCycles);
   const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, meshColumns); };
-  const pe::ElementType outputType = pe::operandType(pe::Opcode::Fmac, s.precision, -1);
+  const pe::ElementType outputType = firmware::sumType(s);
   if (functional) mapping.writeOperands(pes, mesh, a, b);
   chip.setController(&phases);
 
@@ -398,6 +406,7 @@ nlohmann::json GemmWorkload::typeResults() const {
   r["mapping"] = full_.describe();
   r["pass"] = gemmPassName(config_.pass);
   r["dtype"] = pe::precisionName(full_.shape().precision);
+  r["reduction_dtype"] = pe::elementTypeName(firmware::sumType(full_.shape()));
   r["m"] = config_.m;
   r["k"] = config_.k;
   r["n"] = config_.n;
@@ -480,7 +489,7 @@ std::string GemmWorkload::typeSummary() const {
   const std::optional<firmware::Buffering> buffered = full_.buffering();
   const std::string buffering = buffered ? ", " + std::string(firmware::bufferingName(*buffered)) + "-buffered" : "";
   std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u%s)\n", config_.algorithm.c_str(),
-                gemmPassName(config_.pass), config_.m, config_.k, config_.n, pe::precisionName(full_.shape().precision),
+                gemmPassName(config_.pass), config_.m, config_.k, config_.n, firmware::gemmPrecisionName(full_.shape()).c_str(),
                 arch_.mesh.width, arch_.mesh.height, full_.gridX(), full_.gridY(), buffering.c_str());
   out << line;
   std::snprintf(line, sizeof line,
@@ -534,7 +543,8 @@ std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params
                               (sampled ? "run.mode is functional" : c.algorithm + " simulates every row and output") +
                               " (what is not simulated holds no results)");
   try {
-    const firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass, c.sparsity);
+    firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass, c.sparsity);
+    shape.fp32Sums = c.fp32Sums;
     return std::make_unique<GemmWorkload>(c, std::make_unique<SimulatedGemm>(c.algorithm, shape, arch, c.gridX, c.gridY, c.buffering, c.sampling),
                                           arch, run);
   } catch (const firmware::PlanError& e) {

@@ -59,7 +59,7 @@ struct TrainConfig {
   std::string waferTimingKey;       // what the wafer's timing depends on (WaferTimingCache)
   runtime::GemmSampling sampling{true, true, 8, 0.002};  // how much of each GEMM the wafer model simulates (SimulatedGemm.h)
   pe::Precision precision = pe::Precision::Mixed;
-  bool fp16LayerSums = true;  // workload.precision_opt_level 1 (StepWeights)
+  bool fp16PeSums = true;  // workload.precision_opt_level 1 (StepWeights)
   firmware::WeightSparsity sparsity;  // of the transformer blocks' weight matrices (StepWeights)
 };
 
@@ -68,28 +68,29 @@ struct TrainConfig {
 // for a row_imbalanced pattern), the LM head dense (docs/training.md,
 // "Sparse weights": a modelling choice).
 //
-// A mixed step at precision_opt_level 1 sums its forward and
-// backward-data GEMMs in fp16: the vendor's default level uses "a
+// A mixed step at precision_opt_level 1 sums within a PE in fp16 and
+// across PEs in fp32, in every GEMM: the vendor's default level uses "a
 // combination of float32 and bfloat16/float16 reductions in matrix
-// multiplication"; which sums is not public, and the model's choice is the
-// shorter ones, over a layer's k, keeping fp32 for the weight gradients'
-// sums over every token of the micro-batch (docs/training.md, "Precision").
+// multiplication"; which sums is not public, and the model's choice keeps
+// the long ones, a row's or a column's hundreds of partial sums, in fp32
+// (docs/training.md, "Precision").
 struct StepWeights {
   pe::Precision precision = pe::Precision::Mixed;
-  bool fp16LayerSums = false;
+  bool fp16PeSums = false;
   firmware::WeightSparsity blocks;
-  pe::Precision precisionOf(GemmPass pass) const {
-    return precision == pe::Precision::Mixed && fp16LayerSums && pass != GemmPass::WeightGrad ? pe::Precision::Fp16
-                                                                                             : precision;
-  }
+  bool levelOne() const { return precision == pe::Precision::Mixed && fp16PeSums; }
+  // The GEMMs' FMACs: fp16 at level 1.
+  pe::Precision gemmPrecision() const { return levelOne() ? pe::Precision::Fp16 : precision; }
   firmware::GemmShape shapeOf(const models::StreamedGemm& g) const {
     firmware::WeightSparsity sparsity;
     if (g.layer != models::kHeadLayer) {
       sparsity = blocks;
       sparsity.layerRows = std::uint32_t(g.k);
     }
-    return runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n), precisionOf(g.pass), g.pass,
-                              sparsity);
+    firmware::GemmShape shape = runtime::passShape(std::uint32_t(g.m), std::uint32_t(g.k), std::uint32_t(g.n),
+                                                   gemmPrecision(), g.pass, sparsity);
+    shape.fp32Sums = levelOne();
+    return shape;
   }
 };
 
@@ -105,7 +106,8 @@ std::string stepAlgorithm(const StepWeights& weights, const runtime::GemmSamplin
     const firmware::GemmCapabilities& can = a.capabilities;
     if (can.weightsFromMemoryx && (can.sampledTiming || !sampled) &&
         std::all_of(std::begin(passes), std::end(passes), [&](GemmPass p) {
-          return can.supports(weights.precisionOf(p)) && can.supports(p) && (!sparse || can.supportsSparse(p));
+          return can.supports(weights.gemmPrecision()) && (!weights.levelOne() || can.fp32Sums) && can.supports(p) &&
+                 (!sparse || can.supportsSparse(p));
         }))
       return a.name;
   }
@@ -380,7 +382,7 @@ std::string stepGemmsKey(const std::vector<StepGemm>& gemms) {
     const firmware::GemmShape& s = gemms[i].shape;
     std::ostringstream line;
     line << "step.gemm." << i << "=" << s.m << "x" << s.k << "x" << s.n << " " << gemmPassName(s.pass) << " "
-         << pe::precisionName(s.precision) << " density " << s.sparsity.density
+         << firmware::gemmPrecisionName(s) << " density " << s.sparsity.density
          << (s.sparsity.transposed ? " transposed" : "") << "\n";
     key += line.str();
   }
@@ -418,7 +420,7 @@ class TrainWorkload : public workload::Workload {
   std::string typeSummary() const override;
 
  private:
-  StepWeights stepWeights() const { return {config_.precision, config_.fp16LayerSums, config_.sparsity}; }
+  StepWeights stepWeights() const { return {config_.precision, config_.fp16PeSums, config_.sparsity}; }
   // Always in timing mode: the GEMMs have no operands.
   chip::ChipParts chipParts() const {
     return workload::gemmChipParts(arch_, config_.precision, config::DataMode::Timing);
@@ -1023,10 +1025,13 @@ nlohmann::json TrainWorkload::typeResults() const {
   r["tokens_per_step"] = step_.tokens * systems;
   r["steps"] = config_.steps;
   r["dtype"] = pe::precisionName(config_.precision);
-  r["precision_opt_level"] = config_.fp16LayerSums ? 1 : 0;
+  r["precision_opt_level"] = config_.fp16PeSums ? 1 : 0;
   const StepWeights weights = stepWeights();
-  for (GemmPass pass : {GemmPass::Forward, GemmPass::BackwardData, GemmPass::WeightGrad})
-    r["gemm_precision"][gemmPassName(pass)] = pe::precisionName(weights.precisionOf(pass));
+  r["gemm_precision"] = pe::precisionName(weights.gemmPrecision());
+  firmware::GemmShape any;  // every GEMM of the step sums alike
+  any.precision = weights.gemmPrecision();
+  any.fp32Sums = weights.levelOne();
+  r["gemm_reduction_dtype"] = pe::elementTypeName(firmware::sumType(any));
   r["optimizer"] = config_.optimizer;
   r["step_cycles"] = stepCycles_;
   r["step_seconds"] = f.stepSeconds;
@@ -1067,8 +1072,8 @@ std::string TrainWorkload::typeSummary() const {
                 config_.seq, systems, systems == 1 ? "" : "s", arch_.mesh.width, arch_.mesh.height,
                 pe::precisionName(config_.precision), config_.optimizer.c_str());
   out << line;
-  if (stepWeights().precisionOf(GemmPass::Forward) != config_.precision)
-    out << "  precision level 1: the forward and backward-data GEMMs sum in fp16, the weight gradients in fp32\n";
+  if (stepWeights().levelOne())
+    out << "  precision level 1: every GEMM sums in fp16 within a PE (fp16 FMACs), in fp32 across PEs\n";
   out << "  micro     " << describe(microBatches_) << "; the LM head in " << lmHeadChunks_
       << (lmHeadChunks_ == 1 ? " chunk" : " chunks") << " of the vocabulary\n";
   if (!config_.sparsity.dense()) {
@@ -1165,7 +1170,7 @@ std::unique_ptr<workload::Workload> makeTrainWorkload(config::ParamReader& p, co
   c.everyWafer = p.choice("workload.wafers", {"one", "every"}, std::string("one")) == "every";
   c.sampling = workload::readGemmSampling(p, c.sampling);
   c.precision = p.choice("workload.dtype", pe::kPrecisionNames, pe::Precision::Mixed);
-  c.fp16LayerSums = p.integer("workload.precision_opt_level", 0, 1, 1) == 1;
+  c.fp16PeSums = p.integer("workload.precision_opt_level", 0, 1, 1) == 1;
   c.sparsity.density = p.real("workload.weight_density", 1e-6, 1, 1.0,
                               "the fraction of each block's weight matrix that is non-zero; 1: dense");
   c.sparsity.pattern = p.choice("workload.weight_sparsity", firmware::kSparsityPatternNames,

@@ -48,11 +48,11 @@ std::string GemmCapabilities::passList() const {
 // header above and one line here, in alphabetical order.
 const std::vector<GemmAlgorithm>& gemmAlgorithmRegistry() {
   static const std::vector<GemmAlgorithm> all = {
-      // name, {passes, dtypes, streams weights, weights from MemoryX, sampled timing}, factory
+      // name, {passes, dtypes, streams weights, weights from MemoryX, sampled timing, sparse passes, fp32 sums}, factory
       {"cannon", {kForwardOnly, kEveryDtype, false, false, false}, resident<CannonGemm>},
       {"meshgemm", {kForwardOnly, kEveryDtype, false, false, false}, resident<MeshGemm>},
       {"summa", {kForwardOnly, kEveryDtype, false, false, false}, resident<SummaGemm>},
-      {"weight_stream", {kEveryPass, kEveryDtype, true, true, true, kEveryPass}, weightStream},
+      {"weight_stream", {kEveryPass, kEveryDtype, true, true, true, kEveryPass, true}, weightStream},
   };
   return all;
 }
@@ -82,6 +82,9 @@ std::unique_ptr<GemmMapping> makeGemmMapping(const std::string& algorithm, const
                                              const config::ArchConfig& arch, std::uint32_t gridX, std::uint32_t gridY,
                                              Buffering buffering) {
   const GemmAlgorithm& a = gemmAlgorithm(algorithm);
+  if (shape.fp32Sums && !a.capabilities.fp32Sums)
+    throw PlanError(algorithm + " passes its sums on in its accumulator's type, not fp32 above fp16 (fp32 sums: " +
+                    gemmAlgorithmsThat([](const GemmCapabilities& c) { return c.fp32Sums; }) + ")");
   if (!shape.sparsity.dense()) {
     if (!a.capabilities.supportsSparse(shape.pass))
       throw PlanError(algorithm + " streams no sparse weights in the " + gemmPassName(shape.pass) + " pass (sparse: " +

@@ -34,6 +34,8 @@ struct GemmCapabilities {
   // The passes whose streamed weights may be sparse (GemmShape::sparsity:
   // only the non-zeros stream, with their indices; 16-bit weights only).
   std::vector<GemmPass> sparsePasses{};
+  // Whether an fp16 GEMM may pass its sums on in fp32 (GemmShape::fp32Sums).
+  bool fp32Sums = false;
 
   bool supports(GemmPass p) const;
   bool supportsSparse(GemmPass p) const;

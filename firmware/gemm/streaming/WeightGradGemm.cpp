@@ -44,8 +44,8 @@ WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config:
   // The forward's layout; its passes' sums meet (the weight gradient reduces along columns, never folding).
   config::ArchConfig layoutArch = arch;
   layoutArch.firmware.weightStreamReduction = config::ArchConfig::Firmware::Reduction::Meet;
-  WeightStreamPlan layout = WeightStreamPlan::make({shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward},
-                                                   layoutArch, gridX, gridY);
+  WeightStreamPlan layout = WeightStreamPlan::make(
+      {shape.k, shape.m, shape.n, shape.precision, GemmPass::Forward, {}, shape.fp32Sums}, layoutArch, gridX, gridY);
   // Blocks sized with a whole block's dY row: slices only shrink it.
   std::vector<Block> blocks = blocksOf(layout, largestBlock(layout, arch, outlineOf(shape, layout, {}, 1).line));
   // As many slices as pay, by the plan's estimate (slicesThatPay). Sparse,
@@ -225,7 +225,8 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   const std::uint32_t ks = layout_.ks(c), ms = layout_.ms(r), ns = blocks_[phase].ns();
   const bool source = c == target(phase);
   const ElementType accType = layout_.accumulatorType();
-  const Precision accPrecision = accType == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
+  // The column's reduction adds the PE's own sums to what arrives, in the sums' type (GemmShape::fp32Sums).
+  const Precision sumsPrecision = sumPrecision(accType, sumType(shape()));
   const Precision inPrecision = layout_.inputType() == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
   const std::vector<SliceRun> runs = sliceRuns(ns, slices_);
   const std::uint32_t widest = runs.back().length;
@@ -337,9 +338,9 @@ Program WeightGradGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t 
   const auto reduce = [&](TaskRef task, Descriptor sums) {
     const Descriptor out = fabricOut(sumColors_[r % 2], sums.length);
     if (first)
-      b.fmov(task, accPrecision, out, sums, onThread);
+      b.fmov(task, sumsPrecision, out, sums, onThread);
     else  // from the neighbour before it in the chain, either way on the other color
-      b.fadd(task, accPrecision, out, fabricIn(sumColors_[(r + 1) % 2], sums.length), sums, onThread);
+      b.fadd(task, sumsPrecision, out, fabricIn(sumColors_[(r + 1) % 2], sums.length), sums, onThread);
   };
   for (std::size_t g = 0; g < runs.size(); ++g) {
     if (shape().sparsity.dense())
@@ -435,7 +436,7 @@ Matrix WeightGradGemm::readOutput(const PeControl&, const fabric::MeshGeometry& 
         for (std::uint32_t k = 0; k < ks; ++k)
           for (std::uint32_t n = slices[s]; n < slices[s + 1]; ++n)
             if (shape().sparsity.kept(layout_.kBegin[c] + k, b.from + n))
-              dw.at(layout_.kBegin[c] + k, b.nBegin + n) = fromPayload(layout_.accumulatorType(), out[i++]);
+              dw.at(layout_.kBegin[c] + k, b.nBegin + n) = fromPayload(sumType(shape()), out[i++]);
     }
   }
   return dw;
@@ -464,7 +465,7 @@ GemmBounds WeightGradGemm::bounds(const config::ArchConfig& arch) const {
   // The busiest ring feed, and the busiest column's edge link at one wavelet per cycle.
   const std::vector<std::uint64_t> gradients = columnGradients();
   const std::uint64_t busiest = *std::max_element(gradients.begin(), gradients.end());
-  b.bandwidth = std::max(layout_.ringCycles(arch.ioRingEdge(elementBytes(layout_.accumulatorType())), gradients, true),
+  b.bandwidth = std::max(layout_.ringCycles(arch.ioRingEdge(elementBytes(sumType(shape()))), gradients, true),
                          busiest);
   // A row's dY leaves its source router once per element, and a column's
   // link to the edge carries its gradients (ks per n when dense).

@@ -109,9 +109,11 @@ WeightStreamGemm::Role WeightStreamGemm::roleOf(std::uint32_t c, std::uint32_t p
 
 Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_t pass) const {
   const std::uint32_t ks = plan_.ks(c), ms = plan_.ms(r), ns = plan_.ns(pass);
-  const ElementType accType = plan_.accumulatorType();
-  // Copies and the reduction run in the accumulator's type.
-  const Precision accPrecision = accType == ElementType::F32 ? Precision::Fp32 : Precision::Fp16;
+  const ElementType accType = plan_.accumulatorType(), sumType = firmware::sumType(plan_.shape);
+  // The accumulator's copy runs in its type; the reduction in the sums'
+  // (GemmShape::fp32Sums), adding the PE's own sums to what arrives.
+  const Precision copyPrecision = sumPrecision(accType, accType), ownPrecision = sumPrecision(accType, sumType),
+                  arrivingPrecision = sumPrecision(sumType, sumType);
   const Role role = roleOf(c, pass);
   const bool target = role.out == kNone, twoSided = role.in[1] != kNone;
   const auto colorName = [](int color) { return color == kNone ? std::string("none") : std::to_string(color); };
@@ -153,8 +155,8 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
     b.countIndex(onWeight, kKIndex, ks, columnDone);
   }
   // Once the sums are copied, the next n's first FMAC adds to the zeros.
-  const auto copySums = [&](Descriptor dst, Issue issue) {
-    b.fmov(columnDone, accPrecision, dst, sums, issue);
+  const auto copySums = [&](Precision precision, Descriptor dst, Issue issue) {
+    b.fmov(columnDone, precision, dst, sums, issue);
     b.setIndex(columnDone, kStarted, 0);
   };
   // Sparse: 'column_done' runs again for each further n ended, then the held weight.
@@ -164,8 +166,8 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
   };
 
   if (plan_.gridX == 1) {  // no reduction: the PE keeps its sums itself
-    const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
-    copySums(memory(y, ms).indexed(kNIndex, ms), {});
+    const BufferRef y = b.buffer("y" + std::to_string(pass), sumType, ms * ns);
+    copySums(ownPrecision, memory(y, ms).indexed(kNIndex, ms), {});
     b.countIndex(columnDone, kNIndex, ns);
     return built();
   }
@@ -175,30 +177,30 @@ Program WeightStreamGemm::program(std::uint32_t c, std::uint32_t r, std::uint32_
     // Both neighbours' sums stream in at once into Y; 'finish' then adds
     // the PE's own, from the half of the send buffer the next n does not fill.
     const BufferRef sends = b.buffer("send", accType, 2 * ms);
-    const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
-    copySums(memory(sends, ms).indexed(kHalfIndex, ms), onThread);
-    b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), from(role.in[0]), from(role.in[1]),
+    const BufferRef y = b.buffer("y" + std::to_string(pass), sumType, ms * ns);
+    copySums(copyPrecision, memory(sends, ms).indexed(kHalfIndex, ms), onThread);
+    b.fadd(columnDone, arrivingPrecision, memory(y, ms).indexed(kNIndex, ms), from(role.in[0]), from(role.in[1]),
            onThread.thenActivate(finish));
     b.countIndex(columnDone, kNIndex, ns);
     b.countIndex(columnDone, kHalfIndex, 2);
-    b.fadd(finish, accPrecision, memory(y, ms).indexed(kFinishIndex, ms), memory(y, ms).indexed(kFinishIndex, ms),
+    b.fadd(finish, ownPrecision, memory(y, ms).indexed(kFinishIndex, ms), memory(y, ms).indexed(kFinishIndex, ms),
            memory(sends, ms).indexed(kFinishHalf, ms));
     b.countIndex(finish, kFinishIndex, ns);
     b.countIndex(finish, kFinishHalf, 2);
     return built();
   }
   const BufferRef send = b.buffer("send", accType, ms);
-  copySums(memory(send, ms), onThread);
+  copySums(copyPrecision, memory(send, ms), onThread);
   if (!target) {
     const Descriptor out = fabricOut(unsigned(role.out), ms);
     if (role.in[0] != kNone)
-      b.fadd(columnDone, accPrecision, out, from(role.in[0]), memory(send, ms), onThread);
+      b.fadd(columnDone, ownPrecision, out, from(role.in[0]), memory(send, ms), onThread);
     else
-      b.fmov(columnDone, accPrecision, out, memory(send, ms), onThread);
+      b.fmov(columnDone, ownPrecision, out, memory(send, ms), onThread);
     return built();
   }
-  const BufferRef y = b.buffer("y" + std::to_string(pass), accType, ms * ns);
-  b.fadd(columnDone, accPrecision, memory(y, ms).indexed(kNIndex, ms), from(role.in[0]), memory(send, ms), onThread);
+  const BufferRef y = b.buffer("y" + std::to_string(pass), sumType, ms * ns);
+  b.fadd(columnDone, ownPrecision, memory(y, ms).indexed(kNIndex, ms), from(role.in[0]), memory(send, ms), onThread);
   b.countIndex(columnDone, kNIndex, ns);
   return built();
 }

@@ -26,9 +26,11 @@ Demand WeightStreamPlan::sramParts(std::uint32_t c, std::uint32_t r) const {
 template <class Demand>
 Demand WeightStreamPlan::sramParts(std::uint32_t ksHeld, std::uint32_t msHeld, bool twoSided,
                                    std::uint64_t outputs) const {
-  const std::uint64_t in = pe::elementBytes(inputType()), acc = pe::elementBytes(accumulatorType());
+  const std::uint64_t in = pe::elementBytes(inputType()), acc = pe::elementBytes(accumulatorType()),
+                      sum = pe::elementBytes(sumType(shape));
   const auto inName = [&] { return std::string(pe::elementTypeName(inputType())); };
   const auto accName = [&] { return std::string(pe::elementTypeName(accumulatorType())); };
+  const auto sumName = [&] { return std::string(pe::elementTypeName(sumType(shape))); };
   Demand d;
   d.add([&] { return "activations " + std::to_string(ksHeld) + "x" + std::to_string(msHeld) + " " + inName(); },
         std::uint64_t(ksHeld) * msHeld * in);
@@ -38,8 +40,8 @@ Demand WeightStreamPlan::sramParts(std::uint32_t ksHeld, std::uint32_t msHeld, b
            " " + accName();
   }, msHeld * acc, twoSided ? 4 : 3);
   if (outputs)
-    d.add([&] { return "output " + std::to_string(msHeld) + "x" + std::to_string(outputs) + " " + accName(); },
-          msHeld * outputs * acc);
+    d.add([&] { return "output " + std::to_string(msHeld) + "x" + std::to_string(outputs) + " " + sumName(); },
+          msHeld * outputs * sum);
   return d;
 }
 
@@ -48,7 +50,11 @@ bool WeightStreamPlan::foldPays(const config::ArchConfig& arch, std::uint32_t p)
   // Per n, on a row of the most m's, by OpTiming's charges:
   using pe::Opcode;
   const pe::PeParams& pe = arch.pe;
-  const pe::Precision sums = accumulatorType() == pe::ElementType::F32 ? pe::Precision::Fp32 : pe::Precision::Fp16;
+  // The copy of a PE's sums, an add of its own to what arrives, and (a
+  // meeting target) of the two arriving streams (WeightStreamGemm::program).
+  const pe::Precision copy = sumPrecision(accumulatorType(), accumulatorType()),
+                      own = sumPrecision(accumulatorType(), sumType(shape)),
+                      arriving = sumPrecision(sumType(shape), sumType(shape));
   const std::uint64_t ms = this->ms(gridY - 1), issue = pe.opOverheadCycles + loopCycles;
   const auto op = [&](Opcode o, pe::Precision precision) {
     return issue + pe::elementCycles(pe, o, precision, ms, pe.lanes.of(o, precision));
@@ -62,10 +68,10 @@ bool WeightStreamPlan::foldPays(const config::ArchConfig& arch, std::uint32_t p)
   // Thread 0: the accumulator's copy, then the reduction's add of `streams`
   // incoming streams, which share the PE's RAMP at one wavelet a cycle.
   const auto reduction = [&](std::uint64_t streams) {
-    return op(Opcode::Fmov, sums) + std::max(op(Opcode::Fadd, sums), issue + streams * ms);
+    return op(Opcode::Fmov, copy) + std::max(op(Opcode::Fadd, streams == 2 ? arriving : own), issue + streams * ms);
   };
   // A meeting target also adds its own sums ('finish') on its main thread.
-  const std::uint64_t target = fmacs(ks(this->target[p])) + pe.taskStartCycles + op(Opcode::Fadd, sums);
+  const std::uint64_t target = fmacs(ks(this->target[p])) + pe.taskStartCycles + op(Opcode::Fadd, own);
   const std::uint64_t meet = std::max({row, target, reduction(2)}), folded = std::max(row, reduction(1));
   // Folded, the pass's last sums travel the whole row and back before the
   // next pass can start, and it reprograms the rows' routes: worth it only
@@ -108,7 +114,7 @@ PhaseLikeness WeightStreamPlan::passLikeness(std::uint32_t ns, std::uint32_t tar
 
 std::string WeightStreamPlan::layout(const std::string& program) const {
   std::ostringstream out;
-  out << program << " " << pe::precisionName(shape.precision) << " loop " << loopCycles << " grid " << gridX << "x"
+  out << program << " " << gemmPrecisionName(shape) << " loop " << loopCycles << " grid " << gridX << "x"
       << gridY << " k";
   for (std::uint32_t b : kBegin) out << " " << b;
   out << " m";
@@ -121,7 +127,7 @@ std::string WeightStreamPlan::describe() const {
     return std::to_string(lo) + (hi != lo ? "-" + std::to_string(hi) : "");
   };
   std::ostringstream out;
-  out << "weight_stream " << shape.m << "x" << shape.k << "x" << shape.n << " " << pe::precisionName(shape.precision)
+  out << "weight_stream " << shape.m << "x" << shape.k << "x" << shape.n << " " << gemmPrecisionName(shape)
       << " on " << gridX << "x" << gridY << " PEs: " << range(ks(0), ks(gridX - 1)) << " k per column, "
       << range(ms(0), ms(gridY - 1)) << " m per row, " << passes() << (passes() == 1 ? " pass" : " passes") << " of "
       << range(ns(passes() - 1), ns(0)) << " n";

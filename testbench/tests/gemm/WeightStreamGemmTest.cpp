@@ -164,6 +164,53 @@ TEST_P(BothModes, SameCyclesOnAFullMesh) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, BothModes, ::testing::Values("functional", "timing"));
 
+// fp16 FMACs whose sums leave the PE in fp32 (workload.reduction_dtype:
+// fp32, precision level 1's GEMMs). On one PE each weight's FMAC takes 2 +
+// m/4 cycles on 4 lanes, and each n's copy of its fp16 sums into the fp32 Y
+// is a mixed move, 2 + m/2 (an fp16 one: 2 + m/4).
+class Fp32SumsOnOnePe : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Fp32SumsOnOnePe, CyclesMatchTheHandCount) {
+  const std::string fp16 = shape(kM, kK, kN) + "  grid_x: 1\n  grid_y: 1\n  dtype: fp16\n";
+  const nlohmann::json wide = runGemm(fp16 + "  reduction_dtype: fp32\n", GetParam());
+  EXPECT_EQ(wide["cycles"], 4 + kN * (kK * (2 + 2 + kM / 4) + 2 + (2 + kM / 2)) + 1);
+  EXPECT_EQ(wide["reduction_dtype"], "f32");
+  if (std::string(GetParam()) == "functional") EXPECT_EQ(wide["mismatches"], 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Fp32SumsOnOnePe, ::testing::Values("functional", "timing"));
+
+// fp32 sums take twice the output's bytes: with 1,200 B a PE holds the
+// activations (8 k x 16 m fp16, 256 B) and a meeting target's zeros,
+// accumulator and two send buffers (4 x 16 fp16, 128 B), which leaves
+// 816 B: 25 fp16 outputs of 16 m, 12 fp32 ones. So 96 n's run in 4 passes
+// of 24 with fp16 sums and in 8 of 12 with fp32 sums, exact either way.
+class SumsInPasses : public ::testing::TestWithParam<std::pair<const char*, unsigned>> {};
+
+TEST_P(SumsInPasses, OutputsAPassKeepsFollowTheSumsType) {
+  const auto [sums, passes] = GetParam();
+  const nlohmann::json r = runGemm(shape(128, 64, 96) + "  dtype: fp16\n  reduction_dtype: " + sums + "\n",
+                                   "functional", "  pe:\n    sram_bytes: 1200\n");
+  EXPECT_EQ(r["phases"], passes);
+  EXPECT_EQ(r["mismatches"], 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sums, SumsInPasses,
+                         ::testing::Values(std::make_pair("accumulator", 4u), std::make_pair("fp32", 8u)),
+                         [](const auto& info) { return std::string(info.param.first); });
+
+// The resident algorithms pass their sums on in the accumulator's type only.
+TEST(WeightStreamGemm, Fp32SumsAreRefusedWhereTheAlgorithmHasNone) {
+  try {
+    runGemm(shape(16, 16, 16) + "  algorithm: summa\n  dtype: fp16\n  reduction_dtype: fp32\n", "timing");
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (const config::ConfigError& e) {
+    const std::string msg = e.what();
+    for (const char* part : {"workload.reduction_dtype: summa", "(fp32: weight_stream)"})
+      EXPECT_NE(msg.find(part), std::string::npos) << part << " missing: " << msg;
+  }
+}
+
 TEST(WeightStreamGemm, PlanThatDoesNotFitExplainsWhichBufferOnWhichPe) {
   try {
     runGemm(shape(1000, 1000, 4), "timing");

@@ -380,20 +380,22 @@ TEST(TrainStep, ALastMicroBatchWithTheSameRowsTakesTheirTiming) {
 // representative rows), within 0.5%: the step's mesh is as wide as its
 // widest GEMM's rows need, and a wider mesh shifts the weights of the
 // columns fed from the East against those fed from the West. Alone, the
-// GEMM runs in the precision its pass has in the step: at
-// precision_opt_level 1 (the default) the forward pass sums in fp16, at 0
-// in fp32 (mixed); the weight gradient in fp32 at both. Eight tokens a PE
-// row make the two differ (measured: the forward 1,218 cycles in fp16, 1,581
-// mixed: an FMAC of 8 elements takes 2 cycles on 4 lanes, 4 on 2).
+// GEMM runs in the precision it has in the step: at precision_opt_level 1
+// (the default) fp16 FMACs whose sums cross PEs in fp32, at 0 mixed (fp32
+// sums throughout). Eight tokens a PE row make them differ (measured: the
+// forward 1,314 cycles at level 1, 1,582 mixed, 1,220 with fp16 sums
+// across PEs too: an FMAC of 8 elements takes 2 cycles on 4 lanes, 4 on 2;
+// the weight gradient 583 and 637).
 TEST(TrainStep, AGemmInTheStepTakesWhatItTakesAlone) {
   for (const std::string level : {"0", "1"}) {
     const nlohmann::json step =
         runCli("alone_" + level, "--set workload.batch=8 --set workload.precision_opt_level=" + level);
     ASSERT_FALSE(step.empty());
-    EXPECT_EQ(step["workload"]["gemm_precision"]["forward"], level == "1" ? "fp16" : "mixed");
+    EXPECT_EQ(step["workload"]["gemm_precision"], level == "1" ? "fp16" : "mixed");
+    EXPECT_EQ(step["workload"]["gemm_reduction_dtype"], "f32");
     for (const std::string pass : {"forward", "weight_grad"}) {
-      const std::string dtype = level == "1" && pass == "forward" ? "fp16" : "mixed";
-      const std::string out = ::testing::TempDir() + "/qkv_" + pass + "_" + dtype + ".json";
+      const std::string dtype = level == "1" ? "fp16 --set workload.reduction_dtype=fp32" : "mixed";
+      const std::string out = ::testing::TempDir() + "/qkv_" + pass + "_level" + level + ".json";
       const std::string command = "'" WSESIM_BINARY "' run '" WSESIM_SOURCE_DIR
                                   "/testbench/configs/gemm_small.yaml' --set run.mode=timing --set workload.m=64 "
                                   "--set workload.k=16 --set workload.n=48 --set workload.dtype=" + dtype +
@@ -436,10 +438,10 @@ TEST(TrainMicroBatches, FunctionalEqualsTimingForEveryGemmOfTheStep) {
   unsigned compared = 0;
   for (const auto& [name, k, n] : layers)
     for (const std::string pass : {"forward", "backward_data", "weight_grad"}) {
-      // At precision_opt_level 1 the step's forward and backward-data passes sum in fp16.
+      // At precision_opt_level 1 the step's GEMMs sum in fp16 within a PE, in fp32 across PEs.
       const std::string shape = "--set workload.k=" + std::to_string(k) + " --set workload.n=" + std::to_string(n) +
                                 " --set workload.pass=" + pass +
-                                " --set workload.dtype=" + (pass == "weight_grad" ? "mixed" : "fp16");
+                                " --set workload.dtype=fp16 --set workload.reduction_dtype=fp32";
       const nlohmann::json functional = runGemm(name + pass + "_f", shape + " --set run.mode=functional");
       const nlohmann::json timing = runGemm(name + pass + "_t", shape + " --set run.mode=timing");
       EXPECT_EQ(functional["workload"]["mismatches"], 0u) << name << " " << pass;
@@ -526,14 +528,16 @@ TEST(TrainMicroBatches, ATooLargeOneIsRefusedWithTheOneThatFits) {
 // 4 m fp16 block (16 B) of each d_model-wide input and a 4 k x 4 m one
 // (32 B) of the FFN's activation: a layer's norm_1, context, norm_2 and
 // activation, 80 B, twice, and the final norm's 16 B: 176 B. With the
-// parallel block norm_2 is gone: 2 x 64 + 16 = 144 B.
+// parallel block norm_2 is gone: 2 x 64 + 16 = 144 B. At precision level
+// 0: with level 1's fp16 accumulators the GEMMs leave room for 4 sequences.
 TEST(TrainMicroBatches, AParallelBlockKeepsItsSharedInputOnce) {
   const std::string file = ::testing::TempDir() + "tiny_parallel.yaml";
   std::ofstream(file) << "name: tiny_parallel\ndescription: tiny with a parallel block\nlayers: 2\nd_model: 16\n"
                          "heads: 2\nd_ff: 32\nvocab: 24\nseq: 8\npositions: learned\ntied_embeddings: true\n"
                          "block: parallel\nparameters: 4928\n";
   try {
-    runTrain("  model: " + file + "\n  batch: 4\n  micro_batch: 4\n  activation_recompute: off\n", "  mode: timing\n",
+    runTrain("  model: " + file + "\n  batch: 4\n  micro_batch: 4\n  activation_recompute: off\n"
+             "  precision_opt_level: 0\n", "  mode: timing\n",
              "  pe:\n    sram_bytes: 300\n");
     ADD_FAILURE() << "a micro-batch that does not fit ran";
   } catch (const config::ConfigError& e) {
@@ -560,10 +564,13 @@ std::string sixLayerModel(const std::string& name) {
 // 2 x 80 + 16 <= 500 - 176 takes f = 5, one micro-batch of 4. Each
 // offloaded layer's inputs, 80 elements a token of 2 bytes (fp16) for 32
 // tokens, leave and come back: 5 x 32 x 160 = 25,600 B each way a system.
+// At precision level 0, whose fp32 accumulators the 176 B are (level 1's
+// fp16 ones leave room for a third layer to stay).
 TEST(TrainOffload, TheFewestLayersThatFitGoToMemoryXAndBack) {
   const std::string file = sixLayerModel("tiny6");
   const std::string shape = "--set workload.model='" + file + "' --set workload.batch=4 "
-                            "--set arch.pe.sram_bytes=500 --set arch.cluster.systems=2 ";
+                            "--set arch.pe.sram_bytes=500 --set arch.cluster.systems=2 "
+                            "--set workload.precision_opt_level=0 ";
   const nlohmann::json kept = runCli("offload_off", shape + "--set workload.activation_recompute=off");
   const nlohmann::json offloaded = runCli("offload_on", shape + "--set workload.activation_offload=on");
   ASSERT_FALSE(kept.empty() || offloaded.empty());
