@@ -202,7 +202,7 @@ class GemmWorkload : public workload::Workload {
     return config_.pass == GemmPass::WeightGrad ? full_.shape().m : full_.shape().k;
   }
   chip::ChipParts chipParts() const {
-    chip::ChipParts parts = workload::gemmChipParts(arch_, full_.shape().precision, run_.mode);
+    chip::ChipParts parts = workload::gemmChipParts(arch_, full_.shape(), run_.mode);
     parts.fabricThreads = run_.hostThreads();
     return parts;
   }

@@ -110,8 +110,12 @@ INSTANTIATE_TEST_SUITE_P(Modes, WeightGradModes, ::testing::Values("functional",
 // gradients out East, each row through its 7 or 8 East channels: the rows
 // with 7 need 48 x 2400 / 7 = 16,457 cycles, far beyond the pass's compute,
 // so the outbound ring sets the pace (the fabric holds the sums back, none lost).
-TEST(WeightGradGemm, OutboundIoBandwidthBindsWhenLow) {
-  const nlohmann::json r = runGemm(shape(40, 24, 16) + "  pass: weight_grad\n", "functional",
+// The same for fp16 AXPYs whose sums leave in fp32 (workload.reduction_dtype:
+// fp32): the gradients cross the ring at fp32's rate, not fp16's.
+class OutboundIo : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OutboundIo, OutboundIoBandwidthBindsWhenLow) {
+  const nlohmann::json r = runGemm(shape(40, 24, 16) + "  pass: weight_grad\n" + GetParam(), "functional",
                                    "  clock_hz: 1100000000\n  io:\n    bandwidth_bytes_per_s: 220000000\n");
   EXPECT_EQ(r["mismatches"], 0u);
   EXPECT_EQ(r["lower_bounds"]["max"], r["lower_bounds"]["bandwidth"]);
@@ -119,6 +123,9 @@ TEST(WeightGradGemm, OutboundIoBandwidthBindsWhenLow) {
   EXPECT_GE(r["cycles"].get<std::uint64_t>(), 16457u);
   EXPECT_LT(r["cycles"].get<std::uint64_t>(), 16457u + 710u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Sums, OutboundIo, ::testing::Values("", "  dtype: fp16\n  reduction_dtype: fp32\n"),
+                         [](const auto& info) { return std::string(info.index == 0 ? "fp32" : "fp16_with_fp32_sums"); });
 
 // The rows left out would hold results: functional mode simulates them all.
 TEST(WeightGradGemm, RepresentativeRowsNeedTimingMode) {
