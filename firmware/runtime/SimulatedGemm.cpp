@@ -173,15 +173,20 @@ void SimulatedGemm::pickRepresentativePhases(const KindLines& learnt) {
   for (std::uint32_t p = 0; p + 1 < samples_.size(); ++p) byKind[likeness[p].kind].push_back(p);
   for (const auto& [name, members] : byKind) {
     const auto line = learnt.find(lineKey(name));
+    // A line learnt by an earlier GEMM of the layout was checked there, on
+    // the same programs on the same blocks at every reach: a dense GEMM's
+    // phases lie on it. A sparse GEMM's passes differ by their weights'
+    // pattern, which that line does not know: one of them checks it.
+    const bool trusted = line != learnt.end() && full_->shape().sparsity.dense();
     // Without a learnt line, three phases make the line and check it.
-    if (members.size() < (line != learnt.end() ? 2u : 4u)) continue;  // nothing left to interpolate
+    if (members.size() < (trusted ? 1u : line != learnt.end() ? 2u : 4u)) continue;  // nothing left to interpolate
     PhaseKind kind;
     kind.byReach = members;
     std::stable_sort(kind.byReach.begin(), kind.byReach.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return likeness[a].reach < likeness[b].reach; });
     if (line != learnt.end()) {
       kind.learnt = line->second;
-      kind.checks.push_back({std::uint32_t(members.size() / 2), 0, 0});
+      if (!trusted) kind.checks.push_back({std::uint32_t(members.size() / 2), 0, 0});
     } else {
       kind.spanOwnLine();
     }
@@ -359,7 +364,7 @@ std::vector<SimulatedGemm::PhaseKind> SimulatedGemm::refinedKinds(const std::vec
         continue;
       }
       const double simulated = double(cyclesOf(samples[phase]));
-      if (std::abs(lineAt(samples, k, c.from, c.to, phase) - simulated) <= sampling_.steadyStateTolerance * simulated)
+      if (std::abs(lineAt(samples, k, c.from, c.to, phase) - simulated) <= sampling_.phaseLineTolerance * simulated)
         continue;  // on the line: the phases between its ends are interpolated
       // Off the line, a kind with phases either side of the middle takes a
       // line per side, each spanned and checked afresh.

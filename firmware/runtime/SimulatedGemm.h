@@ -75,9 +75,10 @@ struct GemmSampling {
   bool representativeRows = false;
   bool representativePhases = false;
   std::uint32_t steadyStateOutputs = 0;  // S above; 0: every n of every phase
-  // Largest relative change of the period per n taken as settled, and
-  // largest relative miss of a representative phase's line.
+  // Largest relative change of the period per n taken as settled.
   double steadyStateTolerance = 0.002;
+  // Largest relative miss of a representative phase's line by its check.
+  double phaseLineTolerance = 0.002;
   // Whether part of a GEMM is simulated and the rest derived.
   bool sampled() const { return representativeRows || representativePhases || steadyStateOutputs > 0; }
 };
@@ -130,9 +131,9 @@ class SimulatedGemm {
                 std::uint32_t gridX, std::uint32_t gridY, firmware::Buffering buffering, const GemmSampling& sampling);
 
   // Before the GEMM runs (GemmSequence), with the lines earlier GEMMs
-  // learnt: a kind with a learnt line simulates only its check phase
-  // (a kind of two phases or more). After its last round, the lines of
-  // the kinds it simulated itself.
+  // learnt: a dense GEMM's kind with a learnt line simulates none of its
+  // phases, a sparse one's only its check phase (a kind of two phases or
+  // more). After its last round, the lines of the kinds it simulated itself.
   void begin(const KindLines& learnt);
   void learn(KindLines& learnt, const std::vector<PhaseRun>& phases) const;
 
@@ -204,8 +205,9 @@ class SimulatedGemm {
   };
 
   // Representative phases of one kind, by reach (positions in `byReach`).
-  // Its nearest and farthest span its line (or an earlier GEMM's line for
-  // the kind, learnt) and its middle checks it. A check off the line of a
+  // Its nearest and farthest span its line, and its middle checks it (or
+  // an earlier GEMM's line for the kind, learnt: a sparse GEMM's middle
+  // checks it, a dense GEMM's takes it). A check off the line of a
   // kind whose phases lie either side of the middle (PhaseLikeness::side)
   // makes a kind of each side, with a line of its own. Otherwise a check
   // off its segment's line becomes a knot that splits the segment in two,

@@ -17,6 +17,7 @@ runtime::GemmSampling readGemmSampling(config::ParamReader& p, const runtime::Ge
       "0: every n of every pass; S: a pass of more than 16S n's is simulated cut to S, 2S, 4S, ... n's until its "
       "period per n settles"));
   s.steadyStateTolerance = p.real("workload.steady_state_tolerance", 1e-6, 0.1, defaults.steadyStateTolerance);
+  s.phaseLineTolerance = p.real("workload.phase_line_tolerance", 1e-6, 0.1, defaults.phaseLineTolerance);
   return s;
 }
 

@@ -15,8 +15,9 @@
 
 namespace wsesim::workload {
 
-// workload.rows, workload.steady_state_outputs and
-// workload.steady_state_tolerance, defaulting to `defaults`.
+// workload.rows, workload.phases, workload.steady_state_outputs,
+// workload.steady_state_tolerance and workload.phase_line_tolerance,
+// defaulting to `defaults`.
 runtime::GemmSampling readGemmSampling(config::ParamReader& params, const runtime::GemmSampling& defaults);
 
 // The chip of `parts` on arch.mesh cut to `meshColumns` columns (as wide as

@@ -151,10 +151,11 @@ Refusal refusedCli(const std::string& name, const std::string& overrides) {
 // 256, vocabulary 512) at 32 x 128 tokens on the 64 x 64 `small` preset
 // with 8 KiB of SRAM runs its GEMMs in 3 to 19 passes of 21 to 27 n's;
 // ffn_up's passes of 26 n's and the LM head's are one kind on one layout,
-// so the LM head interpolates on the line ffn_up learnt. Measured: the
-// step 538,417 cycles against 538,427 simulating every phase, 246,913
-// cycles simulated against 468,202 (at precision level 0, every GEMM
-// mixed: the layouts above are its fp32 accumulators').
+// so the LM head interpolates on the line ffn_up learnt, simulating none of
+// its passes of that kind. Measured: the step 427,117 cycles against
+// 427,114 simulating every phase, 157,741 cycles simulated against 298,921
+// (at precision level 0, every GEMM mixed: the layouts above are its fp32
+// accumulators').
 TEST(TrainStep, RepresentativePhasesAcrossGemmsGiveTheStepOfEveryPhase) {
   const std::string model = ::testing::TempDir() + "/share.yaml";
   std::ofstream(model) << "name: share\ndescription: one layer\nlayers: 1\nd_model: 64\nheads: 2\nd_ff: 256\n"
