@@ -21,7 +21,9 @@
 //   a pipeline that settles into a fixed period per n; a phase of more than
 //   16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while the period
 //   still moves, up to half the phase; then the whole phase) n's, in
-//   rounds (a shorter phase would simulate more n's cut than whole). Its
+//   rounds (a shorter phase would simulate more n's cut than whole; so
+//   would a kind whose few phases simulated save, if they settle, fewer
+//   n's than the cuts cost one that does not). Its
 //   cycles are extrapolated from its last cuts, its end's and each PE's
 //   last busy cycle on a line of their own (a PE's if its period per n
 //   has settled too): the PE that ends a short cut need not be the one
@@ -238,8 +240,12 @@ class SimulatedGemm {
   // The phases with the current round's cuts added.
   std::vector<PhaseSample> withRound(const std::vector<PhaseRun>& phases) const;
   bool settled(const PhaseSample& s) const;
-  // The first cut of a phase of `outputs` n's (whole unless it is long).
+  // The first cut of a phase of `outputs` n's (whole unless it is long
+  // and its kind's cuts may pay).
   firmware::PhaseCut firstCut(std::uint32_t phase, std::uint32_t outputs) const;
+  // The phases simulated (not interpolated) of the kind of `phase`, itself
+  // included (every phase simulated, without kinds).
+  std::uint64_t simulatedOfKind(std::uint32_t phase) const;
   // The other phases of the kind of `phase` (PhaseLikeness): the n's run
   // in the cuts of those done with them (settled or run whole after), and
   // whether one is still being cut (before this round, or in `round`).

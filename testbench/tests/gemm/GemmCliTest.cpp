@@ -443,6 +443,24 @@ TEST(GemmSteadyStateOutputs, SameCyclesAsEveryOutput) {
   EXPECT_NEAR(cut.at("cycles").get<double>(), all.at("cycles").get<double>(), 0.002 * all.at("cycles").get<double>());
 }
 
+// A phase just over 16S n's saves at most a few n's if its cuts settle
+// (S + 2S + 4S + 8S = 15S of them) and costs 15S if they do not: one pass
+// of 136 n's at S = 8, alone in its kind, runs whole in one round; one of
+// 400 n's is cut (its cuts would save 280 n's).
+TEST(GemmSteadyStateOutputs, APhaseWhoseCutsCannotPayRunsWhole) {
+  const ScratchDir dir;
+  const std::string base = "--set run.mode=timing --set workload.k=40 --set workload.steady_state_outputs=8 "
+                           "--set workload.n=";
+  const nlohmann::json shortPass = runGemm(dir, "short", base + "136");
+  const nlohmann::json longPass = runGemm(dir, "long", base + "400");
+  if (shortPass.empty() || longPass.empty()) return;
+  ASSERT_EQ(shortPass.at("workload").at("phases"), 1u);
+  EXPECT_EQ(shortPass.at("workload").at("rounds_simulated"), 1u);
+  EXPECT_EQ(shortPass.at("workload").at("cycles_simulated"), shortPass.at("cycles"));
+  ASSERT_EQ(longPass.at("workload").at("phases"), 1u);
+  EXPECT_GT(longPass.at("workload").at("rounds_simulated").get<unsigned>(), 3u);
+}
+
 // Sparse weights sampled: every row sees the same weights, so
 // representative rows give every row's cycles (within one: the row
 // simulated alone on a mesh one column wide); a pass's period per n
