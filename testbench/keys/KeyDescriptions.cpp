@@ -119,7 +119,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"", "workload.phases",
        "simulate every phase, or of each kind of four or more alike phases (weight_stream passes of as many n's, targets alike) three, the others interpolated on the line their reach gives, checked by the middle one (timing mode; gemm-mappings.md)"},
       {"", "workload.steady_state_outputs",
-       "0: simulate every n; S: a pass of more than 16S n's is simulated cut to S, 2S, 4S, ... n's in rounds until its period per n settles, then extrapolated (weight_stream, timing mode)"},
+       "0: simulate every n; S: a pass of more than 16S n's is simulated cut to S, 2S, 4S, ... n's in rounds until its period per n settles, then extrapolated, where its kind's cuts may pay (weight_stream, timing mode; gemm-mappings.md)"},
       {"", "workload.steady_state_tolerance",
        "largest relative difference between the last three periods per n taken as settled"},
       {"", "workload.phase_line_tolerance",
