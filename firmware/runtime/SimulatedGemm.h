@@ -98,9 +98,10 @@ struct GemmTime {
 // GEMM's time. With steady-state outputs the GEMM runs in rounds, each a
 // mapping with the phases still unsettled cut to twice the n's of the
 // previous round, or whole when that is more than half the phase (the
-// first round cuts each phase of more than 16S n's to S and runs the
-// others whole, as it does later phases of a kind whose cut phases ran
-// more n's than they hold). Of a kind's phases to be cut, the first goes
+// first round cuts each phase of more than 16S n's to S, where its kind's
+// cuts may pay (firstCut), and runs the others whole, as it does later
+// phases of a kind whose cut phases ran more n's than they hold). Of a
+// kind's phases to be cut, the first goes
 // alone; the others start once its cuts are done, cut or whole by what
 // its cuts did. A phase is settled when the periods per n
 // between its last three cuts agree within the tolerance, or when it has
