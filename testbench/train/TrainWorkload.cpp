@@ -60,8 +60,9 @@ struct TrainConfig {
   // How much of each GEMM the wafer model simulates (SimulatedGemm.h). A
   // phase's line holds within 0.5%: GPT-J's LM-head weight gradient at its
   // public batch then keeps the same cycles within 0.005% in a third of the
-  // host time (its checks miss 0.2% by a few tenths of a percent, each
-  // splitting its line; gemm-mappings.md, "Representative phases").
+  // host time (its checks miss their lines by a few tenths of a percent,
+  // so at 0.2% each split its line; gemm-mappings.md, "Representative
+  // phases").
   runtime::GemmSampling sampling{true, true, 8, 0.002, 0.005};
   pe::Precision precision = pe::Precision::Mixed;
   bool fp16PeSums = true;  // workload.precision_opt_level 1 (StepWeights)
