@@ -114,26 +114,22 @@ firmware::PhaseCut SimulatedGemm::firstCut(std::uint32_t phase, std::uint32_t ou
   // passes of 136 to 145 n's at S = 8 save at most 25 n's each, and its
   // weight gradients' did not settle).
   const KindCuts k = kindCuts(phase, {});
-  const bool pays = k.done ? k.ran <= k.whole : simulatedOfKind(phase) * (outputs - 15 * s) > 15 * s;
+  const bool pays = k.done ? k.ran <= k.whole : k.simulated * (outputs - 15 * s) > 15 * s;
   return {phase, pays ? std::uint32_t(s) : outputs};
-}
-
-std::uint64_t SimulatedGemm::simulatedOfKind(std::uint32_t phase) const {
-  const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
-  std::uint64_t simulated = 0;
-  for (std::uint32_t q = 0; q < samples_.size(); ++q)
-    simulated += !samples_[q].interpolated &&
-                 (likeness.size() != samples_.size() || likeness[q].kind == likeness[phase].kind);
-  return simulated;
 }
 
 SimulatedGemm::KindCuts SimulatedGemm::kindCuts(std::uint32_t phase, const std::vector<firmware::PhaseCut>& round) const {
   KindCuts k;
   const std::vector<firmware::PhaseLikeness>& likeness = full_->outline().phaseLikeness;
-  if (likeness.size() != samples_.size()) return k;
+  if (likeness.size() != samples_.size()) {  // no kinds: no phase interpolated, each its own
+    k.simulated = samples_.size();
+    return k;
+  }
+  k.simulated = !samples_[phase].interpolated;
   for (std::uint32_t q = 0; q < samples_.size(); ++q) {
     const PhaseSample& s = samples_[q];
     if (q == phase || likeness[q].kind != likeness[phase].kind) continue;
+    k.simulated += !s.interpolated;
     if (s.cuts.size() >= 2 && settled(s)) {
       k.done = true;
       for (const Cut& c : s.cuts) k.ran += c.outputs;

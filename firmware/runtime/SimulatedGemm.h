@@ -244,15 +244,13 @@ class SimulatedGemm {
   // The first cut of a phase of `outputs` n's (whole unless it is long
   // and its kind's cuts may pay).
   firmware::PhaseCut firstCut(std::uint32_t phase, std::uint32_t outputs) const;
-  // The phases simulated (not interpolated) of the kind of `phase`, itself
-  // included (every phase simulated, without kinds).
-  std::uint64_t simulatedOfKind(std::uint32_t phase) const;
   // The other phases of the kind of `phase` (PhaseLikeness): the n's run
   // in the cuts of those done with them (settled or run whole after), and
-  // whether one is still being cut (before this round, or in `round`).
+  // whether one is still being cut (before this round, or in `round`);
+  // and the kind's phases simulated (not interpolated), `phase` included.
   struct KindCuts {
     bool done = false, cutting = false;
-    std::uint64_t ran = 0, whole = 0;
+    std::uint64_t ran = 0, whole = 0, simulated = 0;
   };
   KindCuts kindCuts(std::uint32_t phase, const std::vector<firmware::PhaseCut>& round) const;
   // A phase's first cut in the round being planned (`round` so far), or
