@@ -86,7 +86,9 @@ GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::
   try {
     chip::ChipParts parts = how.parts;
     parts.systemc = false;
-    chip::WaferChip chip(runtime::withMeshColumns(how.arch, how.meshColumns), how.run, parts);
+    std::uint32_t columns = 1;  // as wide as its widest GEMM needs
+    for (std::size_t g : members) columns = std::max(columns, gemms[g]->meshColumns(how.arch));
+    chip::WaferChip chip(runtime::withMeshColumns(how.arch, columns), how.run, parts);
     std::vector<runtime::SimulatedGemm*> sequence;
     for (std::size_t g : members) sequence.push_back(gemms[g]);
     runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
@@ -102,7 +104,7 @@ GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::
     }
     for (std::size_t p = 0; p < members.size(); ++p)
       r.gemms.push_back(sequencedGemmTiming(driver, p, *gemms[members[p]], chip.cycles(), how.arch,
-                                            how.meshColumns, streamedBytes[members[p]]));
+                                            columns, streamedBytes[members[p]]));
     r.cycles = chip.cycles();
     r.weightsIn = chip.fabric().counters().fromEdge;
     r.gradientsOut = chip.egress().received();

@@ -6,11 +6,15 @@
 // sharing a line key (SimulatedGemm::lineKeys) stay together, in the step's
 // order; otherwise each GEMM is a group of its own. Each
 // group runs as a GEMM sequence on a chip of its own, without SystemC (its
-// kernel is one per process and single-threaded), and `run.threads`
-// workers take the groups, costliest first. A GEMM's cycles are its own
-// (SimulatedGemm.h: a phase's route switch is its own, not its
-// predecessor's), so the timing is the same whichever chip and thread ran
-// it, and the same as one sequence of them all on one chip.
+// kernel is one per process and single-threaded), whose mesh is as wide as
+// the group's widest GEMM needs (SimulatedGemm::meshColumns: the rows it
+// simulates), and `run.threads` workers take the groups, costliest first.
+// A GEMM's cycles are its own (SimulatedGemm.h: a phase's route switch is
+// its own, not its predecessor's), so the timing is the same whichever
+// thread ran it, and the same as one sequence, on a mesh that wide, of the
+// GEMMs needing it. (A wider mesh would change a narrower GEMM's cycles by
+// a few: the weights fed from the East edge would cross its columns left
+// empty; and it costs the host more.)
 
 #include <cstdint>
 #include <vector>
@@ -40,8 +44,7 @@ GemmTiming sequencedGemmTiming(const runtime::GemmSequence& driver, std::size_t 
 
 // What the groups' simulation takes: the chip they run on and how many at once.
 struct GroupedRun {
-  config::ArchConfig arch;         // as the step has it
-  std::uint32_t meshColumns = 0;   // of the mesh simulated
+  config::ArchConfig arch;         // as the step has it (each group's chip cut to its columns)
   config::RunConfig run;
   chip::ChipParts parts;           // built without SystemC whatever it says
   unsigned workers = 1;            // threads; 1: the caller's alone

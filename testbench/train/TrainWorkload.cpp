@@ -441,18 +441,23 @@ class TrainWorkload : public workload::Workload {
         double(arch_.mesh.routers()) * 2.0 * arch_.pe.lanes.of(pe::Opcode::Fmac, config_.precision) * arch_.clockHz;
     return step_.modelFlops / (found_.stepSeconds * peak);
   }
-  // Per distinct GEMM, as wafer `wafer` ran it in one sequence with the
-  // others (`end`: the wafer's last cycle).
-  std::vector<GemmTiming> gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end, unsigned wafer,
-                                      const std::vector<std::uint64_t>& streamedBytes) const;
+  // A GEMM of the step as the wafer model simulates it (each simulation
+  // its own: a GEMM sampled in rounds keeps their state).
+  std::unique_ptr<runtime::SimulatedGemm> simulatedGemm(const firmware::GemmShape& shape) const {
+    return std::make_unique<runtime::SimulatedGemm>(algorithm_, shape, arch_, 0, 0, firmware::Buffering::Auto,
+                                                    config_.sampling);
+  }
   // Per distinct GEMM, from the timing of those simulated (simulated_, in
   // its order): a GEMM timed like another takes its cycles, with its own
   // streamed bytes and its actions scaled by its multiply-adds.
   std::vector<GemmTiming> everyGemmTiming(const std::vector<GemmTiming>& perSimulated,
                                           const std::vector<std::uint64_t>& streamedBytes) const;
-  // The wafer's timing of every distinct GEMM, their groups simulated on
-  // `workers_` threads (GemmGroups.h).
-  GroupedTiming simulateGroups(const std::vector<std::uint64_t>& streamedBytes, sim::ProgressObserver* progress);
+  // The wafer's timing of every distinct GEMM simulated (every wafer's, one
+  // after another, with workload.wafers: every), their groups simulated on
+  // `workers_` threads (GemmGroups.h); `groupsRun`: each group's GEMMs and
+  // host seconds, for the results.
+  GroupedTiming simulateGroups(const std::vector<std::uint64_t>& streamedBytes, sim::ProgressObserver* progress,
+                               nlohmann::json& groupsRun);
   // The cost side of a step (results: actions, energy, power, area, efficiency).
   void reportEnergy(const system::Cluster& cluster, const std::map<std::string, std::uint64_t>& gemmCyclesByPass,
                     std::uint64_t opCycles);
@@ -490,7 +495,9 @@ class TrainWorkload : public workload::Workload {
   TrainConfig config_;
   config::ArchConfig arch_;
   config::RunConfig run_;  // its VCD region within the rows simulated
-  std::uint32_t meshColumns_ = 1;  // of the mesh simulated: as wide as the widest GEMM simulated needs
+  // The widest mesh a GEMM simulated needs: the chip that shows the wafer
+  // (timeline, map, waveform); each group of GEMMs runs on its own (GemmGroups.h).
+  std::uint32_t meshColumns_ = 1;
   MicroBatches microBatches_;
   std::uint32_t lmHeadChunks_ = 1;  // of the vocabulary, so that the LM head's logits fit
   std::uint32_t offloadedLayers_ = 0;  // whose kept activations go to MemoryX and back (StepOnCluster)
@@ -624,7 +631,7 @@ TrainWorkload::TrainWorkload(TrainConfig config, const config::ArchConfig& arch,
     if (it == distinct.end() || config_.everyLayer) {
       try {
         gemms_.push_back(
-            StepGemm{g.name, shape, std::make_unique<runtime::SimulatedGemm>(algorithm_, shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling)});
+            StepGemm{g.name, shape, simulatedGemm(shape)});
       } catch (const firmware::PlanError& e) {
         throw config::ConfigError("workload.model/batch/seq: " + g.name + " " + gemmPassName(g.pass) + ": " +
                                   e.what());
@@ -715,123 +722,95 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   std::vector<std::uint64_t> streamedBytes;
   for (const StepGemm& g : gemms_)
     streamedBytes.push_back(g.plan->streamedWavelets(arch_.mesh) * firmware::streamedWaveletBytes(g.shape));
-  // A run that asks for the wafer's timeline, map or waveform, or simulates
-  // every system's wafer, runs the GEMMs in one sequence on the SystemC
-  // chip; any other takes the wafer's timing from the cache or simulates
-  // the GEMMs' groups on worker threads, with the same timing.
-  const bool oneSequence = config_.everyWafer || options.timeline || options.waferMap || !options.vcdBaseName.empty();
+  // The wafer's timing comes from the cache or from the GEMMs' groups,
+  // each on a chip of its own (GemmGroups.h), whatever the run observes. A
+  // run that asks for the wafer's timeline, map or waveform simulates the
+  // GEMMs again for them, in one sequence on the SystemC chip, before the
+  // step runs on the system model: the same timing either way.
   std::unique_ptr<WaferTimingCache> cache;
-  std::optional<WaferTiming> timing;
+  std::optional<std::vector<std::vector<GemmTiming>>> wafers;  // per wafer simulated, per GEMM of gemms_
+  WaferTiming simulated;
   if (!config_.waferTimingCache.empty() && !config_.everyWafer && !options.timeline && !options.waferMap) {
     cache = std::make_unique<WaferTimingCache>(config_.waferTimingCache, config_.waferTimingKey + stepGemmsKey(gemms_));
-    timing = cache->load();
-    if (!timing) cache->checkStorable();
+    if (std::optional<WaferTiming> stored = cache->load()) {
+      simulated = *stored;
+      wafers = std::vector<std::vector<GemmTiming>>{stored->gemms};
+    } else {
+      cache->checkStorable();
+    }
   }
-  const bool fromCache = timing.has_value();
+  const bool fromCache = wafers.has_value();
   const auto elaborated = std::chrono::steady_clock::now();
   nlohmann::json groups = nlohmann::json::array();  // host seconds per group of GEMMs simulated at once
   double waferSeconds = 0;  // simulating the groups, all threads together
-  if (!timing && !oneSequence) {
-    GroupedTiming grouped = simulateGroups(streamedBytes, options.progress);
+  if (!fromCache) {
+    GroupedTiming grouped = simulateGroups(streamedBytes, options.progress, groups);
     waferSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - elaborated).count();
-    timing = grouped.timing;
-    timing->gemms = everyGemmTiming(timing->gemms, streamedBytes);
-    for (std::size_t g = 0; g < gemmGroups_.size(); ++g) {
-      std::vector<std::size_t> members;  // of the step's distinct GEMMs
-      for (std::size_t m : gemmGroups_[g]) members.push_back(simulated_[m]);
-      groups.push_back({{"gemms", members}, {"seconds", grouped.groupSeconds[g]}});
-    }
-    if (cache) cache->store(*timing);
+    simulated = grouped.timing;
+    wafers = std::vector<std::vector<GemmTiming>>();
+    for (std::size_t first = 0; first < simulated.gemms.size(); first += simulated_.size())
+      wafers->push_back(everyGemmTiming(std::vector<GemmTiming>(simulated.gemms.begin() + first,
+                                                                simulated.gemms.begin() + first + simulated_.size()),
+                                        streamedBytes));
+    simulated.gemms = wafers->front();
+    if (cache) cache->store(simulated);
   }
-  if (timing) {
-    // The wafer's timing is known: only the system model runs.
-    for (std::size_t i = 0; i < gemms_.size(); ++i) {
-      gemms_[i].cycles = timing->gemms.at(i).cycles;
-      gemms_[i].actions = timing->gemms.at(i).actions;
-    }
-    makeClusters(nullptr, [&] { return std::vector<std::vector<GemmTiming>>{timing->gemms}; });
-    sc_core::sc_start();
-    const auto finished = std::chrono::steady_clock::now();
-    report(*clusters, opCycles);
-    if (!options.vcdBaseName.empty()) systemWaveform_ = clusters->waveform();
-    results_["wafer_timing"] = fromCache ? "from " + cache->file().string()
-                                         : cache ? "simulated, kept in " + cache->file().string() : "simulated";
-    results_["simulated_wavelets"] = {{"weights_in", timing->weightsIn}, {"gradients_out", timing->gradientsOut}};
-    results_["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
-                        {"simulation_seconds", std::chrono::duration<double>(finished - elaborated).count()},
-                        {"simulated_gemm_cycles", timing->simulatedCycles},
-                        {"threads", fromCache ? 1u : workers_},
-                        {"wafer_seconds", waferSeconds},
-                        {"gemm_groups", groups}};
-    return;
-  }
-
-  const config::ArchConfig simulatedArch = runtime::withMeshColumns(arch_, meshColumns_);
-  chip::WaferChip chip(simulatedArch, run_, chipParts(), start);
-  wafer::Wafer& wafer = chip.wafer();
-  // Every wafer simulated: each system's GEMMs in turn on the wafer model
-  // (the systems share nothing but the weights' arrival, which the system
-  // model places in time afterwards).
-  const unsigned wafersSimulated = config_.everyWafer ? arch_.cluster.systems : 1;
-  std::vector<runtime::SimulatedGemm*> sequence;
-  for (std::size_t i : simulated_) sequence.push_back(gemms_[i].plan.get());
-  // Each further wafer runs GEMMs of its own (a GEMM sampled in rounds keeps their state).
-  std::vector<std::unique_ptr<runtime::SimulatedGemm>> otherWafers;
-  for (unsigned w = 1; w < wafersSimulated; ++w)
-    for (std::size_t i : simulated_) {
-      otherWafers.push_back(std::make_unique<runtime::SimulatedGemm>(algorithm_, gemms_[i].shape, arch_, 0, 0, firmware::Buffering::Auto, config_.sampling));
-      sequence.push_back(otherWafers.back().get());
-    }
-  runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
-                               arch_.fabric.routeSwitchCycles);
-  chip.setController(&driver);
-  wafer.setStopWhenFinished(false);
-
-  // When the wafer is done, the cluster runs the step's tasks with the cycles just simulated.
-  makeClusters(&wafer.finishedEvent(), [&] {
-    std::vector<std::vector<GemmTiming>> wafers;
-    for (unsigned w = 0; w < wafersSimulated; ++w)
-      wafers.push_back(gemmTimings(driver, wafer.cycles(), w, streamedBytes));
-    return wafers;
-  });
-
-  chip::SimulationTimes times = chip.simulate(options);
-
-  WaferTiming simulated{gemmTimings(driver, wafer.cycles(), 0, streamedBytes), wafer.cycles(),
-                        wafer.fabric().counters().fromEdge, chip.egress().received()};
   for (std::size_t i = 0; i < gemms_.size(); ++i) {
-    gemms_[i].cycles = simulated.gemms[i].cycles;
-    gemms_[i].actions = simulated.gemms[i].actions;
+    gemms_[i].cycles = simulated.gemms.at(i).cycles;
+    gemms_[i].actions = simulated.gemms.at(i).actions;
   }
-  for (std::size_t j = 0; j < simulated_.size() && times.timeline; ++j)
-    times.timeline->addSpan(gemms_[simulated_[j]].plan->full().describe(), driver.starts()[j],
-                            j + 1 < driver.starts().size() ? driver.starts()[j + 1] : wafer.cycles(),
-                            "wafer model: each distinct GEMM");
-  if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &chip.pes(), wafer.cycles(), simulatedArch);
-  if (times.timeline) {
-    addSystemSpans(*times.timeline, clusters->cluster());
-    timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
-  }
-  if (cache) cache->store(simulated);
+  const auto timings = [&] { return *wafers; };
 
+  const bool observesWafer = !fromCache && (options.timeline || options.waferMap || !options.vcdBaseName.empty());
+  double simulationSeconds = 0;
+  if (observesWafer) {
+    const config::ArchConfig simulatedArch = runtime::withMeshColumns(arch_, meshColumns_);
+    chip::WaferChip chip(simulatedArch, run_, chipParts(), start);
+    wafer::Wafer& wafer = chip.wafer();
+    // The GEMMs as the groups ran them, afresh (a GEMM sampled in rounds
+    // keeps their state), one after another on one mesh as wide as the
+    // widest needs: the first wafer's.
+    std::vector<std::unique_ptr<runtime::SimulatedGemm>> plans;
+    std::vector<runtime::SimulatedGemm*> sequence;
+    for (std::size_t i : simulated_) {
+      plans.push_back(simulatedGemm(gemms_[i].shape));
+      sequence.push_back(plans.back().get());
+    }
+    runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
+                                 arch_.fabric.routeSwitchCycles);
+    chip.setController(&driver);
+    wafer.setStopWhenFinished(false);
+    // When the wafer is done, the cluster runs the step from the groups' timing.
+    makeClusters(&wafer.finishedEvent(), timings);
+    chip::SimulationTimes times = chip.simulate(options);
+    simulationSeconds = times.simulationSeconds;
+    for (std::size_t j = 0; j < simulated_.size() && times.timeline; ++j)
+      times.timeline->addSpan(gemms_[simulated_[j]].plan->full().describe(), driver.starts()[j],
+                              j + 1 < driver.starts().size() ? driver.starts()[j + 1] : wafer.cycles(),
+                              "wafer model: each distinct GEMM");
+    if (options.waferMap) waferMap_ = results::waferMap(wafer.fabric(), &chip.pes(), wafer.cycles(), simulatedArch);
+    if (times.timeline) {
+      addSystemSpans(*times.timeline, clusters->cluster());
+      timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
+    }
+  } else {
+    // The wafer's timing is known: only the system model runs.
+    makeClusters(nullptr, timings);
+    const auto started = std::chrono::steady_clock::now();
+    sc_core::sc_start();
+    simulationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
   report(*clusters, opCycles);
   if (!options.vcdBaseName.empty()) systemWaveform_ = clusters->waveform();
-  results_["wafer_timing"] = cache ? "simulated, kept in " + cache->file().string() : "simulated";
+  results_["wafer_timing"] = fromCache ? "from " + cache->file().string()
+                                       : cache ? "simulated, kept in " + cache->file().string() : "simulated";
   results_["simulated_wavelets"] = {{"weights_in", simulated.weightsIn}, {"gradients_out", simulated.gradientsOut}};
-  results_["host"] = {{"elaboration_seconds", times.elaborationSeconds},
-                      {"simulation_seconds", times.simulationSeconds},
+  results_["host"] = {{"elaboration_seconds", std::chrono::duration<double>(elaborated - start).count()},
+                      {"simulation_seconds", waferSeconds + simulationSeconds},
                       {"simulated_gemm_cycles", simulated.simulatedCycles},
-                      {"threads", 1u}};
-}
-
-std::vector<GemmTiming> TrainWorkload::gemmTimings(const runtime::GemmSequence& driver, std::uint64_t end,
-                                                   unsigned wafer,
-                                                   const std::vector<std::uint64_t>& streamedBytes) const {
-  std::vector<GemmTiming> perSimulated;
-  for (std::size_t j = 0; j < simulated_.size(); ++j)  // at wafer x size + j in the sequence the wafer ran
-    perSimulated.push_back(sequencedGemmTiming(driver, wafer * simulated_.size() + j, *gemms_[simulated_[j]].plan,
-                                               end, arch_, meshColumns_, streamedBytes[simulated_[j]]));
-  return everyGemmTiming(perSimulated, streamedBytes);
+                      {"threads", fromCache ? 1u : workers_},
+                      {"wafer_seconds", waferSeconds},
+                      {"gemm_groups", groups}};
 }
 
 std::vector<GemmTiming> TrainWorkload::everyGemmTiming(const std::vector<GemmTiming>& perSimulated,
@@ -850,15 +829,36 @@ std::vector<GemmTiming> TrainWorkload::everyGemmTiming(const std::vector<GemmTim
 }
 
 GroupedTiming TrainWorkload::simulateGroups(const std::vector<std::uint64_t>& streamedBytes,
-                                          sim::ProgressObserver* progress) {
+                                          sim::ProgressObserver* progress, nlohmann::json& groupsRun) {
+  // Every wafer simulated: each further one's GEMMs after the first's (a
+  // GEMM sampled in rounds keeps their state), in groups with them.
+  const unsigned wafers = config_.everyWafer ? arch_.cluster.systems : 1;
+  std::vector<std::unique_ptr<runtime::SimulatedGemm>> otherWafers;
   std::vector<runtime::SimulatedGemm*> plans;
   std::vector<std::uint64_t> simulatedBytes;
-  for (std::size_t i : simulated_) {
-    plans.push_back(gemms_[i].plan.get());
-    simulatedBytes.push_back(streamedBytes[i]);
+  for (unsigned w = 0; w < wafers; ++w)
+    for (std::size_t i : simulated_) {
+      if (w > 0)
+        otherWafers.push_back(simulatedGemm(gemms_[i].shape));
+      plans.push_back(w > 0 ? otherWafers.back().get() : gemms_[i].plan.get());
+      simulatedBytes.push_back(streamedBytes[i]);
+    }
+  const std::vector<const runtime::SimulatedGemm*> constPlans(plans.begin(), plans.end());
+  const std::vector<std::vector<std::size_t>> groups =
+      wafers > 1 ? independentGemmGroups(constPlans, config_.sampling.representativePhases) : gemmGroups_;
+  GroupedTiming grouped =
+      simulateGemmGroups(plans, groups, simulatedBytes, GroupedRun{arch_, run_, chipParts(), workers_, progress});
+  groupsRun = nlohmann::json::array();
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    nlohmann::json members = nlohmann::json::array(), ofWafer = nlohmann::json::array();
+    for (std::size_t m : groups[g]) {
+      members.push_back(simulated_[m % simulated_.size()]);  // of the step's distinct GEMMs
+      ofWafer.push_back(m / simulated_.size());
+    }
+    groupsRun.push_back({{"gemms", members}, {"seconds", grouped.groupSeconds[g]}});
+    if (wafers > 1) groupsRun.back()["wafers"] = ofWafer;
   }
-  return simulateGemmGroups(plans, gemmGroups_, simulatedBytes,
-                            GroupedRun{arch_, meshColumns_, run_, chipParts(), workers_, progress});
+  return grouped;
 }
 
 void TrainWorkload::addSystemSpans(trace::TimelineRecorder& timeline, const system::Cluster& cluster) const {

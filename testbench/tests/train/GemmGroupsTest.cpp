@@ -1,7 +1,7 @@
 // The training step's GEMMs simulated in groups on worker threads
 // (GemmGroups.h): GEMMs sharing a line key stay in one group, and any number of
-// workers gives every GEMM the cycles, actions and weights in that one
-// sequence of them all on one chip gives. No SystemC kernel runs here (the
+// workers gives every GEMM the cycles, actions and weights that one
+// sequence of the GEMMs needing a mesh as wide, on one chip that wide, gives. No SystemC kernel runs here (the
 // groups' chips have none), so the ThreadSanitizer job runs these tests.
 #include <gtest/gtest.h>
 
@@ -62,12 +62,6 @@ std::vector<runtime::SimulatedGemm*> raw(const std::vector<std::unique_ptr<runti
   return out;
 }
 
-std::uint32_t widest(const Machine& s, const std::vector<runtime::SimulatedGemm*>& gemms) {
-  std::uint32_t columns = 1;
-  for (const runtime::SimulatedGemm* g : gemms) columns = std::max(columns, g->meshColumns(s.arch));
-  return columns;
-}
-
 std::vector<std::uint64_t> streamedBytes(const Machine& s, const std::vector<runtime::SimulatedGemm*>& gemms) {
   std::vector<std::uint64_t> bytes;
   for (const runtime::SimulatedGemm* g : gemms) bytes.push_back(g->streamedWavelets(s.arch.mesh) * 2);
@@ -78,25 +72,37 @@ chip::ChipParts parts(const Machine& s) {
   return workload::gemmChipParts(s.arch, pe::Precision::Mixed, config::DataMode::Timing);
 }
 
-// Every GEMM in one sequence on one chip, as a run with a timeline has them.
-WaferTiming oneSequence(const Machine& s, const runtime::GemmSampling& sampling) {
+// The GEMMs needing a mesh of each width (SimulatedGemm::meshColumns) in
+// one sequence on one chip that wide, as a group's chip is.
+WaferTiming inSequences(const Machine& s, const runtime::GemmSampling& sampling, std::set<std::uint32_t>& widths) {
   const auto owned = plans(s, sampling);
   const std::vector<runtime::SimulatedGemm*> gemms = raw(owned);
-  const std::uint32_t columns = widest(s, gemms);
   const std::vector<std::uint64_t> bytes = streamedBytes(s, gemms);
-  chip::ChipParts p = parts(s);
-  p.systemc = false;
-  chip::WaferChip chip(runtime::withMeshColumns(s.arch, columns), runtime::withMeshColumns(s.run, columns), p);
-  runtime::GemmSequence driver(gemms, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
-                               s.arch.fabric.routeSwitchCycles);
-  chip.setController(&driver);
-  chip.simulate({});
+  for (const runtime::SimulatedGemm* g : gemms) widths.insert(g->meshColumns(s.arch));
   WaferTiming t;
-  for (std::size_t i = 0; i < gemms.size(); ++i)
-    t.gemms.push_back(sequencedGemmTiming(driver, i, *gemms[i], chip.cycles(), s.arch, columns, bytes[i]));
-  t.simulatedCycles = chip.cycles();
-  t.weightsIn = chip.fabric().counters().fromEdge;
-  t.gradientsOut = chip.egress().received();
+  t.gemms.resize(gemms.size());
+  for (std::uint32_t columns : widths) {
+    std::vector<std::size_t> members;
+    std::vector<runtime::SimulatedGemm*> sequence;
+    for (std::size_t i = 0; i < gemms.size(); ++i)
+      if (gemms[i]->meshColumns(s.arch) == columns) {
+        members.push_back(i);
+        sequence.push_back(gemms[i]);
+      }
+    chip::ChipParts p = parts(s);
+    p.systemc = false;
+    chip::WaferChip chip(runtime::withMeshColumns(s.arch, columns), s.run, p);
+    runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
+                                 s.arch.fabric.routeSwitchCycles);
+    chip.setController(&driver);
+    chip.simulate({});
+    for (std::size_t j = 0; j < members.size(); ++j)
+      t.gemms[members[j]] =
+          sequencedGemmTiming(driver, j, *sequence[j], chip.cycles(), s.arch, columns, bytes[members[j]]);
+    t.simulatedCycles += chip.cycles();
+    t.weightsIn += chip.fabric().counters().fromEdge;
+    t.gradientsOut += chip.egress().received();
+  }
   return t;
 }
 
@@ -104,10 +110,8 @@ WaferTiming inGroups(const Machine& s, const runtime::GemmSampling& sampling, un
   const auto owned = plans(s, sampling);
   const std::vector<runtime::SimulatedGemm*> gemms = raw(owned);
   const std::vector<const runtime::SimulatedGemm*> constant(gemms.begin(), gemms.end());
-  const std::uint32_t columns = widest(s, gemms);
   return simulateGemmGroups(gemms, independentGemmGroups(constant, sampling.representativePhases),
-                            streamedBytes(s, gemms),
-                            GroupedRun{s.arch, columns, runtime::withMeshColumns(s.run, columns), parts(s), workers})
+                            streamedBytes(s, gemms), GroupedRun{s.arch, s.run, parts(s), workers})
       .timing;
 }
 
@@ -166,7 +170,12 @@ TEST(GemmGroups, AnyNumberOfWorkersGivesOneSequencesTiming) {
   const Machine s = tiny();
   // Whole GEMMs (every n simulated) cost most: fewer counts of them.
   for (const runtime::GemmSampling& sampling : {kSampled, runtime::GemmSampling{}}) {
-    const WaferTiming reference = oneSequence(s, sampling);
+    std::set<std::uint32_t> widths;
+    const WaferTiming reference = inSequences(s, sampling, widths);
+    // Representative rows: the weight gradients' two rows need two mesh
+    // columns, the other GEMMs' one row one; every row, the whole mesh.
+    const std::set<std::uint32_t> expected = sampling.sampled() ? std::set<std::uint32_t>{1, 2} : std::set<std::uint32_t>{8};
+    EXPECT_EQ(widths, expected);
     for (unsigned workers : sampling.sampled() ? std::vector<unsigned>{1, 2, 3, 7} : std::vector<unsigned>{2, 7})
       expectSameTiming(inGroups(s, sampling, workers), reference,
                        std::string(sampling.sampled() ? "sampled" : "whole") + ", " + std::to_string(workers) +
