@@ -158,7 +158,8 @@ class SimulatedGemm {
   std::set<std::string> lineKeys() const;
 
   // The columns of the mesh the simulated mapping needs: all of them, or
-  // only the representative rows' (several GEMMs on one mesh take the widest).
+  // only the representative rows' (a sequence of GEMMs on one mesh takes
+  // the widest: a training step's groups, testbench/train/GemmGroups.h).
   std::uint32_t meshColumns(const config::ArchConfig& arch) const {
     return rows_ ? rows_->gridY() : arch.mesh.width;
   }
