@@ -1,8 +1,9 @@
 // The training step's GEMMs simulated in groups on worker threads
 // (GemmGroups.h): GEMMs sharing a line key stay in one group, and any number of
 // workers gives every GEMM the cycles, actions and weights that one
-// sequence of the GEMMs needing a mesh as wide, on one chip that wide, gives. No SystemC kernel runs here (the
-// groups' chips have none), so the ThreadSanitizer job runs these tests.
+// sequence of the GEMMs needing a mesh as wide, on one chip that wide,
+// gives. No SystemC kernel runs here (the groups' chips have none), so the
+// ThreadSanitizer job runs these tests.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -174,7 +175,8 @@ TEST(GemmGroups, AnyNumberOfWorkersGivesOneSequencesTiming) {
     const WaferTiming reference = inSequences(s, sampling, widths);
     // Representative rows: the weight gradients' two rows need two mesh
     // columns, the other GEMMs' one row one; every row, the whole mesh.
-    const std::set<std::uint32_t> expected = sampling.sampled() ? std::set<std::uint32_t>{1, 2} : std::set<std::uint32_t>{8};
+    const std::set<std::uint32_t> expected =
+        sampling.sampled() ? std::set<std::uint32_t>{1, 2} : std::set<std::uint32_t>{8};
     EXPECT_EQ(widths, expected);
     for (unsigned workers : sampling.sampled() ? std::vector<unsigned>{1, 2, 3, 7} : std::vector<unsigned>{2, 7})
       expectSameTiming(inGroups(s, sampling, workers), reference,
