@@ -42,6 +42,8 @@ RUNS = {
     "train_every_gemm": ("train_tiny.yaml", ["arch.cluster.systems=4", "workload.phases=all"],
                          False),
     "train_timeline": ("train_tiny.yaml", [], True),
+    # Every system's wafer simulated: each further wafer's GEMMs in the groups of the first's.
+    "train_every_wafer": ("train_tiny.yaml", ["arch.cluster.systems=3", "workload.wafers=every"], False),
     # Sparse blocks beside the dense LM head: each GEMM at its own ring rate,
     # its programs released phase by phase.
     "train_sparse": ("train_tiny.yaml", ["workload.weight_density=0.5", "arch.cluster.systems=2"], False),
