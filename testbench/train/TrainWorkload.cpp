@@ -16,6 +16,7 @@
 #include "firmware/runtime/GemmSequence.h"
 #include "firmware/runtime/SimulatedGemm.h"
 #include "hw/chip/WaferChip.h"
+#include "hw/sim/ProgressShare.h"
 #include "hw/common/ConfigError.h"
 #include "hw/pe/SramAllocator.h"
 #include "hw/system/Cluster.h"
@@ -740,11 +741,15 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     }
   }
   const bool fromCache = wafers.has_value();
+  const bool observesWafer = !fromCache && (options.timeline || options.waferMap || !options.vcdBaseName.empty());
+  // Simulated twice, the wafer tells one progress: half each.
+  sim::ProgressShare groupsProgress(options.progress, 0.0, observesWafer ? 0.5 : 1.0, !observesWafer);
+  sim::ProgressShare chipProgress(options.progress, 0.5, 1.0, true);
   const auto elaborated = std::chrono::steady_clock::now();
   nlohmann::json groups = nlohmann::json::array();  // host seconds per group of GEMMs simulated at once
   double waferSeconds = 0;  // simulating the groups, all threads together
   if (!fromCache) {
-    GroupedTiming grouped = simulateGroups(streamedBytes, options.progress, groups);
+    GroupedTiming grouped = simulateGroups(streamedBytes, groupsProgress.observer(), groups);
     waferSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - elaborated).count();
     simulated = grouped.timing;
     wafers = std::vector<std::vector<GemmTiming>>();
@@ -761,7 +766,6 @@ void TrainWorkload::run(const workload::RunOptions& options) {
   }
   const auto timings = [&] { return *wafers; };
 
-  const bool observesWafer = !fromCache && (options.timeline || options.waferMap || !options.vcdBaseName.empty());
   double simulationSeconds = 0;
   if (observesWafer) {
     const config::ArchConfig simulatedArch = runtime::withMeshColumns(arch_, meshColumns_);
@@ -782,7 +786,9 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     wafer.setStopWhenFinished(false);
     // When the wafer is done, the cluster runs the step from the groups' timing.
     makeClusters(&wafer.finishedEvent(), timings);
-    chip::SimulationTimes times = chip.simulate(options);
+    workload::RunOptions observed = options;
+    observed.progress = chipProgress.observer();
+    chip::SimulationTimes times = chip.simulate(observed);
     simulationSeconds = times.simulationSeconds;
     for (std::size_t j = 0; j < simulated_.size() && times.timeline; ++j)
       times.timeline->addSpan(gemms_[simulated_[j]].plan->full().describe(), driver.starts()[j],
