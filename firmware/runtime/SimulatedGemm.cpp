@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "firmware/gemm/registry/GemmAlgorithms.h"
+#include "firmware/gemm/streaming/WeightGradGemm.h"
 #include "firmware/gemm/streaming/WeightStreamPlan.h"
 #include "hw/common/ConfigError.h"
 #include "hw/fabric/ColorRouteTable.h"
@@ -61,6 +62,18 @@ SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmS
       meshRows_(arch.mesh.height) {
   if (sampling.representativeRows) rows_ = representativeRows(algorithm, *full_, arch);
   meshColumns_ = meshColumns(arch);
+  if (sampling.representativeColumns && rows_)
+    if (const auto* grad = dynamic_cast<const firmware::WeightGradGemm*>(rows_.get()))
+      if (std::optional<firmware::WeightGradGemm::ColumnSample> sample = grad->representativeColumns(arch)) {
+        // The sample's targets may repeat where the whole grid's do not: the
+        // route switches are the whole grid's rows' (fullTime).
+        fullRerouted_ = reroutedPhases(*rows_);
+        bandRows_ = sample->bandRows;
+        sampleSramBytes_ = sample->sramBytes;
+        hopsLeftOut_ = std::move(sample->hopsLeftOut);
+        rows_ = std::move(sample->mapping);
+        meshRows_ = 2 * bandRows_;
+      }
   if (rows().phases() != full_->phases())
     throw std::logic_error("representative rows of " + full_->describe() + " run in other phases");
   for (std::uint32_t p = 0; p < full_->phases(); ++p) {
@@ -83,7 +96,8 @@ void SimulatedGemm::planFirstRound(const KindLines& learnt) {
   for (PhaseSample& s : samples_) s.interpolated = false;
   if (sampling_.representativePhases) pickRepresentativePhases(learnt);
   std::vector<firmware::PhaseCut> cuts;
-  bool sampled = false;
+  // Representative columns route their phases their own way: the whole grid's switches are added.
+  bool sampled = bandRows_ > 0;
   for (std::uint32_t p = 0; p < full_->phases(); ++p) {
     sampled = sampled || samples_[p].interpolated;
     if (samples_[p].interpolated) continue;
@@ -467,6 +481,8 @@ GemmTime SimulatedGemm::fullTime(const std::vector<PhaseRun>& phases, std::uint6
     t.cycles += cyclesOf(s) + perPhase;
     t.phasesExtrapolated += !s.whole();
   }
+  // Representative columns: the whole grid's last feed ends later.
+  for (std::int64_t late : hopsLeftOut_) t.cycles = std::uint64_t(std::int64_t(t.cycles) + late);
   // Sampled, the phases' own cycles, and the route switches of the whole
   // GEMM's order of phases (those of a round's order left out).
   for (bool rerouted : fullRerouted_) t.cycles += rerouted ? switchCycles_ : 0;
@@ -515,6 +531,16 @@ bool SimulatedGemm::timesLike(const SimulatedGemm& other) const {
          rows_->outline().phaseLayout == other.rows_->outline().phaseLayout;
 }
 
+config::ArchConfig SimulatedGemm::simulatedArch(const config::ArchConfig& arch, std::uint32_t meshColumns) const {
+  config::ArchConfig a = withMeshColumns(arch, meshColumns);
+  if (bandRows_ == 0) return a;
+  a.mesh.height = meshRows_;
+  a.io.bandwidthBytesPerS = arch.io.bandwidthBytesPerS * 2.0 / double(arch.io.channelsPerEdge);
+  a.io.channelsPerEdge = 2;
+  a.pe.sramBytes = arch.pe.sramBytes + sampleSramBytes_;
+  return a;
+}
+
 config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t columns) {
   config::ArchConfig a = arch;
   a.mesh.width = columns;
@@ -530,6 +556,17 @@ config::RunConfig withMeshColumns(const config::RunConfig& run, std::uint32_t co
                               " simulated (workload.rows: representative; the grid's rows lie along mesh "
                               "columns); pick a region there or set workload.rows: all");
   r.vcdRegion.x1 = std::min(r.vcdRegion.x1, columns - 1);
+  return r;
+}
+
+config::RunConfig withMeshRows(const config::RunConfig& run, std::uint32_t rows) {
+  config::RunConfig r = run;
+  if (r.vcdRegion.y0 >= rows)
+    throw config::ConfigError("run.vcd.region.y0=" + std::to_string(r.vcdRegion.y0) + ": only mesh rows 0.." +
+                              std::to_string(rows - 1) +
+                              " are simulated (workload.columns: representative; the grid's columns lie along mesh "
+                              "rows); pick a region there or set workload.columns: all");
+  r.vcdRegion.y1 = std::min(r.vcdRegion.y1, rows - 1);
   return r;
 }
 

@@ -81,6 +81,8 @@ struct GemmSampling {
   double steadyStateTolerance = 0.002;
   // Largest relative miss of a representative phase's line by its check.
   double phaseLineTolerance = 0.002;
+  // With representative rows, a weight gradient's representative columns too.
+  bool representativeColumns = false;
   // Whether part of a GEMM is simulated and the rest derived.
   bool sampled() const { return representativeRows || representativePhases || steadyStateOutputs > 0; }
 };
@@ -163,6 +165,15 @@ class SimulatedGemm {
   std::uint32_t meshColumns(const config::ArchConfig& arch) const {
     return rows_ ? rows_->gridY() : arch.mesh.width;
   }
+  // The rows of the mesh it simulates: all of them, or its representative
+  // columns' (a weight gradient's two bands of the I/O ring's rows).
+  std::uint32_t meshRows() const { return meshRows_; }
+  // The architecture its mapping runs on, on a mesh `meshColumns` wide (at
+  // least its own meshColumns) and meshRows() tall: with representative
+  // columns, a channel per band and edge at the rate each channel has on the
+  // whole wafer, and SRAM enough for the sample's targets, which keep the
+  // dY of the several columns they stand for (capacity is not a timing input).
+  config::ArchConfig simulatedArch(const config::ArchConfig& arch, std::uint32_t meshColumns) const;
   // The whole GEMM's time, from the last round's phases and input end,
   // simulated on a mesh of `meshColumns` columns.
   GemmTime fullTime(const std::vector<PhaseRun>& phases, std::uint64_t inputEnd,
@@ -287,7 +298,13 @@ class SimulatedGemm {
   void startRound(std::vector<firmware::PhaseCut> cuts);
 
   std::unique_ptr<firmware::GemmMapping> full_;
-  std::unique_ptr<firmware::GemmMapping> rows_;  // its representative rows, or null
+  std::unique_ptr<firmware::GemmMapping> rows_;  // its representative rows (and columns), or null
+  // Representative columns: rows of each of the two bands simulated (0:
+  // every column), the SRAM their busiest PE needs, and per phase the hops
+  // the whole grid's dY broadcast reaches farther than the sample's.
+  std::uint32_t bandRows_ = 0;
+  std::uint64_t sampleSramBytes_ = 0;
+  std::vector<std::int64_t> hopsLeftOut_;
   wafer::IoRingEdge ingressRing_;
   GemmSampling sampling_;
   std::vector<PhaseSample> samples_;             // per phase of the GEMM
@@ -309,5 +326,7 @@ config::ArchConfig withMeshColumns(const config::ArchConfig& arch, std::uint32_t
 // The run's VCD and timeline region cut to a mesh of `columns` columns;
 // throws ConfigError when it lies wholly in columns not simulated.
 config::RunConfig withMeshColumns(const config::RunConfig& run, std::uint32_t columns);
+// The same cut to a mesh of `rows` rows (representative columns).
+config::RunConfig withMeshRows(const config::RunConfig& run, std::uint32_t rows);
 
 }  // namespace wsesim::runtime

@@ -35,6 +35,7 @@ using runtime::GemmTime;
 using runtime::SimulatedGemm;
 using runtime::passShape;
 using runtime::withMeshColumns;
+using runtime::withMeshRows;
 
 struct GemmConfig {
   std::uint32_t m = 0, k = 0, n = 0;
@@ -123,7 +124,7 @@ GemmConfig readConfig(config::ParamReader& p) {
 // What a run found: results() and summary() are both written from it (and
 // from the mapping and the configuration, which the workload keeps).
 struct GemmResults {
-  std::uint32_t rowsSimulated = 0, phasesExtrapolated = 0, phasesInterpolated = 0;
+  std::uint32_t rowsSimulated = 0, columnsSimulated = 0, phasesExtrapolated = 0, phasesInterpolated = 0;
   std::uint64_t cyclesSimulated = 0;
   std::vector<std::uint64_t> phaseStarts;
   double weightsPerCycle = 0;  // the I/O ring's, all channels
@@ -158,7 +159,7 @@ class GemmWorkload : public workload::Workload {
         gemm_(std::move(gemm)),
         full_(gemm_->full()),
         arch_(arch),
-        run_(withMeshColumns(run, gemm_->meshColumns(arch))) {}
+        run_(withMeshRows(withMeshColumns(run, gemm_->meshColumns(arch)), gemm_->meshRows())) {}
 
   void run(const workload::RunOptions& options) override;
   workload::HostMemoryPlan plannedHostMemory() const override;
@@ -201,8 +202,11 @@ class GemmWorkload : public workload::Workload {
   std::uint32_t layerWeightRows() const {
     return config_.pass == GemmPass::WeightGrad ? full_.shape().m : full_.shape().k;
   }
+  // The architecture the rows (and columns) simulated run on.
+  config::ArchConfig simulatedArch() const { return gemm_->simulatedArch(arch_, gemm_->meshColumns(arch_)); }
+  // Its I/O ring's, for the mesh simulated.
   chip::ChipParts chipParts() const {
-    chip::ChipParts parts = workload::gemmChipParts(arch_, full_.shape(), run_.mode);
+    chip::ChipParts parts = workload::gemmChipParts(simulatedArch(), full_.shape(), run_.mode);
     parts.fabricThreads = run_.hostThreads();
     return parts;
   }
@@ -219,7 +223,7 @@ class GemmWorkload : public workload::Workload {
 // the reference, each of them once more while being built or compared.
 workload::HostMemoryPlan GemmWorkload::plannedHostMemory() const {
   workload::HostMemoryPlan plan =
-      workload::sampledGemmHostMemory(arch_, gemm_->meshColumns(arch_), run_, chipParts());
+      workload::sampledGemmHostMemory(arch_, simulatedArch(), run_, chipParts());
   const firmware::GemmShape& s = full_.shape();
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
   if (run_.mode == config::DataMode::Functional) plan.bytes += 2 * elements * sizeof(float);
@@ -234,9 +238,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   // Its rows as simulated (in the rounds' every phase, on their grid).
   const firmware::GemmMapping& mapping = gemm_->rows();
-  // The mesh simulated: as wide as the rows simulated need (they lie along mesh columns).
-  const std::uint32_t meshColumns = gemm_->meshColumns(arch_);
-  const config::ArchConfig simulatedArch = withMeshColumns(arch_, meshColumns);
+  // The mesh simulated: as wide as the rows simulated need (they lie along
+  // mesh columns), as tall as the columns simulated.
+  const config::ArchConfig simulatedArch = this->simulatedArch();
   const fabric::MeshGeometry mesh = simulatedArch.mesh;
   const bool functional = run_.mode == config::DataMode::Functional;
   chip::WaferChip chip(simulatedArch, run_, chipParts(), start);
@@ -261,7 +265,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   }
   GemmPhases phases(*gemm_, pes, chip.routes(), chip.ingress(), functional ? &b : nullptr,
                     arch_.fabric.routeSwitchCycles);
-  const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, meshColumns); };
+  const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, mesh.width); };
   const pe::ElementType outputType = firmware::sumType(s);
   if (functional) mapping.writeOperands(pes, mesh, a, b);
   chip.setController(&phases);
@@ -340,6 +344,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     for (std::uint32_t c = 0; c < mapping.gridX(); ++c)
       r.sramHighWater = std::max(r.sramHighWater, pes.sram(mapping.pe(mesh, c, row)).highWater());
   r.rowsSimulated = mapping.gridY();
+  r.columnsSimulated = mapping.gridX();
   r.phasesExtrapolated = time.phasesExtrapolated;
   r.phasesInterpolated = time.phasesInterpolated;
   r.cyclesSimulated = wafer.cycles();
@@ -412,6 +417,7 @@ nlohmann::json GemmWorkload::typeResults() const {
   r["n"] = config_.n;
   r["grid"] = {{"x", full_.gridX()}, {"y", full_.gridY()}};
   r["rows_simulated"] = f.rowsSimulated;
+  r["columns_simulated"] = f.columnsSimulated;
   r["phases_extrapolated"] = f.phasesExtrapolated;
   r["phases_interpolated"] = f.phasesInterpolated;
   r["rounds_simulated"] = gemm_->roundsRun();

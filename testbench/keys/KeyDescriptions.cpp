@@ -116,6 +116,8 @@ const std::vector<KeyDescription>& keyDescriptions() {
        "the resident algorithms' receive buffers: double (next step's blocks arrive during this step's product), single (after it; SUMMA only), auto: the algorithm's preferred layout that fits the PE's SRAM (SUMMA: single, as the SDK runs it, else double; Cannon, MeshGEMM: double)"},
       {"", "workload.rows",
        "simulate every row, or representative rows of each GEMM (weight_stream, timing mode; forward and backward data one of the larger row size, weight gradient two; gemm-mappings.md)"},
+      {"", "workload.columns",
+       "with representative rows, simulate every column, or of a weight gradient two bands of the I/O ring's rows holding each edge's busiest feed, the whole grid's last feed's lateness added per phase (timing mode; gemm-mappings.md)"},
       {"", "workload.phases",
        "simulate every phase, or of each kind of four or more alike phases (weight_stream passes of as many n's, targets alike) three, the others interpolated on the line their reach gives, checked by the middle one (timing mode; gemm-mappings.md)"},
       {"", "workload.steady_state_outputs",

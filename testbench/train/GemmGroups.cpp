@@ -74,6 +74,16 @@ double simulationCost(const runtime::SimulatedGemm& gemm, const config::ArchConf
   return double(gemm.full().bounds(arch).max()) * double(gemm.rows().gridX()) * double(gemm.rows().gridY());
 }
 
+// `parts` without SystemC, on the mesh of `arch`: the I/O ring's channels
+// there, each at the rate it has.
+chip::ChipParts partsOn(const chip::ChipParts& parts, const config::ArchConfig& arch) {
+  chip::ChipParts on = parts;
+  on.systemc = false;
+  for (std::optional<wafer::IoRingEdge>* ring : {&on.ingress, &on.egress})
+    if (*ring) ring->emplace(arch.mesh.height, arch.io.channelsPerEdge, (*ring)->waveletsPerChannelCycle());
+  return on;
+}
+
 // Runs one group on a chip of its own. Whatever it throws (building the
 // chip, simulating, reading the timing) is kept for the caller: nothing
 // leaves a worker thread.
@@ -84,11 +94,19 @@ GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::
   const auto started = std::chrono::steady_clock::now();
   r.failedGemm = members.front();  // until a GEMM of the group runs
   try {
-    chip::ChipParts parts = how.parts;
-    parts.systemc = false;
     std::uint32_t columns = 1;  // as wide as its widest GEMM needs
     for (std::size_t g : members) columns = std::max(columns, gemms[g]->meshColumns(how.arch));
-    chip::WaferChip chip(runtime::withMeshColumns(how.arch, columns), how.run, parts);
+    // As tall as its GEMMs' columns simulated (GEMMs sharing a line share a
+    // layout, so their representative columns too), with SRAM for each.
+    config::ArchConfig arch = gemms[members.front()]->simulatedArch(how.arch, columns);
+    for (std::size_t g : members) {
+      const config::ArchConfig own = gemms[g]->simulatedArch(how.arch, columns);
+      if (own.mesh.height != arch.mesh.height)
+        throw std::logic_error("the GEMMs of a group simulate meshes of " + std::to_string(arch.mesh.height) +
+                               " and " + std::to_string(own.mesh.height) + " rows");
+      arch.pe.sramBytes = std::max(arch.pe.sramBytes, own.pe.sramBytes);
+    }
+    chip::WaferChip chip(arch, how.run, partsOn(how.parts, arch));
     std::vector<runtime::SimulatedGemm*> sequence;
     for (std::size_t g : members) sequence.push_back(gemms[g]);
     runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,

@@ -64,7 +64,7 @@ struct TrainConfig {
   // host time (its checks miss their lines by a few tenths of a percent,
   // so at 0.2% each split its line; gemm-mappings.md, "Representative
   // phases").
-  runtime::GemmSampling sampling{true, true, 8, 0.002, 0.005};
+  runtime::GemmSampling sampling{true, true, 8, 0.002, 0.005, true};
   pe::Precision precision = pe::Precision::Mixed;
   bool fp16PeSums = true;  // workload.precision_opt_level 1 (StepWeights)
   firmware::WeightSparsity sparsity;  // of the transformer blocks' weight matrices (StepWeights)
@@ -417,7 +417,8 @@ class TrainWorkload : public workload::Workload {
   // operands), and the cluster's systems with the one-system reference.
   // A chip per worker simulating groups of GEMMs at once (GemmGroups.h).
   workload::HostMemoryPlan plannedHostMemory() const override {
-    workload::HostMemoryPlan plan = workload::sampledGemmHostMemory(arch_, meshColumns_, run_, chipParts());
+    workload::HostMemoryPlan plan =
+        workload::sampledGemmHostMemory(arch_, runtime::withMeshColumns(arch_, meshColumns_), run_, chipParts());
     plan.bytes *= workers_;
     plan.systemBytes = workload::ClusterModel::plannedHostBytes(arch_, true);
     plan.bytes += plan.systemBytes;
@@ -444,9 +445,14 @@ class TrainWorkload : public workload::Workload {
   }
   // A GEMM of the step as the wafer model simulates it (each simulation
   // its own: a GEMM sampled in rounds keeps their state).
-  std::unique_ptr<runtime::SimulatedGemm> simulatedGemm(const firmware::GemmShape& shape) const {
+  // `wholeColumns`: without representative columns, for one sequence of
+  // every GEMM on one mesh (a run observing the wafer).
+  std::unique_ptr<runtime::SimulatedGemm> simulatedGemm(const firmware::GemmShape& shape,
+                                                        bool wholeColumns = false) const {
+    runtime::GemmSampling sampling = config_.sampling;
+    sampling.representativeColumns = sampling.representativeColumns && !wholeColumns;
     return std::make_unique<runtime::SimulatedGemm>(algorithm_, shape, arch_, 0, 0, firmware::Buffering::Auto,
-                                                    config_.sampling);
+                                                    sampling);
   }
   // Per distinct GEMM, from the timing of those simulated (simulated_, in
   // its order): a GEMM timed like another takes its cycles, with its own
@@ -777,7 +783,7 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     std::vector<std::unique_ptr<runtime::SimulatedGemm>> plans;
     std::vector<runtime::SimulatedGemm*> sequence;
     for (std::size_t i : simulated_) {
-      plans.push_back(simulatedGemm(gemms_[i].shape));
+      plans.push_back(simulatedGemm(gemms_[i].shape, true));
       sequence.push_back(plans.back().get());
     }
     runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
@@ -929,6 +935,7 @@ void TrainWorkload::report(const workload::ClusterModel& clusters, const std::ve
                         {"lower_bound", b.max()},
                         {"bound", b.bound()},
                         {"rows_simulated", g.plan->rows().gridY()},
+                        {"columns_simulated", g.plan->rows().gridX()},
                         {"cycles_of", simulated_[timedBy_[i]]}});
   }
   r.stepSeconds = stepSeconds;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "hw/common/ConfigError.h"
+
 namespace wsesim::workload {
 
 runtime::GemmSampling readGemmSampling(config::ParamReader& p, const runtime::GemmSampling& defaults) {
@@ -12,6 +14,12 @@ runtime::GemmSampling readGemmSampling(config::ParamReader& p, const runtime::Ge
   s.representativePhases = p.choice("workload.phases", {"all", "representative"},
                                     std::string(defaults.representativePhases ? "representative" : "all")) ==
                            "representative";
+  s.representativeColumns =
+      p.choice("workload.columns", {"all", "representative"},
+               std::string(defaults.representativeColumns ? "representative" : "all")) == "representative";
+  if (s.representativeColumns && !s.representativeRows)
+    throw config::ConfigError("workload.columns: representative samples the columns of the representative rows, but "
+                              "workload.rows is all; set workload.rows: representative or workload.columns: all");
   s.steadyStateOutputs = std::uint32_t(p.integer(
       "workload.steady_state_outputs", 0, 1 << 20, defaults.steadyStateOutputs,
       "0: every n of every pass; S: a pass of more than 16S n's is simulated cut to S, 2S, 4S, ... n's until its "
@@ -21,12 +29,16 @@ runtime::GemmSampling readGemmSampling(config::ParamReader& p, const runtime::Ge
   return s;
 }
 
-HostMemoryPlan sampledGemmHostMemory(const config::ArchConfig& arch, std::uint32_t meshColumns,
+HostMemoryPlan sampledGemmHostMemory(const config::ArchConfig& arch, const config::ArchConfig& simulated,
                                      const config::RunConfig& run, const chip::ChipParts& parts) {
-  HostMemoryPlan plan = chipHostMemory(runtime::withMeshColumns(arch, meshColumns), run, parts);
-  if (meshColumns < arch.mesh.width)
-    plan.narrowedBy = "workload.rows: representative; the rows simulated lie along " + std::to_string(meshColumns) +
-                      (meshColumns == 1 ? " mesh column" : " mesh columns");
+  HostMemoryPlan plan = chipHostMemory(simulated, run, parts);
+  const std::uint32_t columns = simulated.mesh.width, rows = simulated.mesh.height;
+  if (columns < arch.mesh.width)
+    plan.narrowedBy = "workload.rows: representative; the rows simulated lie along " + std::to_string(columns) +
+                      (columns == 1 ? " mesh column" : " mesh columns");
+  if (rows < arch.mesh.height)
+    plan.narrowedBy += "; workload.columns: representative; the columns simulated lie along " + std::to_string(rows) +
+                       " mesh rows";
   return plan;
 }
 

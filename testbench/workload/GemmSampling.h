@@ -15,15 +15,15 @@
 
 namespace wsesim::workload {
 
-// workload.rows, workload.phases, workload.steady_state_outputs,
-// workload.steady_state_tolerance and workload.phase_line_tolerance,
-// defaulting to `defaults`.
+// workload.rows, workload.columns, workload.phases,
+// workload.steady_state_outputs, workload.steady_state_tolerance and
+// workload.phase_line_tolerance, defaulting to `defaults`.
 runtime::GemmSampling readGemmSampling(config::ParamReader& params, const runtime::GemmSampling& defaults);
 
-// The chip of `parts` on arch.mesh cut to `meshColumns` columns (as wide as
-// the rows simulated need: SimulatedGemm::meshColumns), saying so when that
-// is narrower than arch.mesh.
-HostMemoryPlan sampledGemmHostMemory(const config::ArchConfig& arch, std::uint32_t meshColumns,
+// The chip of `parts` on the mesh `simulated` has (SimulatedGemm::simulatedArch:
+// as wide as the rows simulated need, as tall as the columns), saying so
+// when that is smaller than arch.mesh.
+HostMemoryPlan sampledGemmHostMemory(const config::ArchConfig& arch, const config::ArchConfig& simulated,
                                      const config::RunConfig& run, const chip::ChipParts& parts);
 
 }  // namespace wsesim::workload

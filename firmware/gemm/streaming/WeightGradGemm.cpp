@@ -1,6 +1,7 @@
 #include "firmware/gemm/streaming/WeightGradGemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -59,6 +60,114 @@ WeightGradGemm::Fitted WeightGradGemm::fit(const GemmShape& shape, const config:
     slices = slicesThatPay(whole, blocks.size(), ks, ms, arch, layout.loopCycles);
   }
   return {std::move(layout), std::move(blocks), slices};
+}
+
+std::optional<WeightGradGemm::ColumnSample> WeightGradGemm::representativeColumns(const config::ArchConfig& arch) const {
+  if (!shape().sparsity.dense()) return std::nullopt;
+  const wafer::IoRingEdge ring = arch.ioRingEdge(elementBytes(sumType(shape())));
+  const std::uint32_t columns = layout_.gridX;
+  // The ring's bands in the grid, as runs of columns (mesh rows).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> bands;  // first column, columns
+  for (unsigned b = 0; b < arch.io.channelsPerEdge && ring.rowBegin(b) < columns; ++b) {
+    // A mesh with fewer rows than channels gives a row several: no band stands for another.
+    if (b > 0 && ring.rowBegin(b) == bands.back().first) return std::nullopt;
+    bands.emplace_back(ring.rowBegin(b), std::min(ring.rowEnd(b), columns) - ring.rowBegin(b));
+  }
+  const std::vector<FeedLoad> whole = feedLoads(bands, [](std::uint32_t c) { return c; });
+  std::uint64_t busiest[2] = {0, 0};
+  std::uint32_t ksMost = 0, widest = 0;
+  for (const FeedLoad& f : whole) busiest[f.east] = std::max(busiest[f.east], f.load);
+  for (std::uint32_t c = 0; c < columns; ++c) ksMost = std::max(ksMost, layout_.ks(c));
+  for (const auto& band : bands) widest = std::max(widest, band.second);
+  if (2ull * widest >= columns) return std::nullopt;
+  // The first pair of widest bands, one on even rows first and one after
+  // it with its rows' parity kept, that holds both edges' busiest feeds
+  // and a column of the most k's.
+  std::vector<std::uint32_t> sampled;
+  for (std::size_t i = 0; i < bands.size() && sampled.empty(); ++i)
+    for (std::size_t j = 0; j < bands.size() && sampled.empty(); ++j) {
+      const auto &a = bands[i], &b = bands[j];
+      if (i == j || a.second != widest || b.second != widest || a.first % 2 != 0 || b.first % 2 != widest % 2) continue;
+      std::vector<std::uint32_t> pair;
+      for (const auto& band : {a, b})
+        for (std::uint32_t c = band.first; c < band.first + band.second; ++c) pair.push_back(c);
+      std::uint64_t most[2] = {0, 0};
+      std::uint32_t ks = 0;
+      for (std::uint32_t c : pair) ks = std::max(ks, layout_.ks(c));
+      for (const FeedLoad& f : feedLoads({{0, widest}, {widest, widest}}, [&](std::uint32_t c) { return pair[c]; }))
+        most[f.east] = std::max(most[f.east], f.load);
+      if (most[0] == busiest[0] && most[1] == busiest[1] && ks == ksMost) sampled = std::move(pair);
+    }
+  if (sampled.empty()) return std::nullopt;
+  const std::uint32_t width = std::uint32_t(sampled.size());
+  const std::vector<FeedLoad> sample =
+      feedLoads({{0, widest}, {widest, widest}}, [&](std::uint32_t c) { return sampled[c]; });
+  // Each pass's target: a sampled column like it (its k's, parity, and the
+  // end of the row it is, if any), nearest its place along the row.
+  const auto end = [](std::uint32_t t, std::uint32_t n) { return t == 0 ? 1 : t + 1 == n ? 2 : 0; };
+  std::vector<std::uint32_t> targets;
+  for (std::uint32_t p = 0; p < layout_.passes(); ++p) {
+    const std::uint32_t t = layout_.target[p];
+    const double place = double(t) * double(width - 1) / double(columns - 1);
+    std::optional<std::uint32_t> pick;
+    for (std::uint32_t j = 0; j < width; ++j)
+      if (layout_.ks(sampled[j]) == layout_.ks(t) && j % 2 == t % 2 && end(j, width) == end(t, columns) &&
+          (!pick || std::abs(double(j) - place) < std::abs(double(*pick) - place)))
+        pick = j;
+    if (!pick) return std::nullopt;
+    targets.push_back(*pick);
+  }
+  ColumnSample out;
+  out.bandRows = widest;
+  // Per phase, how much later the whole grid's last feed ends than the
+  // sample's: the dY reaches a feed's farthest column a hop a column after
+  // it leaves its target, and a feed a k lighter than its edge's busiest
+  // sends its last slice that much sooner (its wavelets at the channel's rate).
+  for (const Block& block : blocks_) {
+    const std::vector<std::uint32_t> slices = sliceBounds(block.ns());
+    const double perK = double(slices.back() - slices[slices.size() - 2]) / ring.waveletsPerChannelCycle();
+    const auto last = [&](const std::vector<FeedLoad>& feeds, std::uint32_t t) {
+      double latest = -1e300;
+      for (const FeedLoad& f : feeds) {
+        const std::uint32_t farthest = std::max(t > f.first ? t - f.first : f.first - t, t > f.last ? t - f.last : f.last - t);
+        latest = std::max(latest, double(farthest) - double(busiest[f.east] - f.load) * perK);
+      }
+      return latest;
+    };
+    out.hopsLeftOut.push_back(std::llround(last(whole, layout_.target[block.pass]) * arch.fabric.hopLatencyCycles -
+                                           last(sample, targets[block.pass]) * arch.fabric.hopLatencyCycles));
+  }
+  WeightStreamPlan layout = layout_.onColumns(sampled, targets);
+  std::uint32_t ns = 0;
+  for (const Block& block : blocks_) ns = std::max(ns, block.ns());
+  for (std::uint32_t c = 0; c < width; ++c)
+    for (std::uint32_t r = 0; r < layout.gridY; ++r)
+      out.sramBytes = std::max(out.sramBytes, sramParts<SramBytes>(layout, c, r, ns).bytes());
+  GemmShape sampleShape = shape();
+  sampleShape.m = layout.shape.k;  // the layer's K, the product's M
+  out.mapping.reset(new WeightGradGemm(sampleShape, std::move(layout), blocks_, slices_));
+  return out;
+}
+
+template <class Column>
+std::vector<WeightGradGemm::FeedLoad> WeightGradGemm::feedLoads(
+    const std::vector<std::pair<std::uint32_t, std::uint32_t>>& bands, Column column) const {
+  std::vector<FeedLoad> feeds;
+  for (const auto& band : bands)
+    for (bool east : {false, true}) {
+      FeedLoad f{east};
+      bool any = false;
+      for (std::uint32_t i = band.first; i < band.first + band.second; ++i) {
+        const std::uint32_t c = column(i);
+        if (chainsEast(c) != east) continue;
+        f.load += layout_.ks(c);
+        f.first = any ? std::min(f.first, i) : i;
+        f.last = any ? std::max(f.last, i) : i;
+        any = true;
+      }
+      if (any) feeds.push_back(f);
+    }
+  return feeds;
 }
 
 std::uint32_t WeightGradGemm::slicesThatPay(const GemmBounds& whole, std::size_t blocks, std::uint32_t ks,

@@ -37,6 +37,9 @@
 // next slice's AXPYs. dY lies at its target block by block, slice by slice,
 // each slice token-major.
 
+#include <memory>
+#include <optional>
+
 #include "firmware/gemm/GemmMapping.h"
 #include "firmware/gemm/streaming/WeightStreamPlan.h"
 
@@ -64,6 +67,25 @@ class WeightGradGemm : public GemmMapping {
   std::unique_ptr<GemmMapping> cutPhases(const std::vector<PhaseCut>& cuts) const override;
 
   pe::Program program(std::uint32_t c, std::uint32_t r, std::uint32_t phase) const;
+
+  // Representative columns (timing mode; SimulatedGemm). The columns tie
+  // each other only through the dY broadcast along each row, which every
+  // PE it reaches paces, and through the I/O ring's feeds, one per band of
+  // rows and edge, that their gradients share. So two of the ring's bands
+  // stand for all: of its widest, the first pair (one starting at an even
+  // row, then one whose rows keep their parity placed after it) holding
+  // the busiest feed of each edge and a column of the most k's. Each
+  // pass's dY leaves from the column of the pair with its target's k's,
+  // parity and side of the row, nearest its place along the row. None when
+  // no pair does, when the pair is not fewer columns than the grid, or
+  // with sparse weights (their kept gradients follow the columns' k's).
+  struct ColumnSample {
+    std::unique_ptr<GemmMapping> mapping;
+    std::uint32_t bandRows = 0;   // rows of each band: the mesh simulated is two bands tall, a channel per band and edge
+    std::uint64_t sramBytes = 0;  // the sample's busiest PE's buffers (its targets keep the dY of several columns')
+    std::vector<std::int64_t> hopsLeftOut;  // per phase: cycles the whole grid's last feed ends after the sample's
+  };
+  std::optional<ColumnSample> representativeColumns(const config::ArchConfig& arch) const;
   // The slices, at most arch.firmware.weight_grad_slices, that make a
   // block fastest by the plan's estimate from the unsliced GEMM's bounds
   // (`blocks` blocks, PEs of at most `ks` k's and `ms` tokens): a slice
@@ -93,6 +115,18 @@ class WeightGradGemm : public GemmMapping {
   // a SramDemand or SramBytes (SramBudget.h).
   template <class Demand>
   static Demand sramParts(const WeightStreamPlan& layout, std::uint32_t c, std::uint32_t r, std::uint32_t ns);
+  // A feed of the I/O ring's gradients out (a band of rows and an edge):
+  // the k's of its columns, and its first and last column.
+  struct FeedLoad {
+    bool east = false;
+    std::uint64_t load = 0;
+    std::uint32_t first = 0, last = 0;
+  };
+  // The feeds of `bands` (first position, positions), position i being
+  // grid column column(i).
+  template <class Column>
+  std::vector<FeedLoad> feedLoads(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& bands,
+                                  Column column) const;
   // The largest block that fits every PE's SRAM (arch.pe.sram_bytes);
   // throws PlanError naming the PE that cannot hold even one n.
   static std::uint32_t largestBlock(const WeightStreamPlan& layout, const config::ArchConfig& arch,

@@ -156,6 +156,22 @@ WeightStreamPlan WeightStreamPlan::cut(const std::vector<PhaseCut>& cuts) const 
   return p;
 }
 
+WeightStreamPlan WeightStreamPlan::onColumns(const std::vector<std::uint32_t>& columns,
+                                             const std::vector<std::uint32_t>& targets) const {
+  if (targets.size() != passes())
+    throw std::invalid_argument("a target per pass is needed to lay " + describe() + " on some of its columns");
+  WeightStreamPlan p = *this;
+  p.gridX = std::uint32_t(columns.size());
+  p.kBegin = {0};
+  for (std::uint32_t c : columns) p.kBegin.push_back(p.kBegin.back() + ks(c));
+  p.shape.k = p.kBegin.back();
+  for (std::uint32_t t : targets)
+    if (t >= p.gridX) throw std::invalid_argument("target column " + std::to_string(t) + " of " + p.describe());
+  p.target = targets;
+  p.indexTargets();
+  return p;
+}
+
 WeightStreamPlan WeightStreamPlan::make(const GemmShape& shape, const config::ArchConfig& arch, std::uint32_t gridX,
                                         std::uint32_t gridY) {
   if (shape.m == 0 || shape.k == 0 || shape.n == 0) throw PlanError("a GEMM needs m, k and n of at least 1");

@@ -109,6 +109,10 @@ struct WeightStreamPlan {
   // This plan with pass i being pass cuts[i].phase cut to its first
   // cuts[i].outputs n's (same grid, splits and targets; N their sum).
   WeightStreamPlan cut(const std::vector<PhaseCut>& cuts) const;
+  // This plan on grid columns `columns` alone (column i of the result is
+  // `columns[i]`, with its k's), pass p reduced to (or, a weight gradient,
+  // broadcast from) `targets[p]`, a position in `columns`.
+  WeightStreamPlan onColumns(const std::vector<std::uint32_t>& columns, const std::vector<std::uint32_t>& targets) const;
 
   // Grid: the requested size (0: as large as the mesh and the matrix allow).
   // Throws PlanError naming what does not fit: the grid, the colors, or the
