@@ -17,6 +17,14 @@
 //   row over on some small uneven grids). The rows run on a mesh only as
 //   wide as they are, so nothing crosses the columns left out: the hops
 //   from the last row to the mesh's East edge are added instead.
+// - Representative columns (a weight gradient's, with representative rows).
+//   Columns tie each other only through the dY broadcast along each row,
+//   paced by every PE it reaches, and through the I/O ring's feeds their
+//   gradients share: two of the ring's bands holding each edge's busiest
+//   feed stand for all (WeightGradGemm::representativeColumns), on a mesh
+//   two bands tall, and each phase adds how much later the whole grid's
+//   last feed ends (its farthest column from the target, less what a
+//   lighter feed lacks). Within 0.2% of every column at scale.
 // - Steady-state outputs. A phase streams its n's one after another through
 //   a pipeline that settles into a fixed period per n; a phase of more than
 //   16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while the period
