@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "firmware/gemm/BalancedSplit.h"
@@ -81,8 +82,13 @@ std::optional<WeightGradGemm::ColumnSample> WeightGradGemm::representativeColumn
   for (const auto& band : bands) widest = std::max(widest, band.second);
   if (2ull * widest >= columns) return std::nullopt;
   // The first pair of widest bands, one on even rows first and one after
-  // it with its rows' parity kept, that holds both edges' busiest feeds
-  // and a column of the most k's.
+  // it with its rows' parity kept, that holds both edges' busiest feeds,
+  // a column of the most k's and one like each target (its k's and parity).
+  // (A target ending the row broadcasts one way: like only the pair's end.)
+  const auto end = [](std::uint32_t t, std::uint32_t n) { return t == 0 ? 1 : t + 1 == n ? 2 : 0; };
+  using Like = std::tuple<std::uint32_t, std::uint32_t, int>;  // k's, parity, end
+  std::set<Like> targetLike;
+  for (std::uint32_t t : layout_.target) targetLike.emplace(layout_.ks(t), t % 2, end(t, columns));
   std::vector<std::uint32_t> sampled;
   for (std::size_t i = 0; i < bands.size() && sampled.empty(); ++i)
     for (std::size_t j = 0; j < bands.size() && sampled.empty(); ++j) {
@@ -93,18 +99,22 @@ std::optional<WeightGradGemm::ColumnSample> WeightGradGemm::representativeColumn
         for (std::uint32_t c = band.first; c < band.first + band.second; ++c) pair.push_back(c);
       std::uint64_t most[2] = {0, 0};
       std::uint32_t ks = 0;
-      for (std::uint32_t c : pair) ks = std::max(ks, layout_.ks(c));
+      std::set<Like> like;
+      for (std::uint32_t i = 0; i < pair.size(); ++i) {
+        ks = std::max(ks, layout_.ks(pair[i]));
+        like.emplace(layout_.ks(pair[i]), pair[i] % 2, end(i, std::uint32_t(pair.size())));
+      }
       for (const FeedLoad& f : feedLoads({{0, widest}, {widest, widest}}, [&](std::uint32_t c) { return pair[c]; }))
         most[f.east] = std::max(most[f.east], f.load);
-      if (most[0] == busiest[0] && most[1] == busiest[1] && ks == ksMost) sampled = std::move(pair);
+      if (most[0] == busiest[0] && most[1] == busiest[1] && ks == ksMost &&
+          std::includes(like.begin(), like.end(), targetLike.begin(), targetLike.end()))
+        sampled = std::move(pair);
     }
   if (sampled.empty()) return std::nullopt;
   const std::uint32_t width = std::uint32_t(sampled.size());
   const std::vector<FeedLoad> sample =
       feedLoads({{0, widest}, {widest, widest}}, [&](std::uint32_t c) { return sampled[c]; });
-  // Each pass's target: a sampled column like it (its k's, parity, and the
-  // end of the row it is, if any), nearest its place along the row.
-  const auto end = [](std::uint32_t t, std::uint32_t n) { return t == 0 ? 1 : t + 1 == n ? 2 : 0; };
+  // Each pass's target: the sampled column like it nearest its place along the row.
   std::vector<std::uint32_t> targets;
   for (std::uint32_t p = 0; p < layout_.passes(); ++p) {
     const std::uint32_t t = layout_.target[p];

@@ -74,11 +74,14 @@ class WeightGradGemm : public GemmMapping {
   // rows and edge, that their gradients share. So two of the ring's bands
   // stand for all: of its widest, the first pair (one starting at an even
   // row, then one whose rows keep their parity placed after it) holding
-  // the busiest feed of each edge and a column of the most k's. Each
-  // pass's dY leaves from the column of the pair with its target's k's,
-  // parity and side of the row, nearest its place along the row. None when
-  // no pair does, when the pair is not fewer columns than the grid, or
-  // with sparse weights (their kept gradients follow the columns' k's).
+  // the busiest feed of each edge, a column of the most k's and one like
+  // each target (its k's and parity). Each pass's dY leaves from the
+  // column of the pair like its target (and the same end of the row, if
+  // it ends it), nearest its place along the row; each phase then adds
+  // how much later the whole grid's last feed ends than the sample's.
+  // None when no pair does, when the pair is not fewer columns than the
+  // grid, or with sparse weights (their kept gradients follow the
+  // columns' k's).
   struct ColumnSample {
     std::unique_ptr<GemmMapping> mapping;
     std::uint32_t bandRows = 0;   // rows of each band: the mesh simulated is two bands tall, a channel per band and edge
