@@ -70,7 +70,7 @@ SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmS
         fullRerouted_ = reroutedPhases(*rows_);
         bandRows_ = sample->bandRows;
         sampleSramBytes_ = sample->sramBytes;
-        hopsLeftOut_ = std::move(sample->hopsLeftOut);
+        lateness_ = std::move(sample->lateness);
         rows_ = std::move(sample->mapping);
         meshRows_ = 2 * bandRows_;
       }
@@ -482,7 +482,7 @@ GemmTime SimulatedGemm::fullTime(const std::vector<PhaseRun>& phases, std::uint6
     t.phasesExtrapolated += !s.whole();
   }
   // Representative columns: the whole grid's last feed ends later.
-  for (std::int64_t late : hopsLeftOut_) t.cycles = std::uint64_t(std::int64_t(t.cycles) + late);
+  for (std::int64_t late : lateness_) t.cycles = std::uint64_t(std::int64_t(t.cycles) + late);
   // Sampled, the phases' own cycles, and the route switches of the whole
   // GEMM's order of phases (those of a round's order left out).
   for (bool rerouted : fullRerouted_) t.cycles += rerouted ? switchCycles_ : 0;

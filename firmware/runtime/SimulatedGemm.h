@@ -308,11 +308,11 @@ class SimulatedGemm {
   std::unique_ptr<firmware::GemmMapping> full_;
   std::unique_ptr<firmware::GemmMapping> rows_;  // its representative rows (and columns), or null
   // Representative columns: rows of each of the two bands simulated (0:
-  // every column), the SRAM their busiest PE needs, and per phase the hops
-  // the whole grid's dY broadcast reaches farther than the sample's.
+  // every column), the SRAM their busiest PE needs, and per phase the
+  // cycles the whole grid's last feed ends after the sample's.
   std::uint32_t bandRows_ = 0;
   std::uint64_t sampleSramBytes_ = 0;
-  std::vector<std::int64_t> hopsLeftOut_;
+  std::vector<std::int64_t> lateness_;
   wafer::IoRingEdge ingressRing_;
   GemmSampling sampling_;
   std::vector<PhaseSample> samples_;             // per phase of the GEMM

@@ -140,12 +140,12 @@ std::optional<WeightGradGemm::ColumnSample> WeightGradGemm::representativeColumn
       double latest = -1e300;
       for (const FeedLoad& f : feeds) {
         const std::uint32_t farthest = std::max(t > f.first ? t - f.first : f.first - t, t > f.last ? t - f.last : f.last - t);
-        latest = std::max(latest, double(farthest) - double(busiest[f.east] - f.load) * perK);
+        latest = std::max(latest, double(farthest) * double(arch.fabric.hopLatencyCycles) -
+                                      double(busiest[f.east] - f.load) * perK);
       }
       return latest;
     };
-    out.hopsLeftOut.push_back(std::llround(last(whole, layout_.target[block.pass]) * arch.fabric.hopLatencyCycles -
-                                           last(sample, targets[block.pass]) * arch.fabric.hopLatencyCycles));
+    out.lateness.push_back(std::llround(last(whole, layout_.target[block.pass]) - last(sample, targets[block.pass])));
   }
   WeightStreamPlan layout = layout_.onColumns(sampled, targets);
   std::uint32_t ns = 0;

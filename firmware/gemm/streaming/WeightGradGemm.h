@@ -86,7 +86,7 @@ class WeightGradGemm : public GemmMapping {
     std::unique_ptr<GemmMapping> mapping;
     std::uint32_t bandRows = 0;   // rows of each band: the mesh simulated is two bands tall, a channel per band and edge
     std::uint64_t sramBytes = 0;  // the sample's busiest PE's buffers (its targets keep the dY of several columns')
-    std::vector<std::int64_t> hopsLeftOut;  // per phase: cycles the whole grid's last feed ends after the sample's
+    std::vector<std::int64_t> lateness;  // per phase: cycles the whole grid's last feed ends after the sample's
   };
   std::optional<ColumnSample> representativeColumns(const config::ArchConfig& arch) const;
   // The slices, at most arch.firmware.weight_grad_slices, that make a
