@@ -778,8 +778,9 @@ void TrainWorkload::run(const workload::RunOptions& options) {
     chip::WaferChip chip(simulatedArch, run_, chipParts(), start);
     wafer::Wafer& wafer = chip.wafer();
     // The GEMMs as the groups ran them, afresh (a GEMM sampled in rounds
-    // keeps their state), one after another on one mesh as wide as the
-    // widest needs: the first wafer's.
+    // keeps their state) and on every column (a weight gradient's
+    // representative columns would need a mesh of their own), one after
+    // another on one mesh as wide as the widest needs: the first wafer's.
     std::vector<std::unique_ptr<runtime::SimulatedGemm>> plans;
     std::vector<runtime::SimulatedGemm*> sequence;
     for (std::size_t i : simulated_) {
