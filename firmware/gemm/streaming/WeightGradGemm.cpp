@@ -100,9 +100,9 @@ std::optional<WeightGradGemm::ColumnSample> WeightGradGemm::representativeColumn
       std::uint64_t most[2] = {0, 0};
       std::uint32_t ks = 0;
       std::set<Like> like;
-      for (std::uint32_t i = 0; i < pair.size(); ++i) {
-        ks = std::max(ks, layout_.ks(pair[i]));
-        like.emplace(layout_.ks(pair[i]), pair[i] % 2, end(i, std::uint32_t(pair.size())));
+      for (std::uint32_t at = 0; at < pair.size(); ++at) {
+        ks = std::max(ks, layout_.ks(pair[at]));
+        like.emplace(layout_.ks(pair[at]), pair[at] % 2, end(at, std::uint32_t(pair.size())));
       }
       for (const FeedLoad& f : feedLoads({{0, widest}, {widest, widest}}, [&](std::uint32_t c) { return pair[c]; }))
         most[f.east] = std::max(most[f.east], f.load);
