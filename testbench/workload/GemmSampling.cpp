@@ -14,9 +14,11 @@ runtime::GemmSampling readGemmSampling(config::ParamReader& p, const runtime::Ge
   s.representativePhases = p.choice("workload.phases", {"all", "representative"},
                                     std::string(defaults.representativePhases ? "representative" : "all")) ==
                            "representative";
+  // Its default follows workload.rows: every row asked for, every column too.
   s.representativeColumns =
       p.choice("workload.columns", {"all", "representative"},
-               std::string(defaults.representativeColumns ? "representative" : "all")) == "representative";
+               std::string(defaults.representativeColumns && s.representativeRows ? "representative" : "all")) ==
+      "representative";
   if (s.representativeColumns && !s.representativeRows)
     throw config::ConfigError("workload.columns: representative samples the columns of the representative rows, but "
                               "workload.rows is all; set workload.rows: representative or workload.columns: all");

@@ -203,6 +203,19 @@ TEST(TrainStep, RepresentativeColumnsGiveTheStepOfEveryColumn) {
   EXPECT_GE(gradients, 3u);
 }
 
+// Representative columns follow workload.rows: a step asking for every row
+// runs every column without being told (asked for both, it stops).
+TEST(TrainStep, EveryRowMeansEveryColumn) {
+  const nlohmann::json all = runCli("rows_all", "--set workload.rows=all");
+  ASSERT_FALSE(all.empty());
+  for (const nlohmann::json& g : all["workload"]["gemms"]) EXPECT_EQ(g["rows_simulated"], 8) << g["name"];
+  const Refusal both = refusedCli("rows_all_columns", "--set workload.rows=all --set workload.columns=representative");
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.said.find("workload.columns: representative samples the columns of the representative rows"),
+            std::string::npos)
+      << both.said;
+}
+
 // A cluster simulates one wafer and reuses its timing for the others, or
 // simulates every system's wafer: the same step either way. Four systems
 // take four times the tokens in a step no shorter than one system's, and
