@@ -117,7 +117,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"", "workload.rows",
        "simulate every row, or representative rows of each GEMM (weight_stream, timing mode; forward and backward data one of the larger row size, weight gradient two; gemm-mappings.md)"},
       {"", "workload.columns",
-       "with representative rows, simulate every column, or of a weight gradient two bands of the I/O ring's rows holding each edge's busiest feed, the whole grid's last feed's lateness added per phase (timing mode; gemm-mappings.md)"},
+       "with representative rows, simulate every column, or of a weight gradient two bands of the I/O ring's rows holding each edge's busiest feed, the whole grid's last feed's lateness added per phase (timing mode; gemm-mappings.md); every row asked for, every column by default"},
       {"", "workload.phases",
        "simulate every phase, or of each kind of four or more alike phases (weight_stream passes of as many n's, targets alike) three, the others interpolated on the line their reach gives, checked by the middle one (timing mode; gemm-mappings.md)"},
       {"", "workload.steady_state_outputs",
