@@ -24,7 +24,7 @@
 //   feed stand for all (WeightGradGemm::representativeColumns), on a mesh
 //   two bands tall, and each phase adds how much later the whole grid's
 //   last feed ends (its farthest column from the target, less what a
-//   lighter feed lacks). Within 0.2% of every column at scale.
+//   lighter feed lacks). Within 0.3% of every column at scale.
 // - Steady-state outputs. A phase streams its n's one after another through
 //   a pipeline that settles into a fixed period per n; a phase of more than
 //   16S n's is simulated cut to S, 2S, 4S, 8S (16S, ... while the period
