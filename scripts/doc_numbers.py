@@ -249,6 +249,29 @@ def render_gemm_mesh_size(t):
             f"{last['workload.cycles_over_bound']:.2f}.")
 
 
+def render_summa_step_cost(t):
+    rows = sorted(t.ok_at_least(len(t.rows)), key=lambda r: r["workload.grid.x"])
+    if len(rows) < 2:
+        raise RenderError(f"{t.name}: the text needs two grids at least")
+    first, last = rows[0], rows[-1]
+    steps = [(b["cycles"] - a["cycles"]) / (b["workload.grid.x"] - a["workload.grid.x"])
+             for a, b in zip(rows, rows[1:])]
+    per_step = steps[0]
+    flat = all(s == per_step for s in steps)
+    offset = first["cycles"] - per_step * first["workload.grid.x"]
+    sides = listing(str(r["workload.grid.x"]) for r in rows)
+    growth = (f"grow by exactly {grouped(per_step)} cycles for each PE added to the grid's side, between every two "
+              f"neighbouring grids, so that a step costs the same on every grid: the totals are "
+              f"{grouped(per_step)} P {'-' if offset < 0 else '+'} {grouped(abs(offset))}"
+              if flat else
+              f"grow by {listing(grouped(s) for s in steps)} cycles for each PE added to the grid's side between "
+              f"neighbouring grids")
+    return (f"On grids of P = {sides} PEs a side (tiles of 4, fp32) SUMMA's cycles {growth} "
+            f"({grouped(first['cycles'])} at P = {first['workload.grid.x']}, {grouped(last['cycles'])} at "
+            f"P = {last['workload.grid.x']}), and utilisation goes from {pct(first['workload.utilisation'])} to "
+            f"{pct(last['workload.utilisation'])}.")
+
+
 def render_sparsity_speedup(t):
     rows = sorted(t.ok_at_least(len(t.rows)), key=lambda r: -r["workload.weight_density"])
     dense = rows[0]
@@ -390,6 +413,7 @@ EXAMPLES = [
     Example("noc_queue_depth", render_noc_queue_depth, metrics=("workload.saturated",)),
     Example("gemm_sram_vs_utilisation", render_gemm_sram_vs_utilisation),
     Example("gemm_mesh_size", render_gemm_mesh_size),
+    Example("summa_step_cost", render_summa_step_cost),
     Example("sparsity_speedup", render_sparsity_speedup),
     Example("sparsity_speedup_train", render_sparsity_speedup_train, jobs=1, slow=True,
             metrics=("workload.step_cycles",)),
