@@ -254,6 +254,10 @@ def render_summa_step_cost(t):
     if len(rows) < 2:
         raise RenderError(f"{t.name}: the text needs two grids at least")
     first, last = rows[0], rows[-1]
+    tiles = {r["workload.m"] / r["workload.grid.x"] for r in rows}
+    dtypes = {r["workload.dtype"] for r in rows}
+    if len(tiles) != 1 or len(dtypes) != 1:
+        raise RenderError(f"{t.name}: the text needs one tile and one dtype on every grid (M = tile x P)")
     steps = [(b["cycles"] - a["cycles"]) / (b["workload.grid.x"] - a["workload.grid.x"])
              for a, b in zip(rows, rows[1:])]
     per_step = steps[0]
@@ -266,7 +270,7 @@ def render_summa_step_cost(t):
               if flat else
               f"grow by {listing(grouped(s) for s in steps)} cycles for each PE added to the grid's side between "
               f"neighbouring grids")
-    return (f"On grids of P = {sides} PEs a side (tiles of 4, fp32) SUMMA's cycles {growth} "
+    return (f"On grids of P = {sides} PEs a side (tiles of {tiles.pop():g}, {dtypes.pop()}) SUMMA's cycles {growth} "
             f"({grouped(first['cycles'])} at P = {first['workload.grid.x']}, {grouped(last['cycles'])} at "
             f"P = {last['workload.grid.x']}), and utilisation goes from {pct(first['workload.utilisation'])} to "
             f"{pct(last['workload.utilisation'])}.")
@@ -413,7 +417,7 @@ EXAMPLES = [
     Example("noc_queue_depth", render_noc_queue_depth, metrics=("workload.saturated",)),
     Example("gemm_sram_vs_utilisation", render_gemm_sram_vs_utilisation),
     Example("gemm_mesh_size", render_gemm_mesh_size),
-    Example("summa_step_cost", render_summa_step_cost),
+    Example("summa_step_cost", render_summa_step_cost, metrics=("workload.dtype",)),
     Example("sparsity_speedup", render_sparsity_speedup),
     Example("sparsity_speedup_train", render_sparsity_speedup_train, jobs=1, slow=True,
             metrics=("workload.step_cycles",)),
