@@ -17,7 +17,7 @@ command gives it (1 for the training sweeps, else 2); --update runs the
 examples one after the other (it measures each one's time), --check two at
 once.
 
-The cheap examples (about 3 min together on 2 cores, 2 min for --check)
+The cheap examples (about 3.5 min together on 2 cores, 2.5 min for --check)
 are the default; the slow ones (slow=True in EXAMPLES below:
 sram_energy_area_train, cluster_scaling) run only with --all or --only.
 --update writes their blocks
