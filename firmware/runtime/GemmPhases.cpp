@@ -1,14 +1,19 @@
 #include "firmware/runtime/GemmPhases.h"
 
+#include <stdexcept>
+#include <string>
+#include <utility>
+
 namespace wsesim::runtime {
 
 GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
-                       wafer::EdgeIngress& ingress, const firmware::Matrix* b, std::uint32_t routeSwitchCycles,
-                       std::uint64_t start)
+                       wafer::EdgeIngress& ingress, wafer::EdgeEgress& egress, const firmware::Matrix* b,
+                       std::uint32_t routeSwitchCycles, std::uint64_t start)
     : gemm_(gemm),
       pes_(pes),
       routes_(routes),
       ingress_(ingress),
+      egress_(egress),
       mesh_(routes.mesh()),
       b_(b),
       routeSwitchCycles_(routeSwitchCycles),
@@ -18,6 +23,62 @@ GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteT
     return;
   }
   startRound(start);
+}
+
+namespace {
+
+// The PEs as a mapping loading a phase sees them, each program it loads
+// placed as run (PeGrid::placeAsRun), unloaded keeping `kept`.
+class PlacedAsRun : public pe::PeControl {
+ public:
+  PlacedAsRun(pe::PeGrid& pes, const std::vector<std::string>& kept) : pes_(pes), kept_(kept) {}
+  pe::ProgramId addProgram(pe::Program program, pe::ProgramLifetime lifetime) override {
+    return pes_.addProgram(std::move(program), lifetime);
+  }
+  void load(fabric::RouterId pe, pe::ProgramId id) override { pes_.placeAsRun(pe, id, kept_); }
+  void unload(fabric::RouterId pe, const std::vector<std::string>& keep) override { pes_.unload(pe, keep); }
+  void write(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
+             const std::vector<float>& values) override {
+    pes_.write(pe, buffer, offset, values);
+  }
+  std::vector<float> read(fabric::RouterId pe, const std::string& buffer, std::uint32_t offset,
+                          std::uint32_t count) const override {
+    return pes_.read(pe, buffer, offset, count);
+  }
+
+ private:
+  pe::PeGrid& pes_;
+  const std::vector<std::string>& kept_;
+};
+
+}  // namespace
+
+GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
+                       wafer::EdgeIngress& ingress, wafer::EdgeEgress& egress, std::uint32_t routeSwitchCycles,
+                       Alone alone)
+    : gemm_(gemm),
+      pes_(pes),
+      routes_(routes),
+      ingress_(ingress),
+      egress_(egress),
+      mesh_(routes.mesh()),
+      b_(nullptr),
+      routeSwitchCycles_(routeSwitchCycles),
+      stallsBefore_(ingress.stalls()),
+      alone_(alone.phase) {
+  if (mapping().outline().pacedPhases) throw std::logic_error("a paced mapping's phase cannot run alone");
+  if (alone.phase >= mapping().phases())
+    throw std::logic_error("phase " + std::to_string(alone.phase) + " of a round of " +
+                           std::to_string(mapping().phases()) + " phases");
+  routes_.clear();
+  mapping().programRoutes(routes_);
+  PlacedAsRun ran(pes_, mapping().keptBuffers());
+  for (std::uint32_t phase = 0; phase < alone.phase; ++phase) {
+    mapping().programPhaseRoutes(routes_, phase);
+    mapping().load(ran, mesh_, phase);
+  }
+  if (alone.phase > 0 || gemm_.roundsRun() > 1) egress_.fill(0);
+  startPhase(alone.phase, 0, alone.phase > 0);
 }
 
 void GemmPhases::startRound(std::uint64_t now) {
@@ -79,13 +140,17 @@ void GemmPhases::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     pes_.skipTo(now);
     loadPhase(now);
   }
-  if (phase_ + 1 < mapping().phases() && phaseDone(now, fabric)) {
+  if (phase_ < lastPhase() && phaseDone(now, fabric)) {
     roundPeFinish_.push_back(peFinish());
     unload(mapping().keptBuffers());
+    fabric.restartArbiters();
+    egress_.fill(now);
     startPhase(phase_ + 1, now, true);
-  } else if (roundDone(now, fabric) && gemm_.anotherRound(roundPhases(now))) {
+  } else if (roundDone(now, fabric) && anotherRound(roundPhases(now))) {
     unload({});
     gemm_.nextRound(roundPhases(now), roundInputEnd());
+    fabric.restartArbiters();
+    egress_.fill(now);
     startRound(now);
   }
 }
@@ -97,7 +162,7 @@ std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
   // Asked while the fabric cannot change by itself: with nothing left to
   // do in this phase, the next phase (or round) starts now if the fabric is
   // empty; wavelets stuck in it are a deadlock, which stepping on reports.
-  if (nothingScheduled(now) && (phase_ + 1 < mapping().phases() || gemm_.anotherRound(roundPhases(now))))
+  if (nothingScheduled(now) && (phase_ < lastPhase() || anotherRound(roundPhases(now))))
     return now;
   return sim::kNever;
 }
@@ -105,12 +170,12 @@ std::uint64_t GemmPhases::nextActivity(std::uint64_t now) const {
 double GemmPhases::progress(std::uint64_t) const {
   if (pacing_) return pacing_->progress();
   const double phase = loaded_ && ingress_.total() ? double(ingress_.sent()) / double(ingress_.total()) : 0.0;
-  return (phase_ + phase) / mapping().phases();
+  return alone_ ? phase : (phase_ + phase) / mapping().phases();
 }
 
 bool GemmPhases::finished(std::uint64_t now, const fabric::FabricKernel& fabric) const {
   if (pacing_) return pacing_->lastPhasesLoaded() && pes_.finished(now, fabric);
-  return roundDone(now, fabric) && !gemm_.anotherRound(roundPhases(now));
+  return roundDone(now, fabric) && !anotherRound(roundPhases(now));
 }
 
 }  // namespace wsesim::runtime

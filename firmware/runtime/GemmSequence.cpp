@@ -22,7 +22,8 @@ void GemmSequence::start(std::size_t index, std::uint64_t now) {
   index_ = index;
   egress_.restart();
   gemms_[index]->begin(learnt_);
-  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, ingress_, nullptr, routeSwitchCycles_, now);
+  current_ = std::make_unique<GemmPhases>(*gemms_[index], pes_, routes_, ingress_, egress_, nullptr,
+                                          routeSwitchCycles_, now);
   starts_.push_back(now);
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "hw/fabric/FabricError.h"
@@ -50,8 +52,6 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
   drawBands(firsts);
   if (bands_.size() > 1) workers_ = std::make_unique<BandWorkers>(unsigned(bands_.size()));
   withRoutingPolicy(params.routing, [&](auto policy) { decltype(policy)::type::checkSetup(routes); });
-  const ArbiterState initialArbiter =
-      withArbitrationPolicy(params.arbitration, [](auto policy) { return decltype(policy)::type::kInitialState; });
   if (params.colors == 0 || params.colors > 32)
     throw FabricError("the fabric supports 1..32 colors, got " + std::to_string(params.colors));
   if (params.hopLatencyCycles == 0) throw FabricError("hop latency must be at least one cycle");
@@ -59,14 +59,23 @@ FabricKernel::FabricKernel(const FabricParams& params, const ColorRouteTable* ro
     RouterState& s = routers_[r];
     s.x = std::uint16_t(params.mesh.xOf(r));
     s.y = std::uint16_t(params.mesh.yOf(r));
-    for (unsigned o = 0; o < kPortCount; ++o) {
-      s.arbiter[o] = initialArbiter;
+    for (unsigned o = 0; o < kPortCount; ++o)
       if (Port(o) != Port::Ramp && params.mesh.neighbour(r, Port(o)) == kNoRouter) s.edgeOutputs |= bit(Port(o));
-    }
   }
+  restartArbiters();
 }
 
 FabricKernel::~FabricKernel() = default;
+
+void FabricKernel::restartArbiters() {
+  if (!idle())
+    throw std::logic_error("the arbiters restarted while " + std::to_string(counters_.queued) +
+                           " wavelets are queued in the fabric");
+  const ArbiterState initial =
+      withArbitrationPolicy(params_.arbitration, [](auto policy) { return decltype(policy)::type::kInitialState; });
+  for (RouterId r = 0; r < routers_.size(); ++r)
+    for (ArbiterState& a : routers_[r].arbiter) a = initial;
+}
 
 void FabricKernel::drawBands(const std::vector<RouterId>& firsts) {
   const RouterId routerCount = params_.mesh.routers();

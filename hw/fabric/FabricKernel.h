@@ -112,6 +112,16 @@ struct FabricCounters {
   std::uint64_t delivered = 0;  // wavelets handed to PEs (each multicast copy counts)
   std::uint64_t hops = 0;       // router-to-router link transfers
   std::uint64_t queued = 0;     // wavelets currently held in queues
+  // Two runs' together (a GEMM's phases run on chips of their own).
+  FabricCounters& operator+=(const FabricCounters& o) {
+    injected += o.injected;
+    fromEdge += o.fromEdge;
+    toEdge += o.toEdge;
+    delivered += o.delivered;
+    hops += o.hops;
+    queued += o.queued;
+    return *this;
+  }
 };
 
 class FabricKernel {
@@ -198,6 +208,11 @@ class FabricKernel {
   void step(std::uint64_t now);
 
   bool idle() const { return counters_.queued == 0; }
+  // Puts every output's arbiter back in its first state, as on a new
+  // fabric; the fabric must be idle (std::logic_error otherwise). A GEMM's
+  // phases start so (GemmPhases): a phase's cycles then never depend on the
+  // grants of the phase before, so it can run on a chip of its own.
+  void restartArbiters();
   // The earliest cycle >= now in which step() can change anything (or
   // report a deadlock) with nothing from outside: no wavelet injected, no
   // PE taking from its RAMP again. That is now while the last step moved a

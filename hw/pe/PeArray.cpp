@@ -62,6 +62,23 @@ ProgramId PeArray::addProgram(Program program, ProgramLifetime lifetime) {
 }
 
 void PeArray::load(fabric::RouterId pe, ProgramId id) {
+  placeBuffers(pe, id);
+  const Program& p = programs_[id].program;
+  PeState& s = pes_[pe];
+  for (std::size_t t = 0; t < p.tasks.size(); ++t) {
+    if (p.tasks[t].activeAtStart) s.activated |= std::uint64_t(1) << t;
+    if (p.tasks[t].blockedAtStart) s.blocked |= std::uint64_t(1) << t;
+  }
+  if (s.activated) wake(pe, undrained_);
+  else if (watchEnds_) ends_.push_back(pe);
+}
+
+void PeArray::placeAsRun(fabric::RouterId pe, ProgramId id, const std::vector<std::string>& keep) {
+  placeBuffers(pe, id);
+  unload(pe, keep);
+}
+
+void PeArray::placeBuffers(fabric::RouterId pe, ProgramId id) {
   LoadedProgram& lp = programs_.at(id);
   const Program& p = lp.program;
   PeState& s = pes_[pe];
@@ -93,12 +110,6 @@ void PeArray::load(fabric::RouterId pe, ProgramId id) {
   }
   s.program = id;
   ++lp.loadedOn;
-  for (std::size_t t = 0; t < p.tasks.size(); ++t) {
-    if (p.tasks[t].activeAtStart) s.activated |= std::uint64_t(1) << t;
-    if (p.tasks[t].blockedAtStart) s.blocked |= std::uint64_t(1) << t;
-  }
-  if (s.activated) wake(pe, undrained_);
-  else if (watchEnds_) ends_.push_back(pe);
 }
 
 void PeArray::unload(fabric::RouterId pe, const std::vector<std::string>& keep) {

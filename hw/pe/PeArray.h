@@ -104,6 +104,7 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
   // earlier programs, except those named in `keep`, so the next program can
   // find them (e.g. resident activations across the passes of a GEMM).
   void unload(fabric::RouterId pe, const std::vector<std::string>& keep = {}) override;
+  void placeAsRun(fabric::RouterId pe, ProgramId id, const std::vector<std::string>& keep) override;
   bool programEnded(fabric::RouterId pe) const override {
     const PeState& s = pes_[pe];
     return s.task == kNoTask && !s.busySlots && !s.activated;
@@ -173,6 +174,9 @@ class PeArray : public sim::CycleDriver, public fabric::WaveletSink, public PeGr
                                       DataMode mode);
 
  private:
+  // load() but for starting the program: its checks and its buffers placed.
+  void placeBuffers(fabric::RouterId pe, ProgramId id);
+
   struct LoadedProgram {
     Program program;
     std::vector<std::vector<OpTiming>> timing;  // [task][instruction]

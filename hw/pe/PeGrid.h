@@ -35,6 +35,13 @@ class PeGrid : public PeControl {
   virtual void watchProgramEnds(bool on) = 0;
   virtual const std::vector<fabric::RouterId>& programEnds() const = 0;
   virtual void clearProgramEnds() = 0;
+  // The PE's SRAM as program `id` leaves it when it has run and been
+  // unloaded keeping `keep`, without running it: its buffers placed as
+  // load() places them (a kept one reused; an overflow is the same
+  // ProgramError), then freed as unload() frees them. A phase of a GEMM run
+  // alone on a chip of its own starts from the SRAM the phases before it
+  // would have left (GemmPhases).
+  virtual void placeAsRun(fabric::RouterId pe, ProgramId id, const std::vector<std::string>& keep) = 0;
 };
 
 }  // namespace wsesim::pe

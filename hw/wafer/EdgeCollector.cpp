@@ -21,6 +21,10 @@ void EdgeCollector::restart() {
   for (Feed& f : feeds_) f.bandwidth = IoBandwidth(f.bandwidth.rate());
 }
 
+void EdgeCollector::fill(std::uint64_t now) {
+  for (Feed& f : feeds_) f.bandwidth.fill(now);
+}
+
 std::uint64_t EdgeCollector::firstAcceptingCycle(std::uint64_t now, fabric::RouterId from, fabric::Port side) {
   IoBandwidth& b = feed(from, side).bandwidth;
   b.advance(now);

@@ -37,6 +37,7 @@ class EdgeCollector : public fabric::EdgeSink, public EdgeEgress {
   const std::vector<std::uint32_t>& payloads(fabric::RouterId r, fabric::Port side) const override;
   std::uint64_t received() const override;
   void restart() override;
+  void fill(std::uint64_t now) override;
   // The cycle the last wavelet arrived outside (0: none).
   std::uint64_t lastArrival() const;
 

@@ -24,6 +24,11 @@ class EdgeEgress {
   // left before carries no credit over, so a GEMM's cycles do not depend
   // on what ran before it.
   virtual void restart() = 0;
+  // The ring's bandwidth, unused since the last wavelet left, holds all the
+  // credit it can from cycle `now` on: a GEMM's next phase (GemmPhases)
+  // starts so, as it would after a drain, whether or not the phase before
+  // ran on this chip.
+  virtual void fill(std::uint64_t now) = 0;
 };
 
 }  // namespace wsesim::wafer

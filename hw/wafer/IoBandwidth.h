@@ -37,6 +37,13 @@ class IoBandwidth {
     lastCycle_ = now;
     credit_ = creditAt(now);
   }
+  // Unused long enough to hold all the credit it can from cycle `now` on
+  // (`now` not before the last cycle advanced to): a wavelet may move in it.
+  void fill(std::uint64_t now) {
+    started_ = true;
+    since_ = lastCycle_ = now;
+    creditSince_ = credit_ = cap_;
+  }
   bool available() const { return credit_ >= 1.0; }
   void consume() {
     credit_ -= 1.0;

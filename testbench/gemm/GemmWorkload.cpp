@@ -18,6 +18,7 @@
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
 #include "testbench/results/WaferMap.h"
+#include "testbench/gemm/GemmPassChips.h"
 #include "testbench/workload/ClusterModel.h"
 #include "testbench/workload/GemmChipParts.h"
 #include "testbench/workload/GemmSampling.h"
@@ -172,6 +173,15 @@ class GemmWorkload : public workload::Workload {
                             : firmware::uniformMatrix(rows, cols, type, config_.seed * 7919 + salt);
   }
   void check(const Matrix& got, const Matrix& want, GemmResults& r) const;
+  // Whether the run's phases go on chips of their own, run.threads at once
+  // (GemmPassChips.h): with more than one thread, where they can.
+  bool passesApart(const workload::RunOptions& options) const;
+  // The GEMM on one chip, in SystemC: the operands written and the product
+  // checked (functional mode), MemoryX's cluster after it, the waveforms,
+  // wafer map and timeline asked for.
+  GemmChipFindings runOnOneChip(const workload::RunOptions& options, std::chrono::steady_clock::time_point start);
+  // Bytes of the whole GEMM's streamed operand through the I/O ring.
+  std::uint64_t streamedBytes() const { return found_.wavelets * firmware::streamedWaveletBytes(full_.shape()); }
   double flops() const { return 2.0 * full_.shape().m * full_.shape().k * full_.shape().n; }
   double achievedFlopsPerSecond() const {
     const double seconds = double(cycles_) * arch_.secondsPerCycle();
@@ -217,6 +227,7 @@ class GemmWorkload : public workload::Workload {
   config::ArchConfig arch_;
   config::RunConfig run_;  // its VCD region within the rows simulated
   GemmResults found_;
+  energy::ActionCounts clusterActions_;  // weights from MemoryX: the cluster's
 };
 
 // The chip as simulated; in functional mode the operands, the result and
@@ -236,6 +247,85 @@ workload::HostMemoryPlan GemmWorkload::plannedHostMemory() const {
 
 void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  const firmware::GemmMapping& mapping = gemm_->rows();
+  const firmware::GemmShape& s = full_.shape();
+  GemmResults& r = found_;
+  r.wavelets = gemm_->streamedWavelets(arch_.mesh);
+  if (!s.sparsity.dense() && config_.pass != GemmPass::WeightGrad) {
+    // Each stream feeds one grid column, whose PEs run an FMAC per wavelet.
+    std::vector<std::uint64_t> perStream;
+    for (std::uint32_t phase = 0; phase < full_.phases(); ++phase) {
+      const std::vector<wafer::EdgeStream> streams = full_.streams(arch_.mesh, nullptr, phase);
+      perStream.resize(streams.size(), 0);
+      for (std::size_t i = 0; i < streams.size(); ++i) perStream[i] += streams[i].count;
+    }
+    if (!perStream.empty() && r.wavelets > 0)
+      r.columnImbalance = double(*std::max_element(perStream.begin(), perStream.end())) * double(perStream.size()) /
+                          double(r.wavelets);
+  }
+  r.nonzeroWeights = s.sparsity.keptCount(layerWeightRows(), s.n);
+
+  GemmChipFindings found;
+  if (passesApart(options)) {
+    const PassChipsRun how{arch_, simulatedArch(), run_, chipParts(), run_.hostThreads(), options.progress};
+    const auto simulating = std::chrono::steady_clock::now();
+    found = simulatePassChips(*gemm_, how);
+    r.elaborationSeconds = std::chrono::duration<double>(simulating - start).count();
+    r.simulationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - simulating).count();
+  } else {
+    found = runOnOneChip(options, start);
+  }
+  const GemmTime& time = found.time;
+  cycles_ = time.cycles;
+  r.sramHighWater = found.sramHighWater;
+  r.rowsSimulated = mapping.gridY();
+  r.columnsSimulated = mapping.gridX();
+  r.phasesExtrapolated = time.phasesExtrapolated;
+  r.phasesInterpolated = time.phasesInterpolated;
+  r.cyclesSimulated = found.cycles;
+  r.phaseStarts = found.phaseStarts;
+  const wafer::IoRingEdge ingress = *chipParts().ingress;
+  r.weightsPerCycle = ingress.waveletsPerChannelCycle() * ingress.channels();
+  r.busyFraction = double(found.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * found.cycles);
+  r.edgeStallCycles = found.edgeStalls;
+  r.tasks = found.tasks;
+  r.colorsUsed = mapping.colorsUsed();
+  r.fabric = found.fabric;
+  r.peBytes = found.peBytes;
+  r.fabricBytes = found.fabricBytes;
+  r.fabricBands = found.fabricBands;
+  r.cyclesInBands = found.cyclesInBands;
+  r.peCyclesInBands = found.peCyclesInBands;
+
+  energy::ActionCounts actions = gemm_->fullActions(found.actions);
+  // The whole GEMM's weights in and, for the weight gradient, its outputs out.
+  actions.ioRingBytes = double(streamedBytes()) +
+                        (config_.pass == GemmPass::WeightGrad
+                             ? double(s.m) * double(s.n) * pe::elementBytes(firmware::sumType(s))
+                             : 0.0);
+  results::EnergyScope scope;
+  scope.seconds = r.system ? r.system->seconds : double(cycles_) * arch_.secondsPerCycle();
+  scope.flops = flops();
+  scope.samples = config_.m;  // a row of the layer's input: a token
+  // The whole mesh over the whole run: every PE-cycle not active was idle.
+  actions.peIdleCycles = double(arch_.mesh.routers()) * scope.seconds * arch_.clockHz - actions.peActiveCycles;
+  if (r.system) {
+    // Every system's wafer runs the GEMM; the system model's rings carry the I/O.
+    actions.ioRingBytes = 0;
+    scope.systems = arch_.cluster.systems;
+    actions = actions * double(scope.systems) + clusterActions_;
+  }
+  cost_ = results::energyResults(actions, arch_, scope);
+}
+
+bool GemmWorkload::passesApart(const workload::RunOptions& options) const {
+  return run_.hostThreads() > 1 && run_.mode == config::DataMode::Timing && !config_.weightsFromMemoryx &&
+         gemm_->rows().phases() > 1 && !gemm_->rows().outline().pacedPhases && options.vcdBaseName.empty() &&
+         !options.waferMap && !options.timeline;
+}
+
+GemmChipFindings GemmWorkload::runOnOneChip(const workload::RunOptions& options,
+                                            std::chrono::steady_clock::time_point start) {
   // Its rows as simulated (in the rounds' every phase, on their grid).
   const firmware::GemmMapping& mapping = gemm_->rows();
   // The mesh simulated: as wide as the rows simulated need (they lie along
@@ -263,48 +353,33 @@ void GemmWorkload::run(const workload::RunOptions& options) {
         for (std::uint32_t n = 0; n < b.cols; ++n)
           if (!s.sparsity.kept(k, n)) b.at(k, n) = 0;
   }
-  GemmPhases phases(*gemm_, pes, chip.routes(), chip.ingress(), functional ? &b : nullptr,
+  GemmPhases phases(*gemm_, pes, chip.routes(), chip.ingress(), chip.egress(), functional ? &b : nullptr,
                     arch_.fabric.routeSwitchCycles);
   const auto fullTime = [&] { return phases.fullTime(wafer.cycles(), arch_, mesh.width); };
   const pe::ElementType outputType = firmware::sumType(s);
   if (functional) mapping.writeOperands(pes, mesh, a, b);
   chip.setController(&phases);
 
-  GemmResults& r = found_;
-  r.wavelets = gemm_->streamedWavelets(arch_.mesh);
-  if (!s.sparsity.dense() && config_.pass != GemmPass::WeightGrad) {
-    // Each stream feeds one grid column, whose PEs run an FMAC per wavelet.
-    std::vector<std::uint64_t> perStream;
-    for (std::uint32_t phase = 0; phase < full_.phases(); ++phase) {
-      const std::vector<wafer::EdgeStream> streams = full_.streams(arch_.mesh, nullptr, phase);
-      perStream.resize(streams.size(), 0);
-      for (std::size_t i = 0; i < streams.size(); ++i) perStream[i] += streams[i].count;
-    }
-    if (!perStream.empty() && r.wavelets > 0)
-      r.columnImbalance = double(*std::max_element(perStream.begin(), perStream.end())) * double(perStream.size()) /
-                          double(r.wavelets);
-  }
-  const std::uint64_t streamedBytes = r.wavelets * firmware::streamedWaveletBytes(s);
-  r.nonzeroWeights = s.sparsity.keptCount(layerWeightRows(), s.n);
-
   // Weights from MemoryX: once the wafer has timed the GEMM, the cluster
   // places it against the weights' way in (and the gradients' way out).
   std::unique_ptr<workload::ClusterModel> cluster;
+  GemmResults& r = found_;
   if (config_.weightsFromMemoryx) {
     wafer.setStopWhenFinished(false);
+    const std::uint64_t streamedBytes = this->streamedBytes();
     // Sparse, MemoryX keeps and streams the non-zeros (value and index)
     // and each pass's last wavelets, and updates only the non-zeros.
     // (The weight gradient streams no weights in: nothing beside them.)
     system::LayerWeights layer{"W", std::uint64_t(config_.k) * config_.n, pe::elementBytes(inputType)};
     if (!s.sparsity.dense())
       layer = workload::sparseLayerWeights(
-          "W", found_.nonzeroWeights,
-          config_.pass != GemmPass::WeightGrad ? streamedBytes : found_.nonzeroWeights * firmware::kSparseWaveletBytes);
+          "W", r.nonzeroWeights,
+          config_.pass != GemmPass::WeightGrad ? streamedBytes : r.nonzeroWeights * firmware::kSparseWaveletBytes);
     // The cluster calls this during the simulation, after this block has
-    // ended: the layer is copied in, the rest lives as long as run().
+    // ended: the layer is copied in, the rest lives as long as this function.
     cluster = std::make_unique<workload::ClusterModel>(
         arch_, system::ModelWeights{"gemm", {layer}}, system::optimizerModel(config_.optimizer),
-        &wafer.finishedEvent(), [&, layer](const system::MemoryX& memoryx, bool) {
+        &wafer.finishedEvent(), [&, layer, streamedBytes](const system::MemoryX& memoryx, bool) {
           system::WaferTask t;
           t.name = full_.describe();
           t.kind = gemmPassName(config_.pass);
@@ -336,26 +411,9 @@ void GemmWorkload::run(const workload::RunOptions& options) {
                               p + 1 < starts.size() ? starts[p + 1] : wafer.cycles());
     timeline_ = workload::finishTimeline(*times.timeline, wafer.cycles());
   }
-  const GemmTime time = fullTime();
-  cycles_ = time.cycles;
-
-  const pe::PeCounters totals = pes.totals();
-  for (std::uint32_t row = 0; row < mapping.gridY(); ++row)
-    for (std::uint32_t c = 0; c < mapping.gridX(); ++c)
-      r.sramHighWater = std::max(r.sramHighWater, pes.sram(mapping.pe(mesh, c, row)).highWater());
-  r.rowsSimulated = mapping.gridY();
-  r.columnsSimulated = mapping.gridX();
-  r.phasesExtrapolated = time.phasesExtrapolated;
-  r.phasesInterpolated = time.phasesInterpolated;
-  r.cyclesSimulated = wafer.cycles();
-  r.phaseStarts = phases.phaseStarts();
-  const wafer::IoRingEdge ingress = *chipParts().ingress;
-  r.weightsPerCycle = ingress.waveletsPerChannelCycle() * ingress.channels();
-  r.busyFraction = double(totals.busyCycles) / (double(mapping.gridX()) * mapping.gridY() * wafer.cycles());
-  r.edgeStallCycles = phases.edgeStalls();
-  r.tasks = totals.tasksRun;
-  r.colorsUsed = mapping.colorsUsed();
-  r.fabric = wafer.fabric().counters();
+  GemmChipFindings found = chipFindings(chip, mapping, phases.edgeStalls());
+  found.phaseStarts = phases.phaseStarts();
+  found.time = fullTime();
   if (cluster) {
     if (!options.vcdBaseName.empty()) systemWaveform_ = cluster->waveform();
     const system::Cluster& c = cluster->cluster();
@@ -363,6 +421,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
     r.system = GemmResults::System{seconds, std::uint64_t(std::llround(seconds * arch_.clockHz)),
                                    results::streamBounds(c, arch_), results::clusterTraffic(c),
                                    results::memoryxFigures(c), results::perSystemTiming(c)};
+    clusterActions_ = results::clusterActions(c);
   }
   r.checked = functional;
   if (functional) {
@@ -376,30 +435,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   }
   r.elaborationSeconds = times.elaborationSeconds;
   r.simulationSeconds = times.simulationSeconds;
-  r.peBytes = pes.hostBytes();
-  r.fabricBytes = wafer.fabric().hostBytes();
-  r.fabricBands = wafer.fabric().bands();
-  r.cyclesInBands = wafer.fabric().cyclesInBands();
-  r.peCyclesInBands = pes.cyclesInBands();
-
-  energy::ActionCounts actions = gemm_->fullActions(chip.actionsUntil(wafer.cycles()));
-  // The whole GEMM's weights in and, for the weight gradient, its outputs out.
-  actions.ioRingBytes = double(streamedBytes) +
-                        (config_.pass == GemmPass::WeightGrad ? double(s.m) * double(s.n) * pe::elementBytes(outputType)
-                                                              : 0.0);
-  results::EnergyScope scope;
-  scope.seconds = r.system ? r.system->seconds : double(cycles_) * arch_.secondsPerCycle();
-  scope.flops = flops();
-  scope.samples = config_.m;  // a row of the layer's input: a token
-  // The whole mesh over the whole run: every PE-cycle not active was idle.
-  actions.peIdleCycles = double(arch_.mesh.routers()) * scope.seconds * arch_.clockHz - actions.peActiveCycles;
-  if (cluster) {
-    // Every system's wafer runs the GEMM; the system model's rings carry the I/O.
-    actions.ioRingBytes = 0;
-    scope.systems = arch_.cluster.systems;
-    actions = actions * double(scope.systems) + results::clusterActions(cluster->cluster());
-  }
-  cost_ = results::energyResults(actions, arch_, scope);
+  return found;
 }
 
 nlohmann::json GemmWorkload::typeResults() const {

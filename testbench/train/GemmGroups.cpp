@@ -1,61 +1,17 @@
 #include "testbench/train/GemmGroups.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <map>
-#include <mutex>
 #include <numeric>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include "hw/chip/WaferChip.h"
+#include "testbench/workload/ChipsAtOnce.h"
 
 namespace wsesim::train {
 namespace {
-
-// The groups' progress told to the run's observer as one: the fraction
-// weighs each group by its share of the work, the cycle is summed.
-class GroupsProgress {
- public:
-  GroupsProgress(sim::ProgressObserver* out, std::vector<double> weights)
-      : out_(out), weights_(std::move(weights)), cycles_(weights_.size()), fractions_(weights_.size()) {
-    for (std::size_t g = 0; g < weights_.size(); ++g) groups_.push_back(One{this, g});
-  }
-  sim::ProgressObserver* of(std::size_t group) { return out_ ? &groups_[group] : nullptr; }
-  void finish() {
-    if (out_) out_->progress(std::accumulate(cycles_.begin(), cycles_.end(), std::uint64_t(0)), 1.0, true);
-  }
-
- private:
-  struct One : sim::ProgressObserver {
-    GroupsProgress* all;
-    std::size_t group;
-    One(GroupsProgress* a, std::size_t g) : all(a), group(g) {}
-    void progress(std::uint64_t cycle, double fraction, bool done) override { all->update(group, cycle, fraction, done); }
-  };
-
-  void update(std::size_t group, std::uint64_t cycle, double fraction, bool done) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    cycles_[group] = cycle;
-    fractions_[group] = done ? 1.0 : std::max(0.0, fraction);
-    double total = 0, weight = 0;
-    for (std::size_t g = 0; g < weights_.size(); ++g) {
-      total += weights_[g] * fractions_[g];
-      weight += weights_[g];
-    }
-    out_->progress(std::accumulate(cycles_.begin(), cycles_.end(), std::uint64_t(0)), total / weight, false);
-  }
-
-  sim::ProgressObserver* out_;
-  std::vector<double> weights_;
-  std::vector<One> groups_;
-  std::mutex mutex_;
-  std::vector<std::uint64_t> cycles_;
-  std::vector<double> fractions_;
-};
 
 // A group as one chip ran it.
 struct GroupRun {
@@ -72,16 +28,6 @@ struct GroupRun {
 // gradient, whose PEs work per token as well as per weight, too low.
 double simulationCost(const runtime::SimulatedGemm& gemm, const config::ArchConfig& arch) {
   return double(gemm.full().bounds(arch).max()) * double(gemm.rows().gridX()) * double(gemm.rows().gridY());
-}
-
-// `parts` without SystemC, on the mesh of `arch`: the I/O ring's channels
-// there, each at the rate it has.
-chip::ChipParts partsOn(const chip::ChipParts& parts, const config::ArchConfig& arch) {
-  chip::ChipParts on = parts;
-  on.systemc = false;
-  for (std::optional<wafer::IoRingEdge>* ring : {&on.ingress, &on.egress})
-    if (*ring) ring->emplace(arch.mesh.height, arch.io.channelsPerEdge, (*ring)->waveletsPerChannelCycle());
-  return on;
 }
 
 // Runs one group on a chip of its own. Whatever it throws (building the
@@ -106,7 +52,7 @@ GroupRun runGroup(const std::vector<runtime::SimulatedGemm*>& gemms, const std::
                                " and " + std::to_string(own.mesh.height) + " rows");
       arch.pe.sramBytes = std::max(arch.pe.sramBytes, own.pe.sramBytes);
     }
-    chip::WaferChip chip(arch, how.run, partsOn(how.parts, arch));
+    chip::WaferChip chip(arch, how.run, workload::partsWithoutSystemc(how.parts, arch));
     std::vector<runtime::SimulatedGemm*> sequence;
     for (std::size_t g : members) sequence.push_back(gemms[g]);
     runtime::GemmSequence driver(sequence, chip.pes(), chip.routes(), chip.ingress(), chip.egress(), chip,
@@ -173,43 +119,22 @@ GemmTiming sequencedGemmTiming(const runtime::GemmSequence& driver, std::size_t 
 GroupedTiming simulateGemmGroups(const std::vector<runtime::SimulatedGemm*>& gemms,
                                  const std::vector<std::vector<std::size_t>>& groups,
                                  const std::vector<std::uint64_t>& streamedBytes, const GroupedRun& how) {
-  // Costliest first, so that the last group a worker starts is a cheap one.
-  std::vector<double> weights;
+  std::vector<double> costs;
   for (const std::vector<std::size_t>& members : groups) {
     double cost = 0;
     for (std::size_t g : members) cost += simulationCost(*gemms[g], how.arch);
-    weights.push_back(std::max(cost, 1.0));
+    costs.push_back(std::max(cost, 1.0));
   }
-  std::vector<std::size_t> order(groups.size());
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
-
-  GroupsProgress progress(how.progress, weights);
   std::vector<GroupRun> runs(groups.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < order.size(); i = next++) {
-      const std::size_t g = order[i];
-      runs[g] = runGroup(gemms, groups[g], streamedBytes, how, progress.of(g));
-    }
-  };
-  std::vector<std::thread> helpers;
-  const unsigned workers = std::max(1u, std::min<unsigned>(how.workers, unsigned(groups.size())));
-  for (unsigned w = 1; w < workers; ++w) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // the host gives no more threads: fewer workers take the same groups
-    }
-  }
-  work();
-  for (std::thread& t : helpers) t.join();
+  workload::runAtOnce(costs, how.workers, how.progress, [&](std::size_t g, sim::ProgressObserver* progress) {
+    runs[g] = runGroup(gemms, groups[g], streamedBytes, how, progress);
+    if (runs[g].error) std::rethrow_exception(runs[g].error);  // no progress line says the step is done
+  });
 
   const GroupRun* failed = nullptr;
   for (const GroupRun& r : runs)
     if (r.error && (!failed || r.failedGemm < failed->failedGemm)) failed = &r;
   if (failed) std::rethrow_exception(failed->error);
-  progress.finish();
 
   GroupedTiming found;
   WaferTiming& timing = found.timing;
