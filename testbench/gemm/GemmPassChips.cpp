@@ -49,6 +49,7 @@ void add(GemmChipFindings& all, const GemmChipFindings& phase) {
   all.fabricBands = std::max(all.fabricBands, phase.fabricBands);
   all.cyclesInBands += phase.cyclesInBands;
   all.peCyclesInBands += phase.peCyclesInBands;
+  all.chips += phase.chips;
 }
 
 }  // namespace
@@ -77,6 +78,7 @@ GemmChipFindings chipFindings(const chip::WaferChip& chip, const firmware::GemmM
 
 GemmChipFindings simulatePassChips(runtime::SimulatedGemm& gemm, const PassChipsRun& how) {
   GemmChipFindings found;
+  found.chips = 0;
   for (;;) {
     const firmware::GemmMapping& round = gemm.round();
     const std::uint32_t phases = round.phases();

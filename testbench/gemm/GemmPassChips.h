@@ -52,6 +52,7 @@ struct GemmChipFindings {
   // Of the host: the largest chip's, and the cycles its bands ran at once.
   std::uint64_t peBytes = 0, fabricBytes = 0, cyclesInBands = 0, peCyclesInBands = 0;
   unsigned fabricBands = 1;
+  std::uint32_t chips = 1;  // simulated: one, or a chip per phase of every round
 };
 
 // What `chip` found running `mapping` (its grid's PEs, on the chip's

@@ -144,6 +144,7 @@ struct GemmResults {
   double maxAbsError = 0, maxRelError = 0;
   double elaborationSeconds = 0, simulationSeconds = 0;
   std::uint64_t peBytes = 0, fabricBytes = 0;
+  std::uint32_t chips = 1;           // simulated (GemmPassChips.h)
   unsigned fabricBands = 1;           // the fabric's bands (and their PEs'), run.threads of them
   std::uint64_t cyclesInBands = 0;    // the cycles in which the fabric's bands stepped at once
   std::uint64_t peCyclesInBands = 0;  // ... and those in which their PEs were visited at once
@@ -293,6 +294,7 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r.fabric = found.fabric;
   r.peBytes = found.peBytes;
   r.fabricBytes = found.fabricBytes;
+  r.chips = found.chips;
   r.fabricBands = found.fabricBands;
   r.cyclesInBands = found.cyclesInBands;
   r.peCyclesInBands = found.peCyclesInBands;
@@ -503,6 +505,7 @@ nlohmann::json GemmWorkload::typeResults() const {
                {"simulation_seconds", f.simulationSeconds},
                {"pe_bytes", f.peBytes},
                {"fabric_bytes", f.fabricBytes},
+               {"chips", f.chips},
                {"fabric_bands", f.fabricBands},
                {"cycles_in_bands", f.cyclesInBands},
                {"pe_cycles_in_bands", f.peCyclesInBands}};

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -342,6 +343,49 @@ TEST(ArbitrationPolicies, RoundRobinAlternatesTheColorsOfOneInput) {
 // 20..22, then color 1 at 23..25.
 TEST(ArbitrationPolicies, FixedPriorityServesTheLowestColorOfOneInputFirst) {
   expectOneACycleFrom21(twoColorsOfOneInput(arbitrationMode<FixedPriorityArbitration>()), {0, 1, 2, 10, 11, 12});
+}
+
+// An output's round-robin remembers its last grant through idle cycles;
+// restarted (FabricKernel::restartArbiters, at every GEMM phase), it
+// starts as a new fabric's. The RAMP output at (1,0) of the set-up above
+// first delivers one wavelet of color 0; then both colors wait at its W
+// input as above.
+std::vector<std::uint32_t> twoColorsAfterOneOfColor0(bool restart) {
+  FabricParams p = makeParams(routingMode<XyRouting>(), 2, 1, 1, 1, 4);
+  p.arbitration = arbitrationMode<RoundRobinArbitration>();
+  FabricKernel fabric(p, nullptr);
+  Driver driver(fabric);
+  const RouterId src = p.mesh.id(0, 0), dst = p.mesh.id(1, 0);
+  driver.offer(src, makeWavelet(0, 99, 1, 0));
+  driver.drain(100);
+  if (restart) fabric.restartArbiters();
+  const std::uint64_t idle = driver.now();
+  for (unsigned c : {1u, 0u}) {
+    fabric.setRampAccepting(dst, c, false);
+    for (unsigned k = 0; k < 3; ++k) driver.offer(src, makeWavelet(c, 10 * c + k, 1, 0));
+  }
+  while (driver.now() < idle + 20) driver.cycle();
+  for (unsigned c : {0u, 1u}) fabric.setRampAccepting(dst, c, true);
+  driver.drain(100);
+  std::vector<std::uint32_t> payloads;
+  for (const Arrival& a : driver.sink.at(dst)) payloads.push_back(a.wavelet.payload);
+  return payloads;
+}
+
+TEST(ArbitrationPolicies, RestartedRoundRobinStartsAsANewOne) {
+  // Kept: the last grant was W's color 0, so color 1 goes first.
+  EXPECT_EQ(twoColorsAfterOneOfColor0(false), (std::vector<std::uint32_t>{99, 10, 0, 11, 1, 12, 2}));
+  // Restarted: color 0 first, as on a new fabric (RoundRobinAlternatesTheColorsOfOneInput).
+  EXPECT_EQ(twoColorsAfterOneOfColor0(true), (std::vector<std::uint32_t>{99, 0, 10, 1, 11, 2, 12}));
+}
+
+TEST(ArbitrationPolicies, ArbitersRestartOnlyInAnEmptyFabric) {
+  FabricParams p = makeParams(routingMode<XyRouting>(), 2, 1, 1, 1, 4);
+  FabricKernel fabric(p, nullptr);
+  Driver driver(fabric);
+  driver.offer(p.mesh.id(0, 0), makeWavelet(0, 1, 1, 0));
+  driver.cycle();
+  EXPECT_THROW(fabric.restartArbiters(), std::logic_error);
 }
 
 }  // namespace

@@ -7,7 +7,9 @@ timeline and waveform (its $date line apart). The runs marked so must
 also have stepped the fabric's bands at once at 2 threads
 (host.cycles_in_bands), and visited their PEs at once where there are
 PEs (host.pe_cycles_in_bands), so that the bands' kernel is what is
-compared:
+compared; those marked as GEMMs whose phases run apart must have run on
+one chip at 1 thread and on a chip per phase at more (host.chips), so
+that the phases' chips are compared with one chip running them in turn:
 
   thread_count_test.py WSESIM SOURCE_DIR WORK_DIR
 """
@@ -18,6 +20,9 @@ import subprocess
 import sys
 
 THREADS = [1, 2, 3, 7]
+
+# A weight-streamed GEMM of several phases, timed.
+TIMING_PHASES = ["run.mode=timing", "workload.m=256", "workload.k=64", "workload.n=512"]
 
 # name: (example config, overrides, also write a timeline and a waveform)
 RUNS = {
@@ -36,6 +41,16 @@ RUNS = {
     # 8 rows): the fabric's bands and their PEs at once, edge routers in their bands.
     "gemm_bands": ("gemm_small.yaml", ["arch.mesh.width=16", "arch.mesh.height=32", "arch.io.channels_per_edge=4",
                                        "workload.m=512", "workload.k=128", "workload.n=48"], False),
+    # Timing mode: from 2 threads on, each phase on a chip of its own.
+    "gemm_phases_apart": ("gemm_small.yaml", TIMING_PHASES, False),
+    # ... the weight gradient's, its outputs leaving through the egress,
+    # on its representative rows and columns.
+    "gemm_weight_grad_apart": ("gemm_small.yaml", TIMING_PHASES + ["workload.pass=weight_grad",
+                                                                   "workload.rows=representative",
+                                                                   "workload.columns=representative"], False),
+    # ... in rounds, what one round ran deciding the next (steady-state outputs).
+    "gemm_rounds_apart": ("gemm_small.yaml", TIMING_PHASES[:-1] + ["workload.n=2048",
+                                                                  "workload.steady_state_outputs=4"], False),
     "chain_reduce": ("chain_reduce_small.yaml", [], False),
     "train_cluster": ("train_tiny.yaml", ["arch.cluster.systems=4"], False),
     # More groups of GEMMs than threads: each GEMM its own group.
@@ -53,6 +68,7 @@ RUNS = {
 
 
 BANDS_AT_ONCE = ["noc_packet_bands", "gemm_bands"]
+PHASES_APART = ["gemm_phases_apart", "gemm_weight_grad_apart", "gemm_rounds_apart"]
 
 # The simulator's own speed, measured in host time, beside the simulated results.
 HOST_SPEEDS = ["router_cycles_per_second", "wavelet_hops_per_second", "pe_ops_per_second"]
@@ -86,6 +102,7 @@ def outcome(wsesim, configs, work, name, threads):
         if "pe_cycles_in_bands" in host:
             in_bands.append(host["pe_cycles_in_bands"])
         got["cycles_in_bands"] = min(in_bands)
+        got["chips"] = host.get("chips", 1)
         got["result"] = json.dumps(without_host(result), sort_keys=True)
         if traced:
             with open(base + ".timeline.json", "rb") as f:
@@ -112,8 +129,11 @@ def main():
             other = outcome(wsesim, configs, work, name, threads)
             if name in BANDS_AT_ONCE and threads == 2 and not other.get("cycles_in_bands"):
                 failures.append(f"{name}: the fabric's bands (or their PEs) never ran at once at run.threads=2")
+            if name in PHASES_APART and (first.get("chips") != 1 or other.get("chips", 0) < 2):
+                failures.append(f"{name}: {first.get('chips')} chip(s) at run.threads=1 and {other.get('chips')} "
+                                f"at run.threads={threads}: the phases did not run apart")
             for part in first:
-                if part == "cycles_in_bands":
+                if part in ("cycles_in_bands", "chips"):
                     continue
                 if other.get(part) != first[part]:
                     failures.append(f"{name}: {part} at run.threads={threads} differs from run.threads=1")
