@@ -30,7 +30,7 @@ PhaseChip runPhase(runtime::SimulatedGemm& gemm, std::uint32_t phase, const Pass
   PhaseChip r;
   r.run = phases.roundPhases(chip.cycles()).front();
   r.inputEnd = phases.roundInputEnd();
-  r.found = chipFindings(chip, gemm.round(), phases.edgeStalls());
+  r.found = chipFindings(chip, gemm.rows(), phases.edgeStalls());
   return r;
 }
 
