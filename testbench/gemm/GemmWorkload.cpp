@@ -174,9 +174,10 @@ class GemmWorkload : public workload::Workload {
                             : firmware::uniformMatrix(rows, cols, type, config_.seed * 7919 + salt);
   }
   void check(const Matrix& got, const Matrix& want, GemmResults& r) const;
-  // Whether the run's phases go on chips of their own, run.threads at once
-  // (GemmPassChips.h): with more than one thread, where they can.
-  bool passesApart(const workload::RunOptions& options) const;
+  // How many chips the run's phases take at once, each on a chip of its
+  // own (GemmPassChips.h): with more than one thread, where they can, as
+  // many as there are threads and phases; 1: one chip runs them in turn.
+  unsigned phaseChipsAtOnce() const;
   // The GEMM on one chip, in SystemC: the operands written and the product
   // checked (functional mode), MemoryX's cluster after it, the waveforms,
   // wafer map and timeline asked for.
@@ -231,11 +232,13 @@ class GemmWorkload : public workload::Workload {
   energy::ActionCounts clusterActions_;  // weights from MemoryX: the cluster's
 };
 
-// The chip as simulated; in functional mode the operands, the result and
-// the reference, each of them once more while being built or compared.
+// The chip as simulated (a chip per phase run at once); in functional mode
+// the operands, the result and the reference, each of them once more while
+// being built or compared.
 workload::HostMemoryPlan GemmWorkload::plannedHostMemory() const {
   workload::HostMemoryPlan plan =
       workload::sampledGemmHostMemory(arch_, simulatedArch(), run_, chipParts());
+  plan.bytes *= phaseChipsAtOnce();
   const firmware::GemmShape& s = full_.shape();
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
   if (run_.mode == config::DataMode::Functional) plan.bytes += 2 * elements * sizeof(float);
@@ -267,7 +270,8 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   r.nonzeroWeights = s.sparsity.keptCount(layerWeightRows(), s.n);
 
   GemmChipFindings found;
-  if (passesApart(options)) {
+  // Waveforms, a wafer map and a timeline are one chip's records.
+  if (phaseChipsAtOnce() > 1 && options.vcdBaseName.empty() && !options.waferMap && !options.timeline) {
     const PassChipsRun how{arch_, simulatedArch(), run_, chipParts(), run_.hostThreads(), options.progress};
     const auto simulating = std::chrono::steady_clock::now();
     found = simulatePassChips(*gemm_, how);
@@ -320,10 +324,10 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   cost_ = results::energyResults(actions, arch_, scope);
 }
 
-bool GemmWorkload::passesApart(const workload::RunOptions& options) const {
-  return run_.hostThreads() > 1 && run_.mode == config::DataMode::Timing && !config_.weightsFromMemoryx &&
-         gemm_->rows().phases() > 1 && !gemm_->rows().outline().pacedPhases && options.vcdBaseName.empty() &&
-         !options.waferMap && !options.timeline;
+unsigned GemmWorkload::phaseChipsAtOnce() const {
+  const bool apart = run_.hostThreads() > 1 && run_.mode == config::DataMode::Timing && !config_.weightsFromMemoryx &&
+                     gemm_->rows().phases() > 1 && !gemm_->rows().outline().pacedPhases;
+  return apart ? std::min(run_.hostThreads(), gemm_->rows().phases()) : 1;
 }
 
 GemmChipFindings GemmWorkload::runOnOneChip(const workload::RunOptions& options,

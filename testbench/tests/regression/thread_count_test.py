@@ -51,6 +51,8 @@ RUNS = {
     # ... in rounds, what one round ran deciding the next (steady-state outputs).
     "gemm_rounds_apart": ("gemm_small.yaml", TIMING_PHASES[:-1] + ["workload.n=2048",
                                                                   "workload.steady_state_outputs=4"], False),
+    # ... Cannon's steps, their blocks resident.
+    "gemm_resident_apart": ("gemm_resident_small.yaml", ["run.mode=timing", "workload.algorithm=cannon"], False),
     "chain_reduce": ("chain_reduce_small.yaml", [], False),
     "train_cluster": ("train_tiny.yaml", ["arch.cluster.systems=4"], False),
     # More groups of GEMMs than threads: each GEMM its own group.
@@ -68,7 +70,7 @@ RUNS = {
 
 
 BANDS_AT_ONCE = ["noc_packet_bands", "gemm_bands"]
-PHASES_APART = ["gemm_phases_apart", "gemm_weight_grad_apart", "gemm_rounds_apart"]
+PHASES_APART = ["gemm_phases_apart", "gemm_weight_grad_apart", "gemm_rounds_apart", "gemm_resident_apart"]
 
 # The simulator's own speed, measured in host time, beside the simulated results.
 HOST_SPEEDS = ["router_cycles_per_second", "wavelet_hops_per_second", "pe_ops_per_second"]
