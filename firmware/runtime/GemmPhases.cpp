@@ -8,7 +8,7 @@ namespace wsesim::runtime {
 
 GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
                        wafer::EdgeIngress& ingress, wafer::EdgeEgress& egress, const firmware::Matrix* b,
-                       std::uint32_t routeSwitchCycles, std::uint64_t start)
+                       std::uint32_t routeSwitchCycles, std::optional<Alone> alone)
     : gemm_(gemm),
       pes_(pes),
       routes_(routes),
@@ -17,7 +17,13 @@ GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteT
       mesh_(routes.mesh()),
       b_(b),
       routeSwitchCycles_(routeSwitchCycles),
-      stallsBefore_(ingress.stalls()) {
+      stallsBefore_(ingress.stalls()),
+      alone_(alone) {}
+
+GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
+                       wafer::EdgeIngress& ingress, wafer::EdgeEgress& egress, const firmware::Matrix* b,
+                       std::uint32_t routeSwitchCycles, std::uint64_t start)
+    : GemmPhases(gemm, pes, routes, ingress, egress, b, routeSwitchCycles, std::nullopt) {
   if (mapping().outline().pacedPhases) {
     pacing_ = std::make_unique<PePacing>(mapping(), pes, routes, routeSwitchCycles, start);
     return;
@@ -56,16 +62,7 @@ class PlacedAsRun : public pe::PeControl {
 GemmPhases::GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes,
                        wafer::EdgeIngress& ingress, wafer::EdgeEgress& egress, std::uint32_t routeSwitchCycles,
                        Alone alone)
-    : gemm_(gemm),
-      pes_(pes),
-      routes_(routes),
-      ingress_(ingress),
-      egress_(egress),
-      mesh_(routes.mesh()),
-      b_(nullptr),
-      routeSwitchCycles_(routeSwitchCycles),
-      stallsBefore_(ingress.stalls()),
-      alone_(alone.phase) {
+    : GemmPhases(gemm, pes, routes, ingress, egress, nullptr, routeSwitchCycles, std::optional<Alone>(alone)) {
   if (mapping().outline().pacedPhases) throw std::logic_error("a paced mapping's phase cannot run alone");
   if (alone.phase >= mapping().phases())
     throw std::logic_error("phase " + std::to_string(alone.phase) + " of a round of " +

@@ -92,6 +92,10 @@ class GemmPhases : public sim::CycleDriver {
   void unload(const std::vector<std::string>& kept);
 
  private:
+  // The members alone.
+  GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes, wafer::EdgeIngress& ingress,
+             wafer::EdgeEgress& egress, const firmware::Matrix* b, std::uint32_t routeSwitchCycles,
+             std::optional<Alone> alone);
   const firmware::GemmMapping& mapping() const { return gemm_.round(); }
   // The last phase's streams are handed over (with its programs) and all in.
   bool streamsIn() const { return loaded_ && phase_ == lastPhase() && ingress_.sent() == ingress_.total(); }
@@ -102,7 +106,7 @@ class GemmPhases : public sim::CycleDriver {
     return phase_ == lastPhase() && phaseDone(now, fabric);
   }
   // The last phase this controller runs of the current round.
-  std::uint32_t lastPhase() const { return alone_ ? *alone_ : mapping().phases() - 1; }
+  std::uint32_t lastPhase() const { return alone_ ? alone_->phase : mapping().phases() - 1; }
   // Whether another round follows the current one's `phases` (never alone:
   // the caller puts a round's phases together).
   bool anotherRound(const std::vector<SimulatedGemm::PhaseRun>& phases) const {
@@ -129,7 +133,7 @@ class GemmPhases : public sim::CycleDriver {
   std::uint32_t routeSwitchCycles_;
   std::uint64_t stallsBefore_;  // the ingress's, before this GEMM
   std::unique_ptr<PePacing> pacing_;  // paced phases only
-  std::optional<std::uint32_t> alone_;  // the one phase run (Alone)
+  std::optional<Alone> alone_;  // the one phase run
   std::uint32_t phase_ = 0;  // of the current round
   std::uint64_t runsAt_ = 0;  // the current phase's programs load and streams start in this cycle
   bool loaded_ = false;       // the current phase's programs are loaded

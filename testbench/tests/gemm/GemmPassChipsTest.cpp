@@ -68,12 +68,10 @@ void expectSame(const GemmChipFindings& one, const GemmChipFindings& apart, cons
   EXPECT_EQ(one.tasks, apart.tasks) << what;
   EXPECT_EQ(one.sramHighWater, apart.sramHighWater) << what;
   EXPECT_EQ(one.edgeStalls, apart.edgeStalls) << what;
-  EXPECT_EQ(one.fabric.injected, apart.fabric.injected) << what;
-  EXPECT_EQ(one.fabric.fromEdge, apart.fabric.fromEdge) << what;
-  EXPECT_EQ(one.fabric.toEdge, apart.fabric.toEdge) << what;
-  EXPECT_EQ(one.fabric.delivered, apart.fabric.delivered) << what;
-  EXPECT_EQ(one.fabric.hops, apart.fabric.hops) << what;
-  EXPECT_EQ(one.fabric.queued, apart.fabric.queued) << what;
+  for (std::uint64_t fabric::FabricCounters::*count :
+       {&fabric::FabricCounters::injected, &fabric::FabricCounters::fromEdge, &fabric::FabricCounters::toEdge,
+        &fabric::FabricCounters::delivered, &fabric::FabricCounters::hops, &fabric::FabricCounters::queued})
+    EXPECT_EQ(one.fabric.*count, apart.fabric.*count) << what;
   // Bit for bit: the same counts (whole numbers, summed exactly).
   EXPECT_EQ(std::memcmp(&one.actions, &apart.actions, sizeof(energy::ActionCounts)), 0) << what;
 }
@@ -102,7 +100,9 @@ TEST_P(PassChips, AnyThreadsFindWhatOneChipFinds) {
       const auto gemm = plan(s, GetParam(), c.sampling);
       const GemmChipFindings apart = simulatePassChips(*gemm, how(s, *gemm, threads));
       EXPECT_EQ(apart.chips, apart.phaseStarts.size()) << c.name;
-      if (c.rounds && GetParam() != GemmPass::BackwardData) EXPECT_GT(gemm->roundsRun(), 1u) << c.name;
+      if (c.rounds && GetParam() != GemmPass::BackwardData) {
+        EXPECT_GT(gemm->roundsRun(), 1u) << c.name;
+      }
       expectSame(one, apart, std::string(c.name) + ", " + std::to_string(threads) + " threads");
     }
   }
