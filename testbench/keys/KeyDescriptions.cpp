@@ -77,7 +77,7 @@ const std::vector<KeyDescription>& keyDescriptions() {
       {"", "run.max_cycles",
        "a wafer that has not finished by this cycle fails the run (exit 3; a training step's wafers are its groups of GEMMs, training.md); unset: no bound"},
       {"", "run.threads",
-       "host threads the run may use (a NoC, GEMM or chain_reduce run steps the fabric in as many bands of routers at once, and visits their PEs at once; a training step simulates its groups of GEMMs on them at once); results are the same for any value; unset: every core of the process's affinity mask, not recorded in the result"},
+       "host threads the run may use (a NoC, GEMM or chain_reduce run steps the fabric in as many bands of routers at once, and visits their PEs at once; a timed GEMM runs its phases on chips of their own, as many at once; a training step simulates its groups of GEMMs on them at once); results are the same for any value; unset: every core of the process's affinity mask, not recorded in the result"},
       {"", "workload.type",
        "workload type (registered in `testbench/registry/WorkloadTypes.cpp`)"},
       {"chain_reduce", "workload.pes",
