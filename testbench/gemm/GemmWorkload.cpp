@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "firmware/gemm/registry/GemmAlgorithms.h"
@@ -155,11 +156,12 @@ struct GemmResults {
 
 class GemmWorkload : public workload::Workload {
  public:
-  GemmWorkload(const GemmConfig& config, std::unique_ptr<SimulatedGemm> gemm, const config::ArchConfig& arch,
-               const config::RunConfig& run)
+  // `plan` makes the GEMM's SimulatedGemm afresh (it keeps the rounds it ran).
+  using Plan = std::function<std::unique_ptr<SimulatedGemm>()>;
+  GemmWorkload(const GemmConfig& config, Plan plan, const config::ArchConfig& arch, const config::RunConfig& run)
       : config_(config),
-        gemm_(std::move(gemm)),
-        full_(gemm_->full()),
+        plan_(std::move(plan)),
+        gemm_(plan_()),
         arch_(arch),
         run_(withMeshRows(withMeshColumns(run, gemm_->meshColumns(arch)), gemm_->meshRows())) {}
 
@@ -182,18 +184,25 @@ class GemmWorkload : public workload::Workload {
   // checked (functional mode), MemoryX's cluster after it, the waveforms,
   // wafer map and timeline asked for.
   GemmChipFindings runOnOneChip(const workload::RunOptions& options, std::chrono::steady_clock::time_point start);
+  // The phases on chips of their own. What fails there (a phase's error,
+  // or run.max_cycles reached by the phases together) runs again on one
+  // chip from a fresh plan, so that the error, its cycle and its report
+  // are one chip's, whatever the threads.
+  GemmChipFindings runPhasesApart(const workload::RunOptions& options, std::chrono::steady_clock::time_point start);
+  // The GEMM as asked.
+  const firmware::GemmMapping& full() const { return gemm_->full(); }
   // Bytes of the whole GEMM's streamed operand through the I/O ring.
-  std::uint64_t streamedBytes() const { return found_.wavelets * firmware::streamedWaveletBytes(full_.shape()); }
-  double flops() const { return 2.0 * full_.shape().m * full_.shape().k * full_.shape().n; }
+  std::uint64_t streamedBytes() const { return found_.wavelets * firmware::streamedWaveletBytes(full().shape()); }
+  double flops() const { return 2.0 * full().shape().m * full().shape().k * full().shape().n; }
   double achievedFlopsPerSecond() const {
     const double seconds = double(cycles_) * arch_.secondsPerCycle();
     return seconds > 0 ? flops() / seconds : 0.0;
   }
   double utilisation() const {
     return flops() / (double(cycles_) * double(arch_.mesh.routers()) * 2.0 *
-                      arch_.pe.lanes.of(pe::Opcode::Fmac, full_.shape().precision));
+                      arch_.pe.lanes.of(pe::Opcode::Fmac, full().shape().precision));
   }
-  const firmware::WeightSparsity& sparsity() const { return full_.shape().sparsity; }
+  const firmware::WeightSparsity& sparsity() const { return full().shape().sparsity; }
   // What sparse weights move through the I/O ring: their non-zeros in
   // (value and index) or, for the weight gradient, the kept gradients out.
   struct SparseTraffic {
@@ -201,9 +210,9 @@ class GemmWorkload : public workload::Workload {
   };
   SparseTraffic sparseTraffic() const {
     const bool gradients = config_.pass == GemmPass::WeightGrad;
-    const pe::ElementType type = pe::operandType(pe::Opcode::Fmac, full_.shape().precision, gradients ? -1 : 1);
+    const pe::ElementType type = pe::operandType(pe::Opcode::Fmac, full().shape().precision, gradients ? -1 : 1);
     SparseTraffic t;
-    t.weights = std::uint64_t(layerWeightRows()) * full_.shape().n;
+    t.weights = std::uint64_t(layerWeightRows()) * full().shape().n;
     t.wavelets = gradients ? found_.fabric.toEdge : found_.wavelets;
     t.bytes = t.wavelets * (gradients ? pe::elementBytes(type) : firmware::kSparseWaveletBytes);
     t.denseBytes = t.weights * pe::elementBytes(type);
@@ -212,20 +221,20 @@ class GemmWorkload : public workload::Workload {
   // Rows of the product's W-shaped operand: B's (forward, backward-data) or,
   // for the weight gradient, the output dW's.
   std::uint32_t layerWeightRows() const {
-    return config_.pass == GemmPass::WeightGrad ? full_.shape().m : full_.shape().k;
+    return config_.pass == GemmPass::WeightGrad ? full().shape().m : full().shape().k;
   }
   // The architecture the rows (and columns) simulated run on.
   config::ArchConfig simulatedArch() const { return gemm_->simulatedArch(arch_, gemm_->meshColumns(arch_)); }
   // Its I/O ring's, for the mesh simulated.
   chip::ChipParts chipParts() const {
-    chip::ChipParts parts = workload::gemmChipParts(simulatedArch(), full_.shape(), run_.mode);
+    chip::ChipParts parts = workload::gemmChipParts(simulatedArch(), full().shape(), run_.mode);
     parts.fabricThreads = run_.hostThreads();
     return parts;
   }
 
   GemmConfig config_;
-  std::unique_ptr<SimulatedGemm> gemm_;
-  const firmware::GemmMapping& full_;  // the GEMM as asked
+  Plan plan_;
+  std::unique_ptr<SimulatedGemm> gemm_;  // the GEMM as asked (full()), and what the run simulated of it
   config::ArchConfig arch_;
   config::RunConfig run_;  // its VCD region within the rows simulated
   GemmResults found_;
@@ -239,7 +248,7 @@ workload::HostMemoryPlan GemmWorkload::plannedHostMemory() const {
   workload::HostMemoryPlan plan =
       workload::sampledGemmHostMemory(arch_, simulatedArch(), run_, chipParts());
   plan.bytes *= phaseChipsAtOnce();
-  const firmware::GemmShape& s = full_.shape();
+  const firmware::GemmShape& s = full().shape();
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
   if (run_.mode == config::DataMode::Functional) plan.bytes += 2 * elements * sizeof(float);
   if (config_.weightsFromMemoryx) {
@@ -251,15 +260,14 @@ workload::HostMemoryPlan GemmWorkload::plannedHostMemory() const {
 
 void GemmWorkload::run(const workload::RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const firmware::GemmMapping& mapping = gemm_->rows();
-  const firmware::GemmShape& s = full_.shape();
+  const firmware::GemmShape s = full().shape();
   GemmResults& r = found_;
   r.wavelets = gemm_->streamedWavelets(arch_.mesh);
   if (!s.sparsity.dense() && config_.pass != GemmPass::WeightGrad) {
     // Each stream feeds one grid column, whose PEs run an FMAC per wavelet.
     std::vector<std::uint64_t> perStream;
-    for (std::uint32_t phase = 0; phase < full_.phases(); ++phase) {
-      const std::vector<wafer::EdgeStream> streams = full_.streams(arch_.mesh, nullptr, phase);
+    for (std::uint32_t phase = 0; phase < full().phases(); ++phase) {
+      const std::vector<wafer::EdgeStream> streams = full().streams(arch_.mesh, nullptr, phase);
       perStream.resize(streams.size(), 0);
       for (std::size_t i = 0; i < streams.size(); ++i) perStream[i] += streams[i].count;
     }
@@ -269,17 +277,12 @@ void GemmWorkload::run(const workload::RunOptions& options) {
   }
   r.nonzeroWeights = s.sparsity.keptCount(layerWeightRows(), s.n);
 
-  GemmChipFindings found;
   // Waveforms, a wafer map and a timeline are one chip's records.
-  if (phaseChipsAtOnce() > 1 && options.vcdBaseName.empty() && !options.waferMap && !options.timeline) {
-    const PassChipsRun how{arch_, simulatedArch(), run_, chipParts(), run_.hostThreads(), options.progress};
-    const auto simulating = std::chrono::steady_clock::now();
-    found = simulatePassChips(*gemm_, how);
-    r.elaborationSeconds = std::chrono::duration<double>(simulating - start).count();
-    r.simulationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - simulating).count();
-  } else {
-    found = runOnOneChip(options, start);
-  }
+  const GemmChipFindings found =
+      phaseChipsAtOnce() > 1 && options.vcdBaseName.empty() && !options.waferMap && !options.timeline
+          ? runPhasesApart(options, start)
+          : runOnOneChip(options, start);
+  const firmware::GemmMapping& mapping = gemm_->rows();
   const GemmTime& time = found.time;
   cycles_ = time.cycles;
   r.sramHighWater = found.sramHighWater;
@@ -330,6 +333,24 @@ unsigned GemmWorkload::phaseChipsAtOnce() const {
   return apart ? std::min(run_.hostThreads(), gemm_->rows().phases()) : 1;
 }
 
+GemmChipFindings GemmWorkload::runPhasesApart(const workload::RunOptions& options,
+                                              std::chrono::steady_clock::time_point start) {
+  const PassChipsRun how{arch_, simulatedArch(), run_, chipParts(), run_.hostThreads(), options.progress};
+  try {
+    const auto simulating = std::chrono::steady_clock::now();
+    GemmChipFindings found = simulatePassChips(*gemm_, how);
+    if (!run_.maxCycles || found.cycles < *run_.maxCycles) {
+      found_.elaborationSeconds = std::chrono::duration<double>(simulating - start).count();
+      found_.simulationSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - simulating).count();
+      return found;
+    }
+  } catch (const std::exception&) {
+    // One chip says what failed, below.
+  }
+  gemm_ = plan_();
+  return runOnOneChip(options, start);
+}
+
 GemmChipFindings GemmWorkload::runOnOneChip(const workload::RunOptions& options,
                                             std::chrono::steady_clock::time_point start) {
   // Its rows as simulated (in the rounds' every phase, on their grid).
@@ -346,7 +367,7 @@ GemmChipFindings GemmWorkload::runOnOneChip(const workload::RunOptions& options,
   // A (M x K) and B (K x N) of C = A . B: forward X and W; backward-data dY
   // and W^T (W drawn as K x N of the layer, then transposed); weight-gradient
   // X^T and dY.
-  const firmware::GemmShape& s = full_.shape();
+  const firmware::GemmShape& s = full().shape();
   const pe::ElementType inputType = pe::operandType(pe::Opcode::Fmac, s.precision, 1);
   Matrix a, b;
   if (functional) {
@@ -387,7 +408,7 @@ GemmChipFindings GemmWorkload::runOnOneChip(const workload::RunOptions& options,
         arch_, system::ModelWeights{"gemm", {layer}}, system::optimizerModel(config_.optimizer),
         &wafer.finishedEvent(), [&, layer, streamedBytes](const system::MemoryX& memoryx, bool) {
           system::WaferTask t;
-          t.name = full_.describe();
+          t.name = full().describe();
           t.kind = gemmPassName(config_.pass);
           const GemmTime time = fullTime();
           t.duration = system::cyclesToTime(time.cycles, arch_.clockHz);
@@ -446,25 +467,25 @@ GemmChipFindings GemmWorkload::runOnOneChip(const workload::RunOptions& options,
 
 nlohmann::json GemmWorkload::typeResults() const {
   const GemmResults& f = found_;
-  const firmware::GemmBounds bounds = full_.bounds(arch_);
+  const firmware::GemmBounds bounds = full().bounds(arch_);
   nlohmann::json r;
   r["type"] = "gemm";
   r["algorithm"] = config_.algorithm;
-  r["mapping"] = full_.describe();
+  r["mapping"] = full().describe();
   r["pass"] = gemmPassName(config_.pass);
-  r["dtype"] = pe::precisionName(full_.shape().precision);
-  r["reduction_dtype"] = pe::elementTypeName(firmware::sumType(full_.shape()));
+  r["dtype"] = pe::precisionName(full().shape().precision);
+  r["reduction_dtype"] = pe::elementTypeName(firmware::sumType(full().shape()));
   r["m"] = config_.m;
   r["k"] = config_.k;
   r["n"] = config_.n;
-  r["grid"] = {{"x", full_.gridX()}, {"y", full_.gridY()}};
+  r["grid"] = {{"x", full().gridX()}, {"y", full().gridY()}};
   r["rows_simulated"] = f.rowsSimulated;
   r["columns_simulated"] = f.columnsSimulated;
   r["phases_extrapolated"] = f.phasesExtrapolated;
   r["phases_interpolated"] = f.phasesInterpolated;
   r["rounds_simulated"] = gemm_->roundsRun();
   r["cycles_simulated"] = f.cyclesSimulated;
-  r["phases"] = full_.phases();
+  r["phases"] = full().phases();
   r["phase_start_cycles"] = f.phaseStarts;
   r["flops"] = flops();
   r["achieved_flops_per_second"] = achievedFlopsPerSecond();
@@ -478,7 +499,7 @@ nlohmann::json GemmWorkload::typeResults() const {
   r["weights_per_cycle"] = f.weightsPerCycle;
   r["breakdown"] = {{"pe_busy_fraction", f.busyFraction}, {"edge_stall_cycles", f.edgeStallCycles}, {"tasks", f.tasks}};
   r["sram_high_water_bytes"] = f.sramHighWater;
-  if (const std::optional<firmware::Buffering> b = full_.buffering()) r["buffering"] = firmware::bufferingName(*b);
+  if (const std::optional<firmware::Buffering> b = full().buffering()) r["buffering"] = firmware::bufferingName(*b);
   r["colors_used"] = f.colorsUsed;
   if (!sparsity().dense()) {
     const SparseTraffic t = sparseTraffic();
@@ -490,7 +511,7 @@ nlohmann::json GemmWorkload::typeResults() const {
                      {"wavelets_saved", std::int64_t(t.weights) - std::int64_t(t.wavelets)},
                      {"bytes_streamed", t.bytes},
                      {"dense_bytes", t.denseBytes},
-                     {"flops_done", config_.pass == GemmPass::WeightGrad ? flops() : 2.0 * full_.shape().m * double(f.nonzeroWeights)},
+                     {"flops_done", config_.pass == GemmPass::WeightGrad ? flops() : 2.0 * full().shape().m * double(f.nonzeroWeights)},
                      {"column_imbalance", f.columnImbalance},
                      {"bound", bounds.bound()}};
   }
@@ -532,14 +553,14 @@ void GemmWorkload::check(const Matrix& got, const Matrix& want, GemmResults& r) 
 
 std::string GemmWorkload::typeSummary() const {
   const GemmResults& f = found_;
-  const firmware::GemmBounds b = full_.bounds(arch_);
+  const firmware::GemmBounds b = full().bounds(arch_);
   std::ostringstream out;
   char line[512];
-  const std::optional<firmware::Buffering> buffered = full_.buffering();
+  const std::optional<firmware::Buffering> buffered = full().buffering();
   const std::string buffering = buffered ? ", " + std::string(firmware::bufferingName(*buffered)) + "-buffered" : "";
   std::snprintf(line, sizeof line, "gemm %s %s %ux%ux%u %s on %ux%u (grid %ux%u%s)\n", config_.algorithm.c_str(),
-                gemmPassName(config_.pass), config_.m, config_.k, config_.n, firmware::gemmPrecisionName(full_.shape()).c_str(),
-                arch_.mesh.width, arch_.mesh.height, full_.gridX(), full_.gridY(), buffering.c_str());
+                gemmPassName(config_.pass), config_.m, config_.k, config_.n, firmware::gemmPrecisionName(full().shape()).c_str(),
+                arch_.mesh.width, arch_.mesh.height, full().gridX(), full().gridY(), buffering.c_str());
   out << line;
   std::snprintf(line, sizeof line,
                 "  cycles    %llu (lower bound %llu: compute %llu, bandwidth %llu, reduction %llu, latency %llu)\n",
@@ -594,8 +615,12 @@ std::unique_ptr<workload::Workload> makeGemmWorkload(config::ParamReader& params
   try {
     firmware::GemmShape shape = passShape(c.m, c.k, c.n, c.precision, c.pass, c.sparsity);
     shape.fp32Sums = c.fp32Sums;
-    return std::make_unique<GemmWorkload>(c, std::make_unique<SimulatedGemm>(c.algorithm, shape, arch, c.gridX, c.gridY, c.buffering, c.sampling),
-                                          arch, run);
+    return std::make_unique<GemmWorkload>(
+        c,
+        [c, shape, arch] {
+          return std::make_unique<SimulatedGemm>(c.algorithm, shape, arch, c.gridX, c.gridY, c.buffering, c.sampling);
+        },
+        arch, run);
   } catch (const firmware::PlanError& e) {
     throw config::ConfigError(std::string("workload.m/k/n/grid_x/grid_y/buffering: ") + e.what());
   }
