@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hw/wafer/EdgeCollector.h"
@@ -146,6 +147,57 @@ TEST(FabricBands, BandsHoldAtLeastSixteenRouters) {
   EXPECT_EQ(FabricKernel(params, nullptr, 7).bands(), 2u);
   EXPECT_EQ(FabricKernel(params, nullptr, 2).bands(), 2u);
   EXPECT_EQ(FabricKernel(makeParams(routingMode<XyRouting>(), 4, 4, 1, 2, 4), nullptr, 4).bands(), 1u);
+}
+
+// Every 2 x 2 block of a 24 x 16 mesh has a loop of its own (color 0
+// circling clockwise, as Deadlock.FilledCyclicRouteIsReportedAsDeadlockNotAHang's),
+// which its first PE fills until nothing moves: the watchdog's error (the
+// cycle it fires in, every blocked queue, in router order) is one thread's.
+struct Deadlocked {
+  std::uint64_t cycle = 0, cyclesInBands = 0;
+  std::string report;
+};
+
+Deadlocked loopsDeadlock(unsigned threads) {
+  FabricParams params = makeParams(routingMode<ColorRouting>(), 24, 16, 1, 1, 2);
+  params.watchdogCycles = 50;
+  ColorRouteTable routes(params.mesh, params.colors);
+  for (std::uint32_t y = 0; y < 16; y += 2)
+    for (std::uint32_t x = 0; x < 24; x += 2) {
+      routes.set(x, y, 0, PortMask(bit(Port::Ramp) | bit(Port::South)), bit(Port::East));
+      routes.set(x + 1, y, 0, bit(Port::West), bit(Port::South));
+      routes.set(x + 1, y + 1, 0, bit(Port::North), bit(Port::West));
+      routes.set(x, y + 1, 0, bit(Port::East), bit(Port::North));
+    }
+  FabricKernel kernel(params, &routes, threads);
+  kernel.setPacing(false);
+  Driver driver(kernel);
+  for (std::uint32_t y = 0; y < 16; y += 2)
+    for (std::uint32_t x = 0; x < 24; x += 2)
+      for (std::uint32_t k = 0; k < 20; ++k) driver.offer(params.mesh.id(x, y), makeWavelet(0, y * 1000 + x * 20 + k));
+  Deadlocked d;
+  try {
+    while (driver.now() < 2000) driver.cycle();
+    ADD_FAILURE() << "no DeadlockError within 2000 cycles";
+  } catch (const DeadlockError& e) {
+    d.report = e.what();
+  }
+  d.cycle = driver.now();
+  d.cyclesInBands = kernel.cyclesInBands();
+  return d;
+}
+
+TEST(FabricBands, ADeadlockIsReportedAlikeForAnyThreadCount) {
+  const Deadlocked one = loopsDeadlock(1);
+  EXPECT_NE(one.report.find("deadlock"), std::string::npos) << one.report;
+  for (unsigned threads : kThreads) {
+    const Deadlocked many = loopsDeadlock(threads);
+    EXPECT_EQ(many.cycle, one.cycle) << threads << " threads";
+    EXPECT_EQ(many.report, one.report) << threads << " threads";
+    if (threads == 2) {
+      EXPECT_GT(many.cyclesInBands, 0u) << "the bands never stepped at once";
+    }
+  }
 }
 
 }  // namespace

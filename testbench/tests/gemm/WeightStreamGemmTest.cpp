@@ -175,7 +175,9 @@ TEST_P(Fp32SumsOnOnePe, CyclesMatchTheHandCount) {
   const nlohmann::json wide = runGemm(fp16 + "  reduction_dtype: fp32\n", GetParam());
   EXPECT_EQ(wide["cycles"], 4 + kN * (kK * (2 + 2 + kM / 4) + 2 + (2 + kM / 2)) + 1);
   EXPECT_EQ(wide["reduction_dtype"], "f32");
-  if (std::string(GetParam()) == "functional") EXPECT_EQ(wide["mismatches"], 0u);
+  if (std::string(GetParam()) == "functional") {
+    EXPECT_EQ(wide["mismatches"], 0u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Fp32SumsOnOnePe, ::testing::Values("functional", "timing"));
