@@ -5,6 +5,7 @@
 
 #include "firmware/runtime/GemmPhases.h"
 #include "hw/chip/WaferChip.h"
+#include "hw/sim/ProgressShare.h"
 #include "testbench/workload/ChipsAtOnce.h"
 
 namespace wsesim::gemm {
@@ -79,6 +80,9 @@ GemmChipFindings chipFindings(const chip::WaferChip& chip, const firmware::GemmM
 GemmChipFindings simulatePassChips(runtime::SimulatedGemm& gemm, const PassChipsRun& how) {
   GemmChipFindings found;
   found.chips = 0;
+  // Each round's progress as one chip tells it (its phases' share done),
+  // the run ending with the last round only.
+  sim::ProgressShare roundProgress(how.progress, 0.0, 1.0, false);
   for (;;) {
     const firmware::GemmMapping& round = gemm.round();
     const std::uint32_t phases = round.phases();
@@ -89,7 +93,7 @@ GemmChipFindings simulatePassChips(runtime::SimulatedGemm& gemm, const PassChips
     each.parts.fabricThreads = std::max(1u, how.threads / phases);
     std::vector<PhaseChip> chips(phases);
     const std::vector<std::exception_ptr> errors =
-        workload::runAtOnce(costs, how.threads, how.progress, [&](std::size_t p, sim::ProgressObserver* progress) {
+        workload::runAtOnce(costs, how.threads, roundProgress.observer(), [&](std::size_t p, sim::ProgressObserver* progress) {
           chips[p] = runPhase(gemm, std::uint32_t(p), each, progress);
         });
     for (const std::exception_ptr& e : errors)
@@ -104,6 +108,7 @@ GemmChipFindings simulatePassChips(runtime::SimulatedGemm& gemm, const PassChips
     const std::uint64_t inputEnd = found.cycles - chips.back().run.cycles - roundStart + chips.back().inputEnd;
     if (!gemm.anotherRound(runs)) {
       found.time = gemm.fullTime(runs, inputEnd, how.arch, how.simulated.mesh.width);
+      if (how.progress) how.progress->progress(found.cycles, 1.0, true);
       return found;
     }
     gemm.nextRound(runs, inputEnd);
