@@ -33,6 +33,7 @@ void GemmSequence::beginCycle(std::uint64_t now, fabric::FabricKernel& fabric) {
     done_.push_back(LastRound{current_->roundPhases(now), current_->roundInputEnd()});
     gemms_[index_]->learn(learnt_, done_.back().phases);
     actionsAtEnd_.push_back(meter_.actionsUntil(now));
+    fabric.restartArbiters();  // as GemmPhases does between phases: a GEMM starts as on a chip of its own
     start(index_ + 1, now);
   }
   current_->beginCycle(now, fabric);

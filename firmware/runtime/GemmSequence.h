@@ -3,8 +3,9 @@
 // its routes, programs, phases and rounds (GemmPhases). When one is done
 // (its streams in, its PEs idle, the fabric empty), its PEs are unloaded
 // with nothing kept and the next starts in the same cycle with its own
-// routes, its streams and results on the ring's bandwidth afresh, so that
-// its cycles are its own whatever ran before it. How the train workload simulates the GEMMs of a training step.
+// routes, the routers' arbiters restarted, its streams and results on the
+// ring's bandwidth afresh, so that its cycles are its own whatever ran
+// before it. How the train workload simulates the GEMMs of a training step.
 // With representative phases, a GEMM interpolates the kinds of phases an
 // earlier GEMM of the same layout learnt the line of (SimulatedGemm::begin).
 
