@@ -3,7 +3,10 @@
 points whose wsesim uses every core it may (run.threads' default) do not
 oversubscribe the host: at --jobs J on C cores each point's process may run
 on C / J of them (at least one), at --jobs 1 on all. The wsesim here is a
-wrapper that logs the cores its process may use, then runs the real one."""
+wrapper that logs the cores its process may use, then runs the real one;
+each line in one write, so that points running at once cannot interleave
+theirs (print() writes the number and the newline apart when
+PYTHONUNBUFFERED is set, which made this test fail now and then)."""
 import os
 import stat
 
@@ -17,7 +20,7 @@ if len(cores) < 2:
 log = ctx.path("affinity.log")
 wrapper = ctx.write("wsesim", f"""#!/bin/sh
 if [ "$1" = run ]; then
-  /usr/bin/python3 -c 'import os; print(len(os.sched_getaffinity(0)))' >> {log}
+  /usr/bin/python3 -c 'import os; os.write(1, b"%d\\n" % len(os.sched_getaffinity(0)))' >> {log}
 fi
 exec {ctx.wsesim} "$@"
 """)
