@@ -72,7 +72,7 @@ SimulatedGemm::SimulatedGemm(const std::string& algorithm, const firmware::GemmS
         sampleSramBytes_ = sample->sramBytes;
         lateness_ = std::move(sample->lateness);
         rows_ = std::move(sample->mapping);
-        meshRows_ = 2 * bandRows_;
+        meshRows_ = firmware::WeightGradGemm::ColumnSample::kBands * bandRows_;
       }
   if (rows().phases() != full_->phases())
     throw std::logic_error("representative rows of " + full_->describe() + " run in other phases");
@@ -535,8 +535,9 @@ config::ArchConfig SimulatedGemm::simulatedArch(const config::ArchConfig& arch, 
   config::ArchConfig a = withMeshColumns(arch, meshColumns);
   if (bandRows_ == 0) return a;
   a.mesh.height = meshRows_;
-  a.io.bandwidthBytesPerS = arch.io.bandwidthBytesPerS * 2.0 / double(arch.io.channelsPerEdge);
-  a.io.channelsPerEdge = 2;
+  const std::uint32_t bands = firmware::WeightGradGemm::ColumnSample::kBands;
+  a.io.bandwidthBytesPerS = arch.io.bandwidthBytesPerS * double(bands) / double(arch.io.channelsPerEdge);
+  a.io.channelsPerEdge = bands;
   a.pe.sramBytes = arch.pe.sramBytes + sampleSramBytes_;
   return a;
 }

@@ -80,7 +80,7 @@ std::optional<WeightGradGemm::ColumnSample> WeightGradGemm::representativeColumn
   for (const FeedLoad& f : whole) busiest[f.east] = std::max(busiest[f.east], f.load);
   for (std::uint32_t c = 0; c < columns; ++c) ksMost = std::max(ksMost, layout_.ks(c));
   for (const auto& band : bands) widest = std::max(widest, band.second);
-  if (2ull * widest >= columns) return std::nullopt;
+  if (std::uint64_t(ColumnSample::kBands) * widest >= columns) return std::nullopt;
   // The first pair of widest bands, one on even rows first and one after
   // it with its rows' parity kept, that holds both edges' busiest feeds,
   // a column of the most k's and one like each target (its k's and parity).

@@ -84,7 +84,10 @@ class WeightGradGemm : public GemmMapping {
   // columns' k's).
   struct ColumnSample {
     std::unique_ptr<GemmMapping> mapping;
-    std::uint32_t bandRows = 0;   // rows of each band: the mesh simulated is two bands tall, a channel per band and edge
+    // A pair of the ring's bands: the mesh simulated is kBands bands tall,
+    // a channel per band and edge.
+    static constexpr std::uint32_t kBands = 2;
+    std::uint32_t bandRows = 0;   // rows of each band
     std::uint64_t sramBytes = 0;  // the sample's busiest PE's buffers (its targets keep the dY of several columns')
     std::vector<std::int64_t> lateness;  // per phase: cycles the whole grid's last feed ends after the sample's
   };
