@@ -41,8 +41,9 @@ class GemmPhases : public sim::CycleDriver {
  public:
   // Programs the routes and loads phase 0, which starts in cycle `start`;
   // `b` gives the streamed payloads (null in timing mode); `gemm`, `b`,
-  // the PEs, `routes` (the fabric's, reprogrammed per phase) and `ingress`
-  // (whose streams must all be in) must outlive the run.
+  // the PEs, `routes` (the fabric's, reprogrammed per phase), `ingress`
+  // (whose streams must all be in) and `egress` (its credit filled at each
+  // phase after the first) must outlive the run.
   GemmPhases(SimulatedGemm& gemm, pe::PeGrid& pes, fabric::ColorRouteTable& routes, wafer::EdgeIngress& ingress,
              wafer::EdgeEgress& egress, const firmware::Matrix* b, std::uint32_t routeSwitchCycles,
              std::uint64_t start = 0);
