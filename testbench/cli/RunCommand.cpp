@@ -60,7 +60,7 @@ std::string shrinkAdvice(const fabric::MeshGeometry& simulated, const fabric::Me
 std::string checkHostMemory(const workload::Workload& work, const config::ArchConfig& arch,
                             const config::RunConfig& run) {
   const workload::HostMemoryPlan plan = work.plannedHostMemory();
-  const std::uint64_t limit = run.maxHostBytes ? *run.maxHostBytes : results::availableHostBytes();
+  const std::uint64_t limit = results::hostMemoryLimit(run);
   const std::string limitText =
       formatBytes(limit) + (run.maxHostBytes ? " (run.max_host_bytes)"
                                              : " (the host's available memory, MemAvailable in /proc/meminfo)");

@@ -92,10 +92,9 @@ GemmChipFindings simulatePassChips(runtime::SimulatedGemm& gemm, const PassChips
     PassChipsRun each = how;
     each.parts.fabricThreads = std::max(1u, how.threads / phases);
     std::vector<PhaseChip> chips(phases);
-    const std::vector<std::exception_ptr> errors =
-        workload::runAtOnce(costs, how.threads, roundProgress.observer(), [&](std::size_t p, sim::ProgressObserver* progress) {
-          chips[p] = runPhase(gemm, std::uint32_t(p), each, progress);
-        });
+    const std::vector<std::exception_ptr> errors = workload::runAtOnce(
+        costs, how.chipsAtOnce, roundProgress.observer(),
+        [&](std::size_t p, sim::ProgressObserver* progress) { chips[p] = runPhase(gemm, std::uint32_t(p), each, progress); });
     for (const std::exception_ptr& e : errors)
       if (e) std::rethrow_exception(e);
 

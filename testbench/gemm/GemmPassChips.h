@@ -34,7 +34,8 @@ struct PassChipsRun {
   config::ArchConfig simulated;  // the mesh its rows (and columns) simulated run on
   config::RunConfig run;
   chip::ChipParts parts;  // built without SystemC whatever it says
-  unsigned threads = 1;   // run.threads: chips at once, and their fabrics' bands when they are fewer
+  unsigned threads = 1;      // run.threads: their fabrics' bands when the phases are fewer
+  unsigned chipsAtOnce = 1;  // at most run.threads (the workload's memory may hold fewer)
   sim::ProgressObserver* progress = nullptr;
 };
 

@@ -18,6 +18,7 @@
 #include "hw/system/OptimizerModel.h"
 #include "testbench/results/ClusterReport.h"
 #include "testbench/results/EnergyReport.h"
+#include "testbench/results/HostStats.h"
 #include "testbench/results/WaferMap.h"
 #include "testbench/gemm/GemmPassChips.h"
 #include "testbench/workload/ClusterModel.h"
@@ -178,8 +179,13 @@ class GemmWorkload : public workload::Workload {
   void check(const Matrix& got, const Matrix& want, GemmResults& r) const;
   // How many chips the run's phases take at once, each on a chip of its
   // own (GemmPassChips.h): with more than one thread, where they can, as
-  // many as there are threads and phases; 1: one chip runs them in turn.
+  // many as there are threads and phases and the host's memory holds; 1:
+  // one chip runs them in turn.
   unsigned phaseChipsAtOnce() const;
+  // The chip as simulated, alone.
+  workload::HostMemoryPlan oneChipHostMemory() const {
+    return workload::sampledGemmHostMemory(arch_, simulatedArch(), run_, chipParts());
+  }
   // The GEMM on one chip, in SystemC: the operands written and the product
   // checked (functional mode), MemoryX's cluster after it, the waveforms,
   // wafer map and timeline asked for.
@@ -245,8 +251,7 @@ class GemmWorkload : public workload::Workload {
 // the operands, the result and the reference, each of them once more while
 // being built or compared.
 workload::HostMemoryPlan GemmWorkload::plannedHostMemory() const {
-  workload::HostMemoryPlan plan =
-      workload::sampledGemmHostMemory(arch_, simulatedArch(), run_, chipParts());
+  workload::HostMemoryPlan plan = oneChipHostMemory();
   plan.bytes *= phaseChipsAtOnce();
   const firmware::GemmShape& s = full().shape();
   const std::uint64_t elements = std::uint64_t(s.m) * s.k + std::uint64_t(s.k) * s.n + 2 * std::uint64_t(s.m) * s.n;
@@ -330,12 +335,18 @@ void GemmWorkload::run(const workload::RunOptions& options) {
 unsigned GemmWorkload::phaseChipsAtOnce() const {
   const bool apart = run_.hostThreads() > 1 && run_.mode == config::DataMode::Timing && !config_.weightsFromMemoryx &&
                      gemm_->rows().phases() > 1 && !gemm_->rows().outline().pacedPhases;
-  return apart ? std::min(run_.hostThreads(), gemm_->rows().phases()) : 1;
+  if (!apart) return 1;
+  // No more chips at once than the host's memory holds: a GEMM that fits on
+  // one chip runs, on fewer cores if need be.
+  const std::uint64_t chip = oneChipHostMemory().bytes, limit = results::hostMemoryLimit(run_);
+  const std::uint64_t fit = limit == 0 || chip == 0 ? run_.hostThreads() : limit / chip;
+  return unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>({run_.hostThreads(), gemm_->rows().phases(), fit})));
 }
 
 GemmChipFindings GemmWorkload::runPhasesApart(const workload::RunOptions& options,
                                               std::chrono::steady_clock::time_point start) {
-  const PassChipsRun how{arch_, simulatedArch(), run_, chipParts(), run_.hostThreads(), options.progress};
+  const PassChipsRun how{arch_,         simulatedArch(), run_, chipParts(), run_.hostThreads(), phaseChipsAtOnce(),
+                         options.progress};
   try {
     const auto simulating = std::chrono::steady_clock::now();
     GemmChipFindings found = simulatePassChips(*gemm_, how);

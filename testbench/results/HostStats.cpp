@@ -23,4 +23,8 @@ std::uint64_t availableHostBytes() {
   return 0;
 }
 
+std::uint64_t hostMemoryLimit(const config::RunConfig& run) {
+  return run.maxHostBytes ? *run.maxHostBytes : availableHostBytes();
+}
+
 }  // namespace wsesim::results

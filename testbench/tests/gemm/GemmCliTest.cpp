@@ -3,7 +3,8 @@
 // on growing grids; cycles never below the analytic lower bound
 // on random shapes (weight streaming in every pass, and the resident
 // algorithms); representative rows give the cycles of every row; steady-state
-// outputs give the cycles of every output.
+// outputs give the cycles of every output; a timed GEMM's phases on no more
+// chips at once than the host's memory holds.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -702,6 +703,26 @@ TEST(GemmTimeline, TasksLinkCountsAndPhaseOfTheTracedPe) {
   EXPECT_EQ(columnDone, 2u);
   EXPECT_EQ(phases, 1u);
   EXPECT_EQ(delivered, 6u);
+}
+
+// A timed GEMM's phases run on chips of their own, as many at once as
+// there are threads, phases and room in the host's memory
+// (gemm-mappings.md): with room for one chip only, one chip runs them in
+// turn, with the same results. 32 x 32 PEs, two phases, two threads.
+TEST(GemmPhasesApart, NoMoreChipsAtOnceThanTheHostMemoryHolds) {
+  ScratchDir dir;
+  const std::string gemm = "--set run.mode=timing --set arch.mesh.width=32 --set arch.mesh.height=32 "
+                           "--set workload.m=1024 --set workload.k=256 --set workload.n=512 --set run.threads=2";
+  const nlohmann::json apart = runGemm(dir, "apart", gemm);
+  ASSERT_EQ(apart["workload"]["phases"], 2u);
+  EXPECT_EQ(apart["workload"]["host"]["chips"], 2u);
+  const std::uint64_t two = apart["host"]["planned_bytes"];
+  const nlohmann::json one = runGemm(dir, "one", gemm + " --set run.max_host_bytes=" + std::to_string(two - 1));
+  EXPECT_EQ(one["workload"]["host"]["chips"], 1u);
+  EXPECT_EQ(std::uint64_t(one["host"]["planned_bytes"]), two / 2);
+  EXPECT_EQ(one["cycles"], apart["cycles"]);
+  EXPECT_EQ(one["workload"]["phase_start_cycles"], apart["workload"]["phase_start_cycles"]);
+  EXPECT_EQ(one["workload"]["wavelets"], apart["workload"]["wavelets"]);
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ std::unique_ptr<runtime::SimulatedGemm> plan(const Machine& s, GemmPass pass, co
 PassChipsRun how(const Machine& s, const runtime::SimulatedGemm& gemm, unsigned threads) {
   const config::ArchConfig simulated = gemm.simulatedArch(s.arch, gemm.meshColumns(s.arch));
   return PassChipsRun{s.arch, simulated, s.run,
-                      workload::gemmChipParts(simulated, pe::Precision::Mixed, config::DataMode::Timing), threads};
+                      workload::gemmChipParts(simulated, pe::Precision::Mixed, config::DataMode::Timing), threads,
+                      threads};
 }
 
 // The phases in turn on one chip, as the gemm workload runs them with one thread.
